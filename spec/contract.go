@@ -1,0 +1,155 @@
+package spec
+
+import (
+	"fmt"
+	"time"
+)
+
+// Position is a place in a source file. Line and Col count from 1; a zero
+// Position means the place is unknown.
+type Position struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String formats the position as file:line:col, the form editors and CI
+// annotations understand.
+func (p Position) String() string {
+	switch {
+	case p.File == "":
+		return "-"
+	case p.Line == 0:
+		return p.File
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// Before reports whether p sorts before q: by file, then line, then column.
+func (p Position) Before(q Position) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
+// Field is one contract value with the place it came from. Set is false when
+// neither the operation nor the document defaults gave the value and it holds
+// the built-in default; Pos then points at the x-idempotency block.
+type Field[T any] struct {
+	Value T
+	Pos   Position
+	Set   bool
+}
+
+// KeyLocation says where a request carries its idempotency key.
+type KeyLocation string
+
+// The places an idempotency key can come from.
+const (
+	KeyInHeader KeyLocation = "header"
+	KeyInBody   KeyLocation = "body"
+)
+
+// Concurrency says what a request gets while the first attempt with the same
+// key is still running.
+type Concurrency string
+
+// The concurrency policies.
+const (
+	ConcurrencyWait   Concurrency = "wait"
+	ConcurrencyReject Concurrency = "reject"
+)
+
+// Replay says what a completed retry answers with.
+type Replay string
+
+// The replay policies.
+const (
+	ReplayStored  Replay = "stored"
+	ReplayCurrent Replay = "current"
+)
+
+// Mode is how an operation is executed.
+type Mode string
+
+// The execution modes.
+const (
+	ModeAtomic Mode = "atomic"
+	ModePhased Mode = "phased"
+)
+
+// OnUnknown is what happens to a side effect whose outcome is unknown.
+type OnUnknown string
+
+// The policies for an effect with an unknown outcome.
+const (
+	OnUnknownRetry  OnUnknown = "retry"
+	OnUnknownVerify OnUnknown = "verify"
+	OnUnknownHalt   OnUnknown = "halt"
+)
+
+// Contract is the merged idempotency contract of one operation: its own
+// x-idempotency block over the document's x-idempotency-defaults over the
+// built-in defaults.
+type Contract struct {
+	// Pos is where the operation's x-idempotency block starts.
+	Pos Position
+
+	Key         Key
+	NaturalKey  []Field[string]
+	Scope       Field[[]string]
+	Fingerprint Fingerprint
+	Retention   Field[time.Duration]
+	Tombstone   Field[time.Duration]
+	Concurrency Field[Concurrency]
+	WaitTimeout Field[time.Duration]
+	Replay      Field[Replay]
+	// StoreFailures lists the final failures that are stored and replayed:
+	// "4xx" or a single status code such as "409".
+	StoreFailures Field[[]string]
+	Mode          Field[Mode]
+	Lease         Field[time.Duration]
+	Effects       []Effect
+}
+
+// Key says how a retry of an operation is recognised.
+type Key struct {
+	In Field[KeyLocation]
+	// Name is a header name when In is header and a JSON pointer into the
+	// request body when In is body.
+	Name      Field[string]
+	Required  Field[bool]
+	MaxLength Field[int]
+}
+
+// Fingerprint selects the request content that makes two requests the same
+// operation. Each entry is a JSON pointer into the request body.
+type Fingerprint struct {
+	// Include is empty when the whole body is significant.
+	Include   []Field[string]
+	Exclude   []Field[string]
+	Unordered []Field[string]
+}
+
+// Effect is a side effect the operation enqueues through the outbox.
+type Effect struct {
+	Pos       Position
+	Name      Field[string]
+	OnUnknown Field[OnUnknown]
+}
+
+// The built-in defaults, used where neither the operation nor the document's
+// x-idempotency-defaults say otherwise.
+const (
+	DefaultKeyHeader   = "Idempotency-Key"
+	DefaultMaxLength   = 255
+	DefaultRetention   = 24 * time.Hour
+	DefaultTombstone   = 30 * 24 * time.Hour
+	DefaultWaitTimeout = 5 * time.Second
+	DefaultLease       = 30 * time.Second
+)
