@@ -1,0 +1,55 @@
+// Package fingerprint is the runtime stage that decides whether two requests
+// are "the same operation": it canonicalises JSON per RFC 8785 (JCS), selects
+// the significant content of a request body with JSON pointers, and hashes
+// method, route, path parameters and that content with SHA-256.
+//
+// # Canonical form
+//
+// [Canonicalize] implements RFC 8785 on I-JSON input: object members are
+// sorted by the UTF-16 code units of their names, strings are escaped exactly
+// as ECMAScript's JSON.stringify does, numbers are written as ECMAScript's
+// Number.prototype.toString writes IEEE-754 doubles, and no whitespace is
+// emitted. Duplicate member names, invalid UTF-8, lone surrogates in \u
+// escapes and numbers that overflow a double are errors wrapping
+// [ErrInvalidJSON]. Every number is read as a double, exactly as the standard
+// says: integers beyond 2^53 lose precision, so 9007199254740993 and
+// 9007199254740992 canonicalise (and fingerprint) identically. Nesting deeper
+// than 1000 levels is rejected.
+//
+// # Fingerprints
+//
+// [Spec.Sum] hashes one canonical JSON envelope:
+//
+//	{"body":B,"method":M,"params":{...},"route":R,"v":1}
+//
+// M is the upper-cased method, params holds the path parameters (sorted like
+// any JCS object), and "body" is omitted when the request has no body. B is the
+// whole body when [Spec.Include] is empty; otherwise an object whose member
+// names are the include pointers as written and whose values are a
+// one-element array holding the selected value, or an empty array when the
+// pointer does not resolve, so {"a":null} and {} differ when /a is included.
+//
+// Pointers are RFC 6901 (with ~0 and ~1 escapes; array indexes in decimal).
+// In [Spec.Exclude] and [Spec.Unordered] the token "*" stands for every
+// element of an array or every member of an object, so /items/*/client_ref
+// addresses client_ref in every item; a member literally named "*" cannot be
+// addressed there. Include pointers take no wildcard. All pointers address
+// the original body: excluding /items/0 does not renumber the other items
+// for another pointer. Exclusion wins over inclusion, and an unordered
+// pointer that lands on something other than an array changes nothing.
+// Unordered arrays are sorted by the canonical bytes of their elements, after
+// exclusions inside the elements; duplicates are kept.
+//
+// # Generated code
+//
+// Generated typed fingerprints do not re-implement any of this: they walk
+// their typed fields with a [Writer], emitting members in the order given by
+// [SortKeys] at generation time, and pass the result to [SumCanonical]. For
+// the same content the result equals [Spec.Sum] byte for byte. Because
+// [Spec.Sum] rejects bodies that [Canonicalize] rejects (duplicate names,
+// invalid UTF-8, lone surrogates) while encoding/json accepts them, typed
+// handlers should check the raw body with [Validate] before decoding it.
+//
+// This package imports only the standard library; it must not import other
+// idemgen packages, pgx, or encoding/json outside tests.
+package fingerprint
