@@ -1,0 +1,134 @@
+package spec
+
+import (
+	"slices"
+	"strings"
+)
+
+// Rule is one lint rule of idemgen check. Its ID is stable: it names the
+// rule in output, in docs/rules.md and in suppressions, and is never reused.
+type Rule struct {
+	// ID is the stable rule id, such as IDEM001.
+	ID string
+	// Name is a short kebab-case name for the rule.
+	Name string
+	// Severity is the severity of every finding of the rule.
+	Severity Severity
+	// Summary says in one line what the rule catches.
+	Summary string
+	// OptIn rules run only when CheckOptions enables them.
+	OptIn bool
+
+	check func(r *ruleRun)
+	// enabledBy says whether CheckOptions turn an opt-in rule on.
+	enabledBy func(CheckOptions) bool
+}
+
+// CheckOptions selects the optional rules Check runs.
+type CheckOptions struct {
+	// RequireMutations enables IDEM016: every POST, PUT, PATCH and DELETE
+	// operation must carry an x-idempotency block.
+	RequireMutations bool
+}
+
+// enabled reports whether the options turn on an opt-in rule.
+func (o CheckOptions) enabled(r Rule) bool {
+	return !r.OptIn || r.enabledBy(o)
+}
+
+// Rules returns every lint rule in id order. The slice is a fresh copy.
+func Rules() []Rule {
+	rules := []Rule{
+		ruleFingerprintPointerMissing,
+		ruleNaturalKeyPointerMissing,
+		ruleUnorderedNotArray,
+		ruleNaturalKeyNotRequired,
+		ruleRetentionShorterThanLease,
+		ruleRetentionUnderADay,
+		ruleEmptyScope,
+		ruleVolatileFingerprint,
+		ruleKeyHeaderUndocumented,
+		ruleBodyKeyNotString,
+		ruleDuplicateEffect,
+		ruleEffectNameNotIdentifier,
+		rulePhasedWithoutLease,
+		ruleHaltOnAtomic,
+		ruleIdempotencyOnSafeMethod,
+		ruleMutationWithoutIdempotency,
+		ruleWaitTimeoutWithReject,
+		ruleOptionalKey,
+		ruleExcludeOutsideInclude,
+	}
+	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
+	return rules
+}
+
+// Check runs the lint rules on every operation of doc that is not blocked
+// by a document defect, and returns the document's defects together with
+// the rules' findings, sorted by position and then rule id.
+func Check(doc *Document, opts CheckOptions) []Diagnostic {
+	diags := slices.Clone(doc.Defects)
+	rules := Rules()
+	for _, op := range doc.Operations {
+		if len(op.Blocked) > 0 {
+			continue
+		}
+		for _, rule := range rules {
+			if !opts.enabled(rule) {
+				continue
+			}
+			run := &ruleRun{rule: rule, doc: doc, op: op, c: op.Contract}
+			rule.check(run)
+			diags = append(diags, run.found...)
+		}
+	}
+	SortDiagnostics(diags)
+	return diags
+}
+
+// SortDiagnostics orders diagnostics by position, then rule id, then
+// message, so output is the same whatever order they were found in.
+func SortDiagnostics(diags []Diagnostic) {
+	slices.SortStableFunc(diags, func(a, b Diagnostic) int {
+		switch {
+		case a.Pos.Before(b.Pos):
+			return -1
+		case b.Pos.Before(a.Pos):
+			return 1
+		}
+		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+}
+
+// ruleRun is one rule applied to one operation; the rule reports its
+// findings through it.
+type ruleRun struct {
+	rule  Rule
+	doc   *Document
+	op    *Operation
+	c     *Contract
+	found []Diagnostic
+}
+
+// report records a finding of the running rule.
+func (r *ruleRun) report(pos Position, path, message, hint string) {
+	r.found = append(r.found, Diagnostic{
+		Pos:      pos,
+		Severity: r.rule.Severity,
+		Rule:     r.rule.ID,
+		Path:     path,
+		Message:  message,
+		Hint:     hint,
+	})
+}
+
+// opName names the operation in messages: its operationId, or METHOD path.
+func (r *ruleRun) opName() string {
+	if r.op.ID != "" {
+		return r.op.ID
+	}
+	return r.op.Method + " " + r.op.Path
+}

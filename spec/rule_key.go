@@ -1,0 +1,108 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The rules on the idempotency key: a header key must be documented as a
+// header parameter, a body key must be a string field of the body.
+
+var ruleKeyHeaderUndocumented = Rule{
+	ID:       "IDEM009",
+	Name:     "key-header-undocumented",
+	Severity: SeverityError,
+	Summary:  "a key header that the operation's parameters do not document",
+	check: func(r *ruleRun) {
+		if r.c == nil || r.c.Key.In.Value != KeyInHeader {
+			return
+		}
+		name := r.c.Key.Name.Value
+		if documentsHeader(r.op, name) {
+			return
+		}
+		r.report(r.c.Key.Name.Pos, "x-idempotency.key.name",
+			fmt.Sprintf("the key header %s is not among the parameters of %s: clients and SDKs generated from the spec will not send it", name, r.opName()),
+			fmt.Sprintf("add a header parameter named %s (a shared components/parameters entry is usual)", name))
+	},
+}
+
+var ruleBodyKeyNotString = Rule{
+	ID:       "IDEM010",
+	Name:     "body-key-not-string",
+	Severity: SeverityError,
+	Summary:  "key.in: body with a key.name pointer to a missing or non-string field",
+	check: func(r *ruleRun) {
+		if r.c == nil || r.c.Key.In.Value != KeyInBody {
+			return
+		}
+		f := r.c.Key.Name
+		hint := "point key.name at a required string field of the body, such as /event_id"
+		p, err := parsePointer(f.Value)
+		if err != nil {
+			r.report(f.Pos, "x-idempotency.key.name", fmt.Sprintf("key.name: %v", err), hint)
+			return
+		}
+		body := requestSchema(r.op)
+		if body == nil {
+			r.report(f.Pos, "x-idempotency.key.name",
+				fmt.Sprintf("key.in is body but %s has no request body schema", r.opName()), hint)
+			return
+		}
+		res := resolve(body, p)
+		switch res.status {
+		case lookupOpen:
+			return
+		case lookupMissing:
+			r.report(f.Pos, "x-idempotency.key.name",
+				fmt.Sprintf("key.name %s is not in the request schema: %s", f.Value, res.reason), hint)
+			return
+		}
+		types := typesOf(res.schema)
+		if len(types) == 1 && types[0] == "string" {
+			return
+		}
+		what := "declares no type"
+		if len(types) > 0 {
+			what = "is " + strings.Join(types, " or ")
+		}
+		r.report(f.Pos, "x-idempotency.key.name",
+			fmt.Sprintf("key.name %s %s, but an idempotency key is a string", f.Value, what), hint)
+	},
+}
+
+// documentsHeader reports whether the operation or its path item declares
+// a header parameter with the name, compared case-insensitively as HTTP
+// does.
+func documentsHeader(op *Operation, name string) bool {
+	var params []*openapi3.ParameterRef
+	if op.PathItem != nil {
+		params = append(params, op.PathItem.Parameters...)
+	}
+	if op.Op != nil {
+		params = append(params, op.Op.Parameters...)
+	}
+	for _, p := range params {
+		if p != nil && p.Value != nil && p.Value.In == "header" && strings.EqualFold(p.Value.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+var ruleOptionalKey = Rule{
+	ID:       "IDEM018",
+	Name:     "optional-key",
+	Severity: SeverityWarning,
+	Summary:  "key.required: false, which lets requests without a key run unprotected",
+	check: func(r *ruleRun) {
+		if r.c == nil || r.c.Key.Required.Value {
+			return
+		}
+		r.report(r.c.Key.Required.Pos, "x-idempotency.key.required",
+			fmt.Sprintf("the key of %s is optional: a request without one runs unprotected, and its retry applies the operation a second time", r.opName()),
+			"set key.required: true (a missing key then gets 400), unless clients that cannot send a key must be served")
+	},
+}

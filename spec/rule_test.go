@@ -1,0 +1,556 @@
+package spec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/go-cmp/cmp"
+)
+
+// ruleTestSpec is the OpenAPI document the rule tests annotate by hand.
+const ruleTestSpec = `openapi: 3.0.3
+info: {title: rules, version: "1"}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+  parameters:
+    IdempotencyKey: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+  schemas:
+    Base:
+      type: object
+      required: [shop_id]
+      properties:
+        shop_id: {type: string}
+    Item:
+      type: object
+      required: [sku, quantity]
+      properties:
+        sku: {type: string}
+        quantity: {type: integer}
+paths:
+  /orders:
+    post:
+      operationId: createOrder
+      parameters: [{$ref: '#/components/parameters/IdempotencyKey'}]
+      requestBody:
+        content:
+          application/json:
+            schema:
+              allOf:
+                - $ref: '#/components/schemas/Base'
+                - type: object
+                  required: [event_id, items]
+                  properties:
+                    event_id: {type: string}
+                    count: {type: integer}
+                    note: {type: string}
+                    items: {type: array, items: {$ref: '#/components/schemas/Item'}}
+                    delivery:
+                      type: object
+                      properties:
+                        city: {type: string}
+                        a/b: {type: string}
+                        t~x: {type: string}
+                    audit:
+                      type: object
+                      properties:
+                        trace_id: {type: string}
+                    client_sent_at: {type: string, format: date-time}
+                    meta: {type: object, additionalProperties: true}
+      responses:
+        "201": {description: created}
+  /orders/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: string}}
+      - $ref: '#/components/parameters/IdempotencyKey'
+    get:
+      operationId: getOrder
+      responses:
+        "200": {description: ok}
+    delete:
+      operationId: deleteOrder
+      security: []
+      responses:
+        "204": {description: deleted}
+  /orders/{id}/cancel:
+    post:
+      operationId: cancelOrder
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200": {description: ok}
+`
+
+// at is a position on line in the rule test file.
+func at(line int) Position { return Position{File: "rules.yaml", Line: line, Col: 3} }
+
+// set is a contract value given on line.
+func set[T any](v T, line int) Field[T] { return Field[T]{Value: v, Pos: at(line), Set: true} }
+
+// builtin is a built-in default, positioned at the x-idempotency block.
+func builtin[T any](v T) Field[T] { return Field[T]{Value: v, Pos: at(1)} }
+
+// ptrs makes a list of pointers on consecutive lines from line.
+func ptrs(line int, values ...string) []Field[string] {
+	out := make([]Field[string], len(values))
+	for i, v := range values {
+		out[i] = set(v, line+i)
+	}
+	return out
+}
+
+// goodContract is a contract of createOrder on which no rule fires.
+func goodContract() *Contract {
+	return &Contract{
+		Pos: at(1),
+		Key: Key{
+			In:        set(KeyInHeader, 2),
+			Name:      set("Idempotency-Key", 3),
+			Required:  set(true, 4),
+			MaxLength: builtin(DefaultMaxLength),
+		},
+		Scope:       set([]string{"tenant"}, 5),
+		Fingerprint: Fingerprint{Exclude: ptrs(6, "/client_sent_at", "/audit")},
+		Retention:   set(72*time.Hour, 8),
+		Tombstone:   builtin(DefaultTombstone),
+		Concurrency: set(ConcurrencyWait, 9),
+		WaitTimeout: builtin(DefaultWaitTimeout),
+		Replay:      builtin(ReplayStored),
+		Mode:        set(ModeAtomic, 10),
+		Lease:       builtin(DefaultLease),
+		Effects: []Effect{
+			{Pos: at(11), Name: set("confirmation_email", 11), OnUnknown: set(OnUnknownRetry, 12)},
+		},
+	}
+}
+
+// loadRuleTestDoc builds a Document from ruleTestSpec the way the loader
+// does, without contracts.
+func loadRuleTestDoc(t *testing.T) *Document {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	oas, err := loader.LoadFromData([]byte(ruleTestSpec))
+	if err != nil {
+		t.Fatalf("load test spec: %v", err)
+	}
+	if err := oas.Validate(context.Background()); err != nil {
+		t.Fatalf("validate test spec: %v", err)
+	}
+	doc := &Document{Path: "rules.yaml", OpenAPI: oas}
+	for _, path := range oas.Paths.InMatchingOrder() {
+		item := oas.Paths.Value(path)
+		for method, op := range item.Operations() {
+			doc.Operations = append(doc.Operations, &Operation{
+				ID: op.OperationID, Method: method, Path: path, Pos: at(100),
+				Op: op, PathItem: item,
+			})
+		}
+	}
+	slices.SortFunc(doc.Operations, func(a, b *Operation) int { return strings.Compare(a.ID, b.ID) })
+	return doc
+}
+
+// operation returns the operation of doc with the operationId.
+func operation(t *testing.T, doc *Document, id string) *Operation {
+	t.Helper()
+	for _, op := range doc.Operations {
+		if op.ID == id {
+			return op
+		}
+	}
+	t.Fatalf("no operation %s", id)
+	return nil
+}
+
+// finding is the part of a diagnostic a rule test pins: rule and line.
+type finding struct {
+	Rule string
+	Line int
+}
+
+func TestRules(t *testing.T) {
+	tests := []struct {
+		name string
+		// op is the annotated operation; createOrder when empty.
+		op     string
+		mutate func(c *Contract)
+		doc    func(d *Document)
+		opts   CheckOptions
+		want   []finding
+		// wantText, when set, must occur in the first finding's message.
+		wantText string
+	}{
+		{name: "good contract", mutate: func(*Contract) {}},
+		{
+			name: "fingerprint pointers that exist",
+			mutate: func(c *Contract) {
+				c.Fingerprint = Fingerprint{Include: ptrs(20, "/items/*/sku", "/items/0/quantity", "/delivery/a~1b", "/delivery/t~0x", "/meta/anything", "/shop_id")}
+			},
+		},
+		{
+			name:     "IDEM001 include of a missing property",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/customer")} },
+			want:     []finding{{"IDEM001", 20}},
+			wantText: `the request body has no property "customer"`,
+		},
+		{
+			name:     "IDEM001 array property without element token",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/items/sku")} },
+			want:     []finding{{"IDEM001", 20}},
+			wantText: "/items is an array: address its elements with /items/*",
+		},
+		{
+			name:     "IDEM001 escaped name that is not there",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/delivery/a~1c")} },
+			want:     []finding{{"IDEM001", 20}},
+			wantText: `/delivery has no property "a/c"`,
+		},
+		{
+			name: "IDEM001 into a string, in exclude and unordered",
+			mutate: func(c *Contract) {
+				c.Fingerprint.Exclude = append(c.Fingerprint.Exclude, set("/shop_id/x", 20))
+				c.Fingerprint.Unordered = ptrs(21, "/lines")
+			},
+			want: []finding{{"IDEM001", 20}, {"IDEM001", 21}},
+		},
+		{
+			name:     "IDEM001 operation without a body",
+			op:       "deleteOrder",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/reason")} },
+			want:     []finding{{"IDEM001", 20}},
+			wantText: "deleteOrder has no request body schema",
+		},
+		{
+			name:   "IDEM002 natural key not in schema",
+			mutate: func(c *Contract) { c.NaturalKey = ptrs(20, "/shop_id", "/external_id") },
+			want:   []finding{{"IDEM002", 21}},
+		},
+		{
+			name:   "IDEM003 unordered on a string",
+			mutate: func(c *Contract) { c.Fingerprint.Unordered = ptrs(20, "/items", "/note") },
+			want:   []finding{{"IDEM003", 21}},
+		},
+		{
+			name: "IDEM004 natural key not required",
+			mutate: func(c *Contract) {
+				c.NaturalKey = ptrs(20, "/shop_id", "/event_id", "/note", "/delivery/city", "/items/*/sku")
+			},
+			want:     []finding{{"IDEM004", 22}, {"IDEM004", 23}, {"IDEM004", 24}},
+			wantText: "the request schema does not require /note",
+		},
+		{
+			name: "IDEM005 retention shorter than lease",
+			mutate: func(c *Contract) {
+				c.Mode = set(ModePhased, 10)
+				c.Lease = set(48*time.Hour, 20)
+				c.Retention = set(24*time.Hour, 8)
+			},
+			want:     []finding{{"IDEM005", 8}},
+			wantText: "retention 24h is shorter than the lease 48h",
+		},
+		{
+			name:     "IDEM006 retention under a day",
+			mutate:   func(c *Contract) { c.Retention = set(90*time.Minute, 8) },
+			want:     []finding{{"IDEM006", 8}},
+			wantText: "retention 90m",
+		},
+		{
+			name:   "IDEM007 empty scope with security schemes",
+			mutate: func(c *Contract) { c.Scope = set([]string{}, 5) },
+			want:   []finding{{"IDEM007", 5}},
+		},
+		{
+			name:   "IDEM007 quiet without security schemes",
+			mutate: func(c *Contract) { c.Scope = builtin([]string(nil)) },
+			doc:    func(d *Document) { d.OpenAPI.Components.SecuritySchemes = nil },
+		},
+		{
+			name:   "IDEM007 quiet on an explicitly public operation",
+			op:     "deleteOrder",
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Scope = builtin([]string(nil)) },
+		},
+		{
+			name:     "IDEM008 whole body with a volatile field",
+			mutate:   func(c *Contract) { c.Fingerprint.Exclude = nil },
+			want:     []finding{{"IDEM008", 1}, {"IDEM008", 1}},
+			wantText: "has /audit/trace_id",
+		},
+		{
+			name:     "IDEM008 volatile include",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/items", "/client_sent_at")} },
+			want:     []finding{{"IDEM008", 21}},
+			wantText: `looks volatile ("client_sent_at")`,
+		},
+		{
+			name:     "IDEM008 volatile field below an include",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/audit")} },
+			want:     []finding{{"IDEM008", 20}},
+			wantText: "takes in /audit/trace_id",
+		},
+		{
+			name: "IDEM008 quiet when the volatile field is excluded",
+			mutate: func(c *Contract) {
+				c.Fingerprint = Fingerprint{Include: ptrs(20, "/audit"), Exclude: ptrs(21, "/audit/trace_id")}
+			},
+		},
+		{
+			name:     "IDEM009 key header not documented",
+			mutate:   func(c *Contract) { c.Key.Name = set("X-Request-Key", 3) },
+			want:     []finding{{"IDEM009", 3}},
+			wantText: "X-Request-Key",
+		},
+		{
+			name:   "IDEM009 header names compare case-insensitively",
+			mutate: func(c *Contract) { c.Key.Name = set("idempotency-key", 3) },
+		},
+		{
+			name:   "IDEM009 quiet for a path-item parameter",
+			op:     "deleteOrder",
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{} },
+		},
+		{
+			name:   "IDEM009 default key header undocumented",
+			op:     "cancelOrder",
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = builtin(DefaultKeyHeader) },
+			want:   []finding{{"IDEM009", 1}},
+		},
+		{
+			name:   "IDEM010 body key on a string",
+			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/event_id", 3) },
+		},
+		{
+			name:     "IDEM010 body key on an integer",
+			mutate:   func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/count", 3) },
+			want:     []finding{{"IDEM010", 3}},
+			wantText: "key.name /count is integer",
+		},
+		{
+			name:   "IDEM010 body key missing",
+			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/event", 3) },
+			want:   []finding{{"IDEM010", 3}},
+		},
+		{
+			name:   "IDEM010 body key in a free-form object",
+			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/meta/id", 3) },
+		},
+		{
+			name: "IDEM011 duplicate effect",
+			mutate: func(c *Contract) {
+				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("confirmation_email", 20), OnUnknown: set(OnUnknownVerify, 21)})
+			},
+			want:     []finding{{"IDEM011", 20}},
+			wantText: "first at line 11",
+		},
+		{
+			name: "IDEM012 effect name not an identifier",
+			mutate: func(c *Contract) {
+				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("SendEmail", 20), OnUnknown: builtin(OnUnknownRetry)})
+			},
+			want: []finding{{"IDEM012", 20}},
+		},
+		{
+			name:   "IDEM013 phased without lease",
+			mutate: func(c *Contract) { c.Mode = set(ModePhased, 10) },
+			want:   []finding{{"IDEM013", 10}},
+		},
+		{
+			name: "IDEM014 halt on atomic",
+			mutate: func(c *Contract) {
+				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("charge_card", 20), OnUnknown: set(OnUnknownHalt, 21)})
+			},
+			want: []finding{{"IDEM014", 21}},
+		},
+		{
+			name: "IDEM014 quiet on phased",
+			mutate: func(c *Contract) {
+				c.Mode = set(ModePhased, 10)
+				c.Lease = set(time.Minute, 13)
+				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("charge_card", 20), OnUnknown: set(OnUnknownHalt, 21)})
+			},
+		},
+		{
+			name:   "IDEM015 contract on GET",
+			op:     "getOrder",
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{} },
+			want:   []finding{{"IDEM015", 1}},
+		},
+		{
+			name:   "IDEM016 off by default",
+			mutate: func(*Contract) {},
+		},
+		{
+			name:     "IDEM016 mutation without contract",
+			mutate:   func(*Contract) {},
+			opts:     CheckOptions{RequireMutations: true},
+			want:     []finding{{"IDEM016", 100}, {"IDEM016", 100}},
+			wantText: "cancelOrder changes state",
+		},
+		{
+			name:   "IDEM017 wait-timeout with reject",
+			mutate: func(c *Contract) { c.Concurrency = set(ConcurrencyReject, 9); c.WaitTimeout = set(2*time.Second, 20) },
+			want:   []finding{{"IDEM017", 20}},
+		},
+		{
+			name:   "IDEM017 quiet with the built-in wait-timeout",
+			mutate: func(c *Contract) { c.Concurrency = set(ConcurrencyReject, 9) },
+		},
+		{
+			name:   "IDEM018 optional key",
+			mutate: func(c *Contract) { c.Key.Required = set(false, 4) },
+			want:   []finding{{"IDEM018", 4}},
+		},
+		{
+			name: "IDEM019 exclude outside include",
+			mutate: func(c *Contract) {
+				c.Fingerprint = Fingerprint{Include: ptrs(20, "/items"), Exclude: ptrs(21, "/items/*/quantity", "/note")}
+			},
+			want: []finding{{"IDEM019", 22}},
+		},
+		{
+			name: "several findings sorted by line",
+			mutate: func(c *Contract) {
+				c.Retention = set(time.Hour, 8)
+				c.Scope = set([]string{}, 5)
+				c.Key.Name = set("X-Key", 3)
+			},
+			want: []finding{{"IDEM009", 3}, {"IDEM007", 5}, {"IDEM006", 8}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := loadRuleTestDoc(t)
+			if tt.doc != nil {
+				tt.doc(doc)
+			}
+			id := tt.op
+			if id == "" {
+				id = "createOrder"
+			}
+			c := goodContract()
+			tt.mutate(c)
+			operation(t, doc, id).Contract = c
+			diags := Check(doc, tt.opts)
+			got := make([]finding, len(diags))
+			for i, d := range diags {
+				got[i] = finding{d.Rule, d.Pos.Line}
+			}
+			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\n%s", diff, describe(diags))
+			}
+			if tt.wantText != "" && !strings.Contains(diags[0].Message, tt.wantText) {
+				t.Errorf("message %q does not contain %q", diags[0].Message, tt.wantText)
+			}
+			for _, d := range diags {
+				if d.Hint == "" || d.Path == "" && d.Rule != "IDEM016" {
+					t.Errorf("%s has no hint or path: %+v", d.Rule, d)
+				}
+			}
+		})
+	}
+}
+
+// cmpEmpty makes a nil and an empty list of findings equal.
+var cmpEmpty = cmp.Comparer(func(a, b []finding) bool {
+	return len(a) == 0 && len(b) == 0 || slices.Equal(a, b)
+})
+
+// describe lists diagnostics for a failure message.
+func describe(diags []Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		fmt.Fprintf(&b, "%s %s %s: %s (%s)\n", d.Pos, d.Rule, d.Path, d.Message, d.Hint)
+	}
+	return b.String()
+}
+
+func TestCheckSkipsBlockedOperationsAndKeepsDefects(t *testing.T) {
+	doc := loadRuleTestDoc(t)
+	defect := Diagnostic{Pos: at(50), Severity: SeverityError, Rule: "OAS001", Message: "dangling $ref"}
+	doc.Defects = []Diagnostic{defect}
+	op := operation(t, doc, "createOrder")
+	c := goodContract()
+	c.Retention = set(time.Hour, 8)
+	op.Contract = c
+	op.Blocked = []Diagnostic{defect}
+	got := Check(doc, CheckOptions{})
+	if diff := cmp.Diff([]Diagnostic{defect}, got); diff != "" {
+		t.Errorf("Check (-want +got):\n%s", diff)
+	}
+}
+
+func TestRulesAreDocumentedAndOrdered(t *testing.T) {
+	rules := Rules()
+	seen := map[string]bool{}
+	for i, r := range rules {
+		if want := fmt.Sprintf("IDEM%03d", i+1); r.ID != want {
+			t.Errorf("rule %d has id %s, want %s (ids are dense and ordered)", i, r.ID, want)
+		}
+		if r.Name == "" || r.Summary == "" || r.check == nil || seen[r.Name] {
+			t.Errorf("rule %s: missing or duplicate name, summary or check", r.ID)
+		}
+		if r.OptIn != (r.enabledBy != nil) {
+			t.Errorf("rule %s: OptIn and enabledBy disagree", r.ID)
+		}
+		seen[r.Name] = true
+	}
+}
+
+func TestParsePointer(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    pointer
+		wantErr bool
+	}{
+		{in: "/a", want: pointer{"a"}},
+		{in: "/items/*/sku", want: pointer{"items", "*", "sku"}},
+		{in: "/a~1b/c~0d", want: pointer{"a/b", "c~d"}},
+		{in: "/~01", want: pointer{"~1"}},
+		{in: "a", wantErr: true},
+		{in: "/a~2", wantErr: true},
+		{in: "/a~", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parsePointer(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parsePointer(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parsePointer(%q) (-want +got):\n%s", tt.in, diff)
+			}
+			if err == nil && got.String() != tt.in {
+				t.Errorf("String() = %q, want %q", got.String(), tt.in)
+			}
+		})
+	}
+}
+
+func TestIsVolatileName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"client_sent_at": true, "sentAt": true, "timestamp": true, "request_timestamp": true,
+		"nonce": true, "x-request-id": true, "requestId": true, "trace_id": true, "traceparent": true,
+		"correlation_id": true,
+		"customer_id":    false, "items": false, "at": false, "_at": false, "format": false, "cat": false,
+		"delivery": false, "status": false,
+	} {
+		if got := isVolatileName(name); got != want {
+			t.Errorf("isVolatileName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		72 * time.Hour: "72h", 30 * 24 * time.Hour: "30d", 24 * time.Hour: "24h",
+		90 * time.Minute: "90m", 5 * time.Second: "5s", 1500 * time.Millisecond: "1.5s",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
