@@ -23,7 +23,14 @@ var ruleFingerprintPointerMissing = Rule{
 		}
 		for _, list := range fingerprintLists(r.c) {
 			for i, f := range list.fields {
-				r.checkPointer(f, fmt.Sprintf("x-idempotency.fingerprint.%s[%d]", list.name, i), "fingerprint."+list.name)
+				path := fmt.Sprintf("x-idempotency.fingerprint.%s[%d]", list.name, i)
+				if p, err := parsePointer(f.Value); err == nil && list.name == "include" && slices.Contains(p, "*") {
+					r.report(f.Pos, path,
+						fmt.Sprintf("fingerprint.include %s has a * wildcard, which include pointers do not take: the runtime refuses the contract", f.Value),
+						"include the whole array (such as /items) and exclude what is not significant (such as /items/*/note)")
+					continue
+				}
+				r.checkPointer(f, path, "fingerprint."+list.name)
 			}
 		}
 	},

@@ -13,9 +13,11 @@ import (
 // pointers and a walk through properties, array items and allOf, oneOf and
 // anyOf, with $refs already resolved by the loader.
 //
-// Array elements are addressed with "*" (every element, the form the
-// fingerprint wants) or with a decimal index (one element); both descend
-// into the array's items schema.
+// As in runtime/fingerprint, array elements are addressed with a decimal
+// index (one element) or, outside fingerprint.include, with "*" (every
+// element); both descend into the array's items schema. A "*" on an object
+// stands for every member, which the schema cannot confirm, so the walk
+// stops there without a finding.
 
 // pointer is a parsed JSON pointer (RFC 6901): its reference tokens,
 // unescaped. The empty pointer addresses the whole body.
@@ -51,14 +53,14 @@ func (p pointer) String() string {
 	return b.String()
 }
 
-// covers reports whether p is q or an ancestor of q; a "*" or index token
-// on either side matches any element.
+// covers reports whether p is q or an ancestor of q, or may be: a "*" on
+// either side matches any token, and two array indexes match each other.
 func (p pointer) covers(q pointer) bool {
 	if len(p) > len(q) {
 		return false
 	}
 	for i, tok := range p {
-		if tok != q[i] && !(isElementToken(tok) && isElementToken(q[i])) {
+		if tok != q[i] && tok != "*" && q[i] != "*" && !(isElementToken(tok) && isElementToken(q[i])) {
 			return false
 		}
 	}
@@ -145,6 +147,9 @@ func resolve(root *openapi3.Schema, p pointer) resolved {
 			}
 			cur = itemsOf(cur, map[*openapi3.Schema]bool{})
 			continue
+		}
+		if tok == "*" {
+			return resolved{status: lookupOpen}
 		}
 		prop, required, status := property(cur, tok)
 		switch status {

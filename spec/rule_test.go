@@ -86,45 +86,45 @@ paths:
         "200": {description: ok}
 `
 
-// at is a position on line in the rule test file.
-func at(line int) Position { return Position{File: "rules.yaml", Line: line, Col: 3} }
+// rtAt is a position on line in the rule test file.
+func rtAt(line int) Position { return Position{File: "rules.yaml", Line: line, Col: 3} }
 
-// set is a contract value given on line.
-func set[T any](v T, line int) Field[T] { return Field[T]{Value: v, Pos: at(line), Set: true} }
+// rtSet is a contract value given on line.
+func rtSet[T any](v T, line int) Field[T] { return Field[T]{Value: v, Pos: rtAt(line), Set: true} }
 
-// builtin is a built-in default, positioned at the x-idempotency block.
-func builtin[T any](v T) Field[T] { return Field[T]{Value: v, Pos: at(1)} }
+// rtBuiltin is a built-in default, positioned at the x-idempotency block.
+func rtBuiltin[T any](v T) Field[T] { return Field[T]{Value: v, Pos: rtAt(1)} }
 
-// ptrs makes a list of pointers on consecutive lines from line.
-func ptrs(line int, values ...string) []Field[string] {
+// rtPtrs makes a list of pointers on consecutive lines from line.
+func rtPtrs(line int, values ...string) []Field[string] {
 	out := make([]Field[string], len(values))
 	for i, v := range values {
-		out[i] = set(v, line+i)
+		out[i] = rtSet(v, line+i)
 	}
 	return out
 }
 
-// goodContract is a contract of createOrder on which no rule fires.
-func goodContract() *Contract {
+// rtGoodContract is a contract of createOrder on which no rule fires.
+func rtGoodContract() *Contract {
 	return &Contract{
-		Pos: at(1),
+		Pos: rtAt(1),
 		Key: Key{
-			In:        set(KeyInHeader, 2),
-			Name:      set("Idempotency-Key", 3),
-			Required:  set(true, 4),
-			MaxLength: builtin(DefaultMaxLength),
+			In:        rtSet(KeyInHeader, 2),
+			Name:      rtSet("Idempotency-Key", 3),
+			Required:  rtSet(true, 4),
+			MaxLength: rtBuiltin(DefaultMaxLength),
 		},
-		Scope:       set([]string{"tenant"}, 5),
-		Fingerprint: Fingerprint{Exclude: ptrs(6, "/client_sent_at", "/audit")},
-		Retention:   set(72*time.Hour, 8),
-		Tombstone:   builtin(DefaultTombstone),
-		Concurrency: set(ConcurrencyWait, 9),
-		WaitTimeout: builtin(DefaultWaitTimeout),
-		Replay:      builtin(ReplayStored),
-		Mode:        set(ModeAtomic, 10),
-		Lease:       builtin(DefaultLease),
+		Scope:       rtSet([]string{"tenant"}, 5),
+		Fingerprint: Fingerprint{Exclude: rtPtrs(6, "/client_sent_at", "/audit")},
+		Retention:   rtSet(72*time.Hour, 8),
+		Tombstone:   rtBuiltin(DefaultTombstone),
+		Concurrency: rtSet(ConcurrencyWait, 9),
+		WaitTimeout: rtBuiltin(DefaultWaitTimeout),
+		Replay:      rtBuiltin(ReplayStored),
+		Mode:        rtSet(ModeAtomic, 10),
+		Lease:       rtBuiltin(DefaultLease),
 		Effects: []Effect{
-			{Pos: at(11), Name: set("confirmation_email", 11), OnUnknown: set(OnUnknownRetry, 12)},
+			{Pos: rtAt(11), Name: rtSet("confirmation_email", 11), OnUnknown: rtSet(OnUnknownRetry, 12)},
 		},
 	}
 }
@@ -146,7 +146,7 @@ func loadRuleTestDoc(t *testing.T) *Document {
 		item := oas.Paths.Value(path)
 		for method, op := range item.Operations() {
 			doc.Operations = append(doc.Operations, &Operation{
-				ID: op.OperationID, Method: method, Path: path, Pos: at(100),
+				ID: op.OperationID, Method: method, Path: path, Pos: rtAt(100),
 				Op: op, PathItem: item,
 			})
 		}
@@ -155,8 +155,8 @@ func loadRuleTestDoc(t *testing.T) *Document {
 	return doc
 }
 
-// operation returns the operation of doc with the operationId.
-func operation(t *testing.T, doc *Document, id string) *Operation {
+// rtOperation returns the operation of doc with the operationId.
+func rtOperation(t *testing.T, doc *Document, id string) *Operation {
 	t.Helper()
 	for _, op := range doc.Operations {
 		if op.ID == id {
@@ -167,8 +167,8 @@ func operation(t *testing.T, doc *Document, id string) *Operation {
 	return nil
 }
 
-// finding is the part of a diagnostic a rule test pins: rule and line.
-type finding struct {
+// rtFinding is the part of a diagnostic a rule test pins: rule and line.
+type rtFinding struct {
 	Rule string
 	Line int
 }
@@ -181,7 +181,7 @@ func TestRules(t *testing.T) {
 		mutate func(c *Contract)
 		doc    func(d *Document)
 		opts   CheckOptions
-		want   []finding
+		want   []rtFinding
 		// wantText, when set, must occur in the first finding's message.
 		wantText string
 	}{
@@ -189,124 +189,134 @@ func TestRules(t *testing.T) {
 		{
 			name: "fingerprint pointers that exist",
 			mutate: func(c *Contract) {
-				c.Fingerprint = Fingerprint{Include: ptrs(20, "/items/*/sku", "/items/0/quantity", "/delivery/a~1b", "/delivery/t~0x", "/meta/anything", "/shop_id")}
+				c.Fingerprint = Fingerprint{
+					Include:   rtPtrs(20, "/items", "/items/0/quantity", "/delivery/a~1b", "/delivery/t~0x", "/meta/anything", "/shop_id"),
+					Exclude:   rtPtrs(30, "/items/*/sku", "/meta/*/x"),
+					Unordered: rtPtrs(40, "/items"),
+				}
 			},
 		},
 		{
 			name:     "IDEM001 include of a missing property",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/customer")} },
-			want:     []finding{{"IDEM001", 20}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/customer")} },
+			want:     []rtFinding{{"IDEM001", 20}},
 			wantText: `the request body has no property "customer"`,
 		},
 		{
 			name:     "IDEM001 array property without element token",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/items/sku")} },
-			want:     []finding{{"IDEM001", 20}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/items/sku")} },
+			want:     []rtFinding{{"IDEM001", 20}},
 			wantText: "/items is an array: address its elements with /items/*",
 		},
 		{
+			name:     "IDEM001 wildcard in include",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/items/*/sku")} },
+			want:     []rtFinding{{"IDEM001", 20}},
+			wantText: "include pointers do not take",
+		},
+		{
 			name:     "IDEM001 escaped name that is not there",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/delivery/a~1c")} },
-			want:     []finding{{"IDEM001", 20}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/delivery/a~1c")} },
+			want:     []rtFinding{{"IDEM001", 20}},
 			wantText: `/delivery has no property "a/c"`,
 		},
 		{
 			name: "IDEM001 into a string, in exclude and unordered",
 			mutate: func(c *Contract) {
-				c.Fingerprint.Exclude = append(c.Fingerprint.Exclude, set("/shop_id/x", 20))
-				c.Fingerprint.Unordered = ptrs(21, "/lines")
+				c.Fingerprint.Exclude = append(c.Fingerprint.Exclude, rtSet("/shop_id/x", 20))
+				c.Fingerprint.Unordered = rtPtrs(21, "/lines")
 			},
-			want: []finding{{"IDEM001", 20}, {"IDEM001", 21}},
+			want: []rtFinding{{"IDEM001", 20}, {"IDEM001", 21}},
 		},
 		{
 			name:     "IDEM001 operation without a body",
 			op:       "deleteOrder",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/reason")} },
-			want:     []finding{{"IDEM001", 20}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/reason")} },
+			want:     []rtFinding{{"IDEM001", 20}},
 			wantText: "deleteOrder has no request body schema",
 		},
 		{
 			name:   "IDEM002 natural key not in schema",
-			mutate: func(c *Contract) { c.NaturalKey = ptrs(20, "/shop_id", "/external_id") },
-			want:   []finding{{"IDEM002", 21}},
+			mutate: func(c *Contract) { c.NaturalKey = rtPtrs(20, "/shop_id", "/external_id") },
+			want:   []rtFinding{{"IDEM002", 21}},
 		},
 		{
 			name:   "IDEM003 unordered on a string",
-			mutate: func(c *Contract) { c.Fingerprint.Unordered = ptrs(20, "/items", "/note") },
-			want:   []finding{{"IDEM003", 21}},
+			mutate: func(c *Contract) { c.Fingerprint.Unordered = rtPtrs(20, "/items", "/note") },
+			want:   []rtFinding{{"IDEM003", 21}},
 		},
 		{
 			name: "IDEM004 natural key not required",
 			mutate: func(c *Contract) {
-				c.NaturalKey = ptrs(20, "/shop_id", "/event_id", "/note", "/delivery/city", "/items/*/sku")
+				c.NaturalKey = rtPtrs(20, "/shop_id", "/event_id", "/note", "/delivery/city", "/items/*/sku")
 			},
-			want:     []finding{{"IDEM004", 22}, {"IDEM004", 23}, {"IDEM004", 24}},
+			want:     []rtFinding{{"IDEM004", 22}, {"IDEM004", 23}, {"IDEM004", 24}},
 			wantText: "the request schema does not require /note",
 		},
 		{
 			name: "IDEM005 retention shorter than lease",
 			mutate: func(c *Contract) {
-				c.Mode = set(ModePhased, 10)
-				c.Lease = set(48*time.Hour, 20)
-				c.Retention = set(24*time.Hour, 8)
+				c.Mode = rtSet(ModePhased, 10)
+				c.Lease = rtSet(48*time.Hour, 20)
+				c.Retention = rtSet(24*time.Hour, 8)
 			},
-			want:     []finding{{"IDEM005", 8}},
+			want:     []rtFinding{{"IDEM005", 8}},
 			wantText: "retention 24h is shorter than the lease 48h",
 		},
 		{
 			name:     "IDEM006 retention under a day",
-			mutate:   func(c *Contract) { c.Retention = set(90*time.Minute, 8) },
-			want:     []finding{{"IDEM006", 8}},
+			mutate:   func(c *Contract) { c.Retention = rtSet(90*time.Minute, 8) },
+			want:     []rtFinding{{"IDEM006", 8}},
 			wantText: "retention 90m",
 		},
 		{
 			name:   "IDEM007 empty scope with security schemes",
-			mutate: func(c *Contract) { c.Scope = set([]string{}, 5) },
-			want:   []finding{{"IDEM007", 5}},
+			mutate: func(c *Contract) { c.Scope = rtSet([]string{}, 5) },
+			want:   []rtFinding{{"IDEM007", 5}},
 		},
 		{
 			name:   "IDEM007 quiet without security schemes",
-			mutate: func(c *Contract) { c.Scope = builtin([]string(nil)) },
+			mutate: func(c *Contract) { c.Scope = rtBuiltin([]string(nil)) },
 			doc:    func(d *Document) { d.OpenAPI.Components.SecuritySchemes = nil },
 		},
 		{
 			name:   "IDEM007 quiet on an explicitly public operation",
 			op:     "deleteOrder",
-			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Scope = builtin([]string(nil)) },
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Scope = rtBuiltin([]string(nil)) },
 		},
 		{
 			name:     "IDEM008 whole body with a volatile field",
 			mutate:   func(c *Contract) { c.Fingerprint.Exclude = nil },
-			want:     []finding{{"IDEM008", 1}, {"IDEM008", 1}},
+			want:     []rtFinding{{"IDEM008", 1}, {"IDEM008", 1}},
 			wantText: "has /audit/trace_id",
 		},
 		{
 			name:     "IDEM008 volatile include",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/items", "/client_sent_at")} },
-			want:     []finding{{"IDEM008", 21}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/items", "/client_sent_at")} },
+			want:     []rtFinding{{"IDEM008", 21}},
 			wantText: `looks volatile ("client_sent_at")`,
 		},
 		{
 			name:     "IDEM008 volatile field below an include",
-			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: ptrs(20, "/audit")} },
-			want:     []finding{{"IDEM008", 20}},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/audit")} },
+			want:     []rtFinding{{"IDEM008", 20}},
 			wantText: "takes in /audit/trace_id",
 		},
 		{
 			name: "IDEM008 quiet when the volatile field is excluded",
 			mutate: func(c *Contract) {
-				c.Fingerprint = Fingerprint{Include: ptrs(20, "/audit"), Exclude: ptrs(21, "/audit/trace_id")}
+				c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/audit"), Exclude: rtPtrs(21, "/audit/trace_id")}
 			},
 		},
 		{
 			name:     "IDEM009 key header not documented",
-			mutate:   func(c *Contract) { c.Key.Name = set("X-Request-Key", 3) },
-			want:     []finding{{"IDEM009", 3}},
+			mutate:   func(c *Contract) { c.Key.Name = rtSet("X-Request-Key", 3) },
+			want:     []rtFinding{{"IDEM009", 3}},
 			wantText: "X-Request-Key",
 		},
 		{
 			name:   "IDEM009 header names compare case-insensitively",
-			mutate: func(c *Contract) { c.Key.Name = set("idempotency-key", 3) },
+			mutate: func(c *Contract) { c.Key.Name = rtSet("idempotency-key", 3) },
 		},
 		{
 			name:   "IDEM009 quiet for a path-item parameter",
@@ -316,68 +326,68 @@ func TestRules(t *testing.T) {
 		{
 			name:   "IDEM009 default key header undocumented",
 			op:     "cancelOrder",
-			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = builtin(DefaultKeyHeader) },
-			want:   []finding{{"IDEM009", 1}},
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtBuiltin(DefaultKeyHeader) },
+			want:   []rtFinding{{"IDEM009", 1}},
 		},
 		{
 			name:   "IDEM010 body key on a string",
-			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/event_id", 3) },
+			mutate: func(c *Contract) { c.Key.In = rtSet(KeyInBody, 2); c.Key.Name = rtSet("/event_id", 3) },
 		},
 		{
 			name:     "IDEM010 body key on an integer",
-			mutate:   func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/count", 3) },
-			want:     []finding{{"IDEM010", 3}},
+			mutate:   func(c *Contract) { c.Key.In = rtSet(KeyInBody, 2); c.Key.Name = rtSet("/count", 3) },
+			want:     []rtFinding{{"IDEM010", 3}},
 			wantText: "key.name /count is integer",
 		},
 		{
 			name:   "IDEM010 body key missing",
-			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/event", 3) },
-			want:   []finding{{"IDEM010", 3}},
+			mutate: func(c *Contract) { c.Key.In = rtSet(KeyInBody, 2); c.Key.Name = rtSet("/event", 3) },
+			want:   []rtFinding{{"IDEM010", 3}},
 		},
 		{
 			name:   "IDEM010 body key in a free-form object",
-			mutate: func(c *Contract) { c.Key.In = set(KeyInBody, 2); c.Key.Name = set("/meta/id", 3) },
+			mutate: func(c *Contract) { c.Key.In = rtSet(KeyInBody, 2); c.Key.Name = rtSet("/meta/id", 3) },
 		},
 		{
 			name: "IDEM011 duplicate effect",
 			mutate: func(c *Contract) {
-				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("confirmation_email", 20), OnUnknown: set(OnUnknownVerify, 21)})
+				c.Effects = append(c.Effects, Effect{Pos: rtAt(20), Name: rtSet("confirmation_email", 20), OnUnknown: rtSet(OnUnknownVerify, 21)})
 			},
-			want:     []finding{{"IDEM011", 20}},
+			want:     []rtFinding{{"IDEM011", 20}},
 			wantText: "first at line 11",
 		},
 		{
 			name: "IDEM012 effect name not an identifier",
 			mutate: func(c *Contract) {
-				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("SendEmail", 20), OnUnknown: builtin(OnUnknownRetry)})
+				c.Effects = append(c.Effects, Effect{Pos: rtAt(20), Name: rtSet("SendEmail", 20), OnUnknown: rtBuiltin(OnUnknownRetry)})
 			},
-			want: []finding{{"IDEM012", 20}},
+			want: []rtFinding{{"IDEM012", 20}},
 		},
 		{
 			name:   "IDEM013 phased without lease",
-			mutate: func(c *Contract) { c.Mode = set(ModePhased, 10) },
-			want:   []finding{{"IDEM013", 10}},
+			mutate: func(c *Contract) { c.Mode = rtSet(ModePhased, 10) },
+			want:   []rtFinding{{"IDEM013", 10}},
 		},
 		{
 			name: "IDEM014 halt on atomic",
 			mutate: func(c *Contract) {
-				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("charge_card", 20), OnUnknown: set(OnUnknownHalt, 21)})
+				c.Effects = append(c.Effects, Effect{Pos: rtAt(20), Name: rtSet("charge_card", 20), OnUnknown: rtSet(OnUnknownHalt, 21)})
 			},
-			want: []finding{{"IDEM014", 21}},
+			want: []rtFinding{{"IDEM014", 21}},
 		},
 		{
 			name: "IDEM014 quiet on phased",
 			mutate: func(c *Contract) {
-				c.Mode = set(ModePhased, 10)
-				c.Lease = set(time.Minute, 13)
-				c.Effects = append(c.Effects, Effect{Pos: at(20), Name: set("charge_card", 20), OnUnknown: set(OnUnknownHalt, 21)})
+				c.Mode = rtSet(ModePhased, 10)
+				c.Lease = rtSet(time.Minute, 13)
+				c.Effects = append(c.Effects, Effect{Pos: rtAt(20), Name: rtSet("charge_card", 20), OnUnknown: rtSet(OnUnknownHalt, 21)})
 			},
 		},
 		{
 			name:   "IDEM015 contract on GET",
 			op:     "getOrder",
 			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{} },
-			want:   []finding{{"IDEM015", 1}},
+			want:   []rtFinding{{"IDEM015", 1}},
 		},
 		{
 			name:   "IDEM016 off by default",
@@ -387,38 +397,38 @@ func TestRules(t *testing.T) {
 			name:     "IDEM016 mutation without contract",
 			mutate:   func(*Contract) {},
 			opts:     CheckOptions{RequireMutations: true},
-			want:     []finding{{"IDEM016", 100}, {"IDEM016", 100}},
+			want:     []rtFinding{{"IDEM016", 100}, {"IDEM016", 100}},
 			wantText: "cancelOrder changes state",
 		},
 		{
 			name:   "IDEM017 wait-timeout with reject",
-			mutate: func(c *Contract) { c.Concurrency = set(ConcurrencyReject, 9); c.WaitTimeout = set(2*time.Second, 20) },
-			want:   []finding{{"IDEM017", 20}},
+			mutate: func(c *Contract) { c.Concurrency = rtSet(ConcurrencyReject, 9); c.WaitTimeout = rtSet(2*time.Second, 20) },
+			want:   []rtFinding{{"IDEM017", 20}},
 		},
 		{
 			name:   "IDEM017 quiet with the built-in wait-timeout",
-			mutate: func(c *Contract) { c.Concurrency = set(ConcurrencyReject, 9) },
+			mutate: func(c *Contract) { c.Concurrency = rtSet(ConcurrencyReject, 9) },
 		},
 		{
 			name:   "IDEM018 optional key",
-			mutate: func(c *Contract) { c.Key.Required = set(false, 4) },
-			want:   []finding{{"IDEM018", 4}},
+			mutate: func(c *Contract) { c.Key.Required = rtSet(false, 4) },
+			want:   []rtFinding{{"IDEM018", 4}},
 		},
 		{
 			name: "IDEM019 exclude outside include",
 			mutate: func(c *Contract) {
-				c.Fingerprint = Fingerprint{Include: ptrs(20, "/items"), Exclude: ptrs(21, "/items/*/quantity", "/note")}
+				c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/items"), Exclude: rtPtrs(21, "/items/*/quantity", "/note")}
 			},
-			want: []finding{{"IDEM019", 22}},
+			want: []rtFinding{{"IDEM019", 22}},
 		},
 		{
 			name: "several findings sorted by line",
 			mutate: func(c *Contract) {
-				c.Retention = set(time.Hour, 8)
-				c.Scope = set([]string{}, 5)
-				c.Key.Name = set("X-Key", 3)
+				c.Retention = rtSet(time.Hour, 8)
+				c.Scope = rtSet([]string{}, 5)
+				c.Key.Name = rtSet("X-Key", 3)
 			},
-			want: []finding{{"IDEM009", 3}, {"IDEM007", 5}, {"IDEM006", 8}},
+			want: []rtFinding{{"IDEM009", 3}, {"IDEM007", 5}, {"IDEM006", 8}},
 		},
 	}
 	for _, tt := range tests {
@@ -431,16 +441,16 @@ func TestRules(t *testing.T) {
 			if id == "" {
 				id = "createOrder"
 			}
-			c := goodContract()
+			c := rtGoodContract()
 			tt.mutate(c)
-			operation(t, doc, id).Contract = c
+			rtOperation(t, doc, id).Contract = c
 			diags := Check(doc, tt.opts)
-			got := make([]finding, len(diags))
+			got := make([]rtFinding, len(diags))
 			for i, d := range diags {
-				got[i] = finding{d.Rule, d.Pos.Line}
+				got[i] = rtFinding{d.Rule, d.Pos.Line}
 			}
 			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s\n%s", diff, describe(diags))
+				t.Fatalf("findings (-want +got):\n%s\n%s", diff, rtDescribe(diags))
 			}
 			if tt.wantText != "" && !strings.Contains(diags[0].Message, tt.wantText) {
 				t.Errorf("message %q does not contain %q", diags[0].Message, tt.wantText)
@@ -454,13 +464,13 @@ func TestRules(t *testing.T) {
 	}
 }
 
-// cmpEmpty makes a nil and an empty list of findings equal.
-var cmpEmpty = cmp.Comparer(func(a, b []finding) bool {
+// rtCmpEmpty makes a nil and an empty list of findings equal.
+var cmpEmpty = cmp.Comparer(func(a, b []rtFinding) bool {
 	return len(a) == 0 && len(b) == 0 || slices.Equal(a, b)
 })
 
-// describe lists diagnostics for a failure message.
-func describe(diags []Diagnostic) string {
+// rtDescribe lists diagnostics for a failure message.
+func rtDescribe(diags []Diagnostic) string {
 	var b strings.Builder
 	for _, d := range diags {
 		fmt.Fprintf(&b, "%s %s %s: %s (%s)\n", d.Pos, d.Rule, d.Path, d.Message, d.Hint)
@@ -470,11 +480,11 @@ func describe(diags []Diagnostic) string {
 
 func TestCheckSkipsBlockedOperationsAndKeepsDefects(t *testing.T) {
 	doc := loadRuleTestDoc(t)
-	defect := Diagnostic{Pos: at(50), Severity: SeverityError, Rule: "OAS001", Message: "dangling $ref"}
+	defect := Diagnostic{Pos: rtAt(50), Severity: SeverityError, Rule: "OAS001", Message: "dangling $ref"}
 	doc.Defects = []Diagnostic{defect}
-	op := operation(t, doc, "createOrder")
-	c := goodContract()
-	c.Retention = set(time.Hour, 8)
+	op := rtOperation(t, doc, "createOrder")
+	c := rtGoodContract()
+	c.Retention = rtSet(time.Hour, 8)
 	op.Contract = c
 	op.Blocked = []Diagnostic{defect}
 	got := Check(doc, CheckOptions{})
