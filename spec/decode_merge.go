@@ -1,0 +1,114 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// merge builds an operation's contract from its own block over the
+// document's defaults block (nil when the document has none) over the
+// built-in defaults. Each value keeps the position of the block that gave
+// it; a built-in default is not Set and points at the operation's block.
+func merge(op, defaults *block) *Contract {
+	def := defaults
+	if def == nil {
+		def = &block{}
+	}
+	at := op.pos
+	c := &Contract{Pos: at}
+
+	c.Key.In = pick(op.c.Key.In, def.c.Key.In, KeyInHeader, at)
+	var defaultName string
+	if c.Key.In.Value == KeyInHeader {
+		defaultName = DefaultKeyHeader
+	}
+	c.Key.Name = pick(op.c.Key.Name, def.c.Key.Name, defaultName, at)
+	c.Key.Required = pick(op.c.Key.Required, def.c.Key.Required, true, at)
+	c.Key.MaxLength = pick(op.c.Key.MaxLength, def.c.Key.MaxLength, DefaultMaxLength, at)
+
+	c.NaturalKey = pickList(op.hasNaturalKey, op.c.NaturalKey, def.c.NaturalKey)
+	c.Scope = pick(op.c.Scope, def.c.Scope, nil, at)
+	c.Fingerprint.Include = pickList(op.hasInclude, op.c.Fingerprint.Include, def.c.Fingerprint.Include)
+	c.Fingerprint.Exclude = pickList(op.hasExclude, op.c.Fingerprint.Exclude, def.c.Fingerprint.Exclude)
+	c.Fingerprint.Unordered = pickList(op.hasUnordered, op.c.Fingerprint.Unordered, def.c.Fingerprint.Unordered)
+	c.Retention = pick(op.c.Retention, def.c.Retention, DefaultRetention, at)
+	c.Tombstone = pick(op.c.Tombstone, def.c.Tombstone, DefaultTombstone, at)
+	c.Concurrency = pick(op.c.Concurrency, def.c.Concurrency, ConcurrencyWait, at)
+	c.WaitTimeout = pick(op.c.WaitTimeout, def.c.WaitTimeout, DefaultWaitTimeout, at)
+	c.Replay = pick(op.c.Replay, def.c.Replay, ReplayStored, at)
+	c.StoreFailures = pick(op.c.StoreFailures, def.c.StoreFailures, nil, at)
+	c.Mode = pick(op.c.Mode, def.c.Mode, ModeAtomic, at)
+	c.Lease = pick(op.c.Lease, def.c.Lease, DefaultLease, at)
+	c.Effects = pickList(op.hasEffects, op.c.Effects, def.c.Effects)
+	for i := range c.Effects {
+		e := &c.Effects[i]
+		if !e.OnUnknown.Set {
+			e.OnUnknown = Field[OnUnknown]{Value: OnUnknownRetry, Pos: e.Pos}
+		}
+	}
+	return c
+}
+
+// pick returns the operation's value if it gave one, else the defaults
+// block's, else the built-in value positioned at the operation's block.
+func pick[T any](op, def Field[T], builtin T, at Position) Field[T] {
+	switch {
+	case op.Set:
+		return op
+	case def.Set:
+		return def
+	default:
+		return Field[T]{Value: builtin, Pos: at}
+	}
+}
+
+// pickList returns the operation's list if the block has the field at all
+// (an empty list overrides the defaults), else the defaults block's list.
+func pickList[T any](opHas bool, op, def []T) []T {
+	if opHas {
+		return op
+	}
+	return def
+}
+
+// checkKey reports key settings that only make sense together: a body key
+// names a JSON pointer, a header key a valid header field name. They are
+// checked after merging because in and name may come from different blocks.
+func checkKey(d *decoder, c *Contract, path string) {
+	name := c.Key.Name
+	switch c.Key.In.Value {
+	case KeyInBody:
+		if !name.Set {
+			d.errs = append(d.errs, &Error{Pos: c.Key.In.Pos, Path: path + ".key.name",
+				Msg: "a key in the body needs a name: the JSON pointer of the field, such as /idempotency_key"})
+			return
+		}
+		if reason := pointerProblem(name.Value); reason != "" {
+			d.errs = append(d.errs, &Error{Pos: name.Pos, Path: path + ".key.name",
+				Msg: "with in: body the name is a JSON pointer: " + reason})
+		}
+	case KeyInHeader:
+		if !validHeaderName(name.Value) {
+			d.errs = append(d.errs, &Error{Pos: name.Pos, Path: path + ".key.name",
+				Msg: fmt.Sprintf("invalid header name %q (want a token such as Idempotency-Key)", name.Value)})
+		}
+	}
+}
+
+// validHeaderName reports whether s is an HTTP field name (an RFC 9110
+// token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}

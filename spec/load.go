@@ -1,0 +1,335 @@
+package spec
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
+)
+
+// LoadOptions tunes Load.
+type LoadOptions struct {
+	// Overlays are OpenAPI Overlay 1.0 files applied in order to the
+	// document before its contracts are read, so a team can annotate a spec
+	// it does not own.
+	Overlays []string
+}
+
+// Load reads the OpenAPI 3.0 or 3.1 document at path, YAML or JSON, with
+// its external $refs, and decodes the x-idempotency-defaults block and each
+// operation's x-idempotency block into merged contracts with the source
+// position of every value.
+//
+// The error, when not nil, means the input is unusable: an unreadable file,
+// invalid YAML or JSON, something that is not an OpenAPI document, or a
+// contract that does not decode. It is an *Error or an ErrorList of every
+// problem, sorted by position. Defects of the OpenAPI document itself, such
+// as a dangling $ref, do not fail the load: they are reported in
+// Document.Defects and block only the operations they touch.
+func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error) {
+	l := newLoader(ctx, path)
+	root, err := l.source(l.rootKey)
+	if err != nil {
+		return nil, l.readError(l.rootKey, err)
+	}
+	if err := checkOpenAPI(root); err != nil {
+		return nil, err
+	}
+
+	kl := openapi3.NewLoader()
+	kl.IsExternalRefsAllowed = true
+	kl.IncludeOrigin = true
+	kl.Context = ctx
+	kl.ReadFromURIFunc = l.readURI
+	t, err := kl.LoadFromFile(path)
+	if len(l.errs) > 0 {
+		return nil, l.errs.errOrNil()
+	}
+	if err != nil {
+		return nil, &Error{Pos: Position{File: path}, Msg: "invalid OpenAPI document: " + oneLine(err.Error())}
+	}
+
+	doc := &Document{Path: path, OpenAPI: t}
+	defaults := l.decodeDefaults(root)
+	doc.Operations = l.operations(root, t, defaults)
+	if len(l.errs) > 0 {
+		return nil, l.errs.errOrNil()
+	}
+	if err := l.findDefects(ctx, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// loader holds the state of one Load: every file read so far, keyed by
+// slash-separated cleaned path as kin-openapi names them, and what was
+// found in them.
+type loader struct {
+	ctx         context.Context
+	rootKey     string
+	rootDisplay string
+	sources     map[string]*source
+	errs        ErrorList
+	// dangling holds the OAS001 defects found while reading files, in the
+	// order of their placeholder numbers.
+	dangling []Diagnostic
+	// overlayNodes maps nodes inserted by overlays to the overlay file
+	// they came from, so their positions name it.
+	overlayNodes map[*yaml.Node]string
+}
+
+func newLoader(ctx context.Context, path string) *loader {
+	return &loader{
+		ctx:          ctx,
+		rootKey:      sourceKey(path),
+		rootDisplay:  path,
+		sources:      map[string]*source{},
+		overlayNodes: map[*yaml.Node]string{},
+	}
+}
+
+// sourceKey is the name a file is cached under: slash-separated and
+// cleaned, as kin-openapi builds the paths of referenced files.
+func sourceKey(p string) string {
+	return path.Clean(filepath.ToSlash(p))
+}
+
+// display is how positions name the file with key: the root as the caller
+// gave it, others as resolved relative to it.
+func (l *loader) display(key string) string {
+	if key == l.rootKey {
+		return l.rootDisplay
+	}
+	return filepath.FromSlash(key)
+}
+
+// source returns the parsed file with key, reading, parsing and scanning
+// it for dangling references on first use.
+func (l *loader) source(key string) (*source, error) {
+	if src, ok := l.sources[key]; ok {
+		return src, nil
+	}
+	data, err := os.ReadFile(filepath.FromSlash(key))
+	if err != nil {
+		return nil, err
+	}
+	src, err := parseSource(l.display(key), data)
+	if err != nil {
+		return nil, err
+	}
+	src.key = key
+	if dups := duplicateKeys(src); len(dups) > 0 {
+		return nil, dups.errOrNil()
+	}
+	l.sources[key] = src
+	l.patchDanglingRefs(key, src)
+	return src, nil
+}
+
+// readError words a failure to read or parse the file with key.
+func (l *loader) readError(key string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	msg := "cannot read file: " + err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		msg = "cannot read file: no such file"
+	}
+	return &Error{Pos: Position{File: l.display(key)}, Msg: msg}
+}
+
+// readURI is kin-openapi's way into the files: it hands over the bytes this
+// loader parsed (with dangling references replaced), so both parsers see
+// the same text, and serves the empty schema behind each replacement.
+func (l *loader) readURI(kl *openapi3.Loader, u *url.URL) ([]byte, error) {
+	if strings.HasPrefix(path.Base(u.Path), danglingPrefix) {
+		return []byte("{}"), nil
+	}
+	if u.Host != "" || (u.Scheme != "" && u.Scheme != "file") {
+		return openapi3.DefaultReadFromURI(kl, u)
+	}
+	key := sourceKey(u.Path)
+	src, err := l.source(key)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			l.errs = append(l.errs, e)
+		}
+		return nil, err
+	}
+	return src.data, nil
+}
+
+// checkOpenAPI tells an OpenAPI 3.0 or 3.1 document from anything else.
+func checkOpenAPI(src *source) error {
+	if src.root == nil || src.root.Kind != yaml.MappingNode {
+		return &Error{Pos: src.pos(src.root), Msg: "not an OpenAPI document: want an object at the top level, got " + kindName(src.root)}
+	}
+	if _, v := mappingEntry(src.root, "swagger"); v != nil {
+		return &Error{Pos: src.pos(v), Msg: "Swagger 2.0 is not supported: convert the document to OpenAPI 3.0 or 3.1"}
+	}
+	k, v := mappingEntry(src.root, "openapi")
+	if v == nil {
+		return &Error{Pos: src.pos(src.root), Msg: "not an OpenAPI document: no openapi field"}
+	}
+	if v.Kind != yaml.ScalarNode || !(strings.HasPrefix(v.Value, "3.0") || strings.HasPrefix(v.Value, "3.1")) {
+		return &Error{Pos: src.pos(v), Path: k.Value, Msg: "unsupported OpenAPI version " + kindName(v) + " (want 3.0.x or 3.1.x)"}
+	}
+	if _, p := mappingEntry(src.root, "paths"); p != nil && p.Kind != yaml.MappingNode && p.ShortTag() != "!!null" {
+		return &Error{Pos: src.pos(p), Path: "paths", Msg: "want an object, got " + kindName(p)}
+	}
+	return nil
+}
+
+// decodeDefaults decodes the root's x-idempotency-defaults, or returns nil
+// when there is none.
+func (l *loader) decodeDefaults(root *source) *block {
+	k, v := mappingEntry(root.root, "x-idempotency-defaults")
+	if k == nil {
+		return nil
+	}
+	d := &decoder{file: root.file, origin: l.overlayNodes}
+	b := d.decodeBlock(k, v, "x-idempotency-defaults")
+	l.errs = append(l.errs, d.errs...)
+	return b
+}
+
+// methods are the operation keys of a path item.
+var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// operations lists every operation under paths and webhooks, with the
+// merged contract of each annotated one, sorted by path then method with
+// webhooks last.
+func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Operation {
+	var ops []*Operation
+	for _, section := range []string{"paths", "webhooks"} {
+		webhook := section == "webhooks"
+		_, m := mappingEntry(root.root, section)
+		if m == nil || m.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			name := m.Content[i].Value
+			var item *openapi3.PathItem
+			switch {
+			case webhook:
+				item = t.Webhooks[name]
+			case t.Paths != nil:
+				item = t.Paths.Value(name)
+			}
+			if item == nil {
+				continue
+			}
+			src, node := l.resolvePathItem(root, m.Content[i+1])
+			for j := 0; j+1 < len(node.Content); j += 2 {
+				method := node.Content[j].Value
+				kop := item.GetOperation(strings.ToUpper(method))
+				if !slices.Contains(methods, method) || kop == nil {
+					continue
+				}
+				op := &Operation{
+					ID:       kop.OperationID,
+					Method:   strings.ToUpper(method),
+					Path:     name,
+					Webhook:  webhook,
+					Pos:      src.pos(node.Content[j]),
+					Op:       kop,
+					PathItem: item,
+				}
+				op.Contract = l.contract(src, node.Content[j+1], defaults)
+				ops = append(ops, op)
+			}
+		}
+	}
+	slices.SortStableFunc(ops, func(a, b *Operation) int {
+		if a.Webhook != b.Webhook {
+			if a.Webhook {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
+	})
+	return ops
+}
+
+// contract decodes the x-idempotency block of the operation node opNode
+// and merges it over the defaults; nil when the operation has no block or
+// the block is unusable (the error is recorded).
+func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Contract {
+	k, v := mappingEntry(opNode, "x-idempotency")
+	if k == nil {
+		return nil
+	}
+	d := &decoder{file: src.file, origin: l.overlayNodes}
+	b := d.decodeBlock(k, v, "x-idempotency")
+	if b == nil {
+		l.errs = append(l.errs, d.errs...)
+		return nil
+	}
+	c := merge(b, defaults)
+	checkKey(d, c, "x-idempotency")
+	l.errs = append(l.errs, d.errs...)
+	return c
+}
+
+// maxRefHops bounds how many $refs resolvePathItem follows, so a cycle of
+// path item references ends.
+const maxRefHops = 16
+
+// resolvePathItem follows a path item's $ref, possibly into another file,
+// and returns the file and node that hold its operations.
+func (l *loader) resolvePathItem(src *source, n *yaml.Node) (*source, *yaml.Node) {
+	n = deref(n)
+	for range maxRefHops {
+		_, ref := mappingEntry(n, "$ref")
+		if ref == nil || ref.Kind != yaml.ScalarNode {
+			break
+		}
+		tsrc, target, ok := l.resolveRef(src, ref.Value)
+		if !ok {
+			break
+		}
+		src, n = tsrc, target
+	}
+	if n == nil {
+		n = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	return src, n
+}
+
+// resolveRef finds the node a $ref names, relative to the file src.
+func (l *loader) resolveRef(src *source, ref string) (*source, *yaml.Node, bool) {
+	file, frag, _ := strings.Cut(ref, "#")
+	if unescaped, err := url.PathUnescape(frag); err == nil {
+		frag = unescaped
+	}
+	if file != "" {
+		u, err := url.Parse(file)
+		if err != nil || u.Scheme != "" || u.Host != "" {
+			return nil, nil, false
+		}
+		tsrc, err := l.source(path.Join(path.Dir(src.key), u.Path))
+		if err != nil {
+			return nil, nil, false
+		}
+		src = tsrc
+	}
+	n, ok := lookupPointer(src.root, frag)
+	return src, n, ok
+}
+
+// oneLine folds a multi-line message into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

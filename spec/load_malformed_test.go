@@ -1,0 +1,47 @@
+package spec
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// TestLoadMalformed loads the malformed specs under testdata/specs and a
+// missing file: each must fail with one line that has a position.
+func TestLoadMalformed(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "specs")
+	p := func(name string) string { return filepath.Join(dir, name) }
+	tests := []struct {
+		file string
+		want string
+	}{
+		{"malformed-invalid-yaml.yaml",
+			p("malformed-invalid-yaml.yaml") + ":10:16: invalid YAML or JSON: did not find expected ',' or ']' (while parsing a flow sequence at 9:16)"},
+		{"malformed-non-object-x-idempotency.yaml",
+			p("malformed-non-object-x-idempotency.yaml") + `:9:22: x-idempotency: want an object, got the string "Idempotency-Key" (write {} to take every default)`},
+		{"malformed-bad-duration.yaml",
+			p("malformed-bad-duration.yaml") + `:10:20: x-idempotency.retention: invalid duration "3 days": want a duration such as 90m, 72h, 30d or 1d12h`},
+		{"malformed-unknown-field.yaml",
+			p("malformed-unknown-field.yaml") + `:10:9: x-idempotency: unknown field "retension" (did you mean "retention"?)`},
+		{"malformed-not-openapi.yaml",
+			p("malformed-not-openapi.yaml") + ":1:1: not an OpenAPI document: no openapi field"},
+		{"missing.yaml",
+			p("missing.yaml") + ": cannot read file: no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			doc, err := Load(context.Background(), p(tt.file), LoadOptions{})
+			if err == nil {
+				t.Fatalf("Load succeeded with %d operations, want an error", len(doc.Operations))
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error:\n got: %s\nwant: %s", err, tt.want)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Pos.File != p(tt.file) {
+				t.Errorf("error %T does not carry the file position: %+v", err, e)
+			}
+		})
+	}
+}

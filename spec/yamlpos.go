@@ -1,0 +1,210 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// source is one file read during a load: its name as reported in
+// positions, its bytes as handed to kin-openapi, and its YAML node tree.
+// kin-openapi's origin tracking stops at x- extension values, so contract
+// positions come from this tree, parsed from the same bytes. JSON is YAML,
+// so one parser serves both.
+type source struct {
+	// key is the slash-separated cleaned path the loader caches it under.
+	key  string
+	file string
+	data []byte
+	// root is the top-level value of the document; nil for an empty file.
+	root *yaml.Node
+}
+
+// parseSource parses data as YAML (or JSON). A syntax error comes back as
+// a positioned *Error.
+func parseSource(file string, data []byte) (*source, error) {
+	var doc yaml.Node
+	if err := yaml.Load(data, &doc); err != nil {
+		return nil, yamlError(file, err)
+	}
+	src := &source{file: file, data: data}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		src.root = doc.Content[0]
+	}
+	return src, nil
+}
+
+// yamlError turns a YAML parser error into a positioned *Error, keeping the
+// parser's message but dropping its own position prefix.
+func yamlError(file string, err error) *Error {
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		msg := "invalid YAML or JSON: " + le.Message
+		if le.ContextMsg != "" && le.ContextMark.Line > 0 {
+			msg += fmt.Sprintf(" (%s at %d:%d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
+		}
+		return &Error{
+			Pos: Position{File: file, Line: le.Mark.Line, Col: le.Mark.Column},
+			Msg: msg,
+		}
+	}
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		return yamlError(file, les.Errors[0])
+	}
+	return &Error{Pos: Position{File: file}, Msg: "invalid YAML or JSON: " + err.Error()}
+}
+
+// pos is the position of node n in this source.
+func (s *source) pos(n *yaml.Node) Position {
+	return nodePos(s.file, n)
+}
+
+// nodePos is the position of node n in file.
+func nodePos(file string, n *yaml.Node) Position {
+	if n == nil {
+		return Position{File: file}
+	}
+	return Position{File: file, Line: n.Line, Col: n.Column}
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 32; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// mappingEntry returns the key and value nodes of key in mapping m, or nils
+// when m is not a mapping or has no such key. The first occurrence wins.
+func mappingEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], deref(m.Content[i+1])
+		}
+	}
+	return nil, nil
+}
+
+// lookupPointer resolves a JSON pointer (RFC 6901), such as
+// /components/schemas/Order, inside the tree rooted at n.
+func lookupPointer(n *yaml.Node, pointer string) (*yaml.Node, bool) {
+	n = deref(n)
+	if pointer == "" {
+		return n, n != nil
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch {
+		case n == nil:
+			return nil, false
+		case n.Kind == yaml.MappingNode:
+			_, n = mappingEntry(n, tok)
+		case n.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil, false
+			}
+			n = deref(n.Content[i])
+		default:
+			return nil, false
+		}
+	}
+	return n, n != nil
+}
+
+// kindName describes a node's type in the words of JSON, which every
+// OpenAPI author knows, for "want X, got Y" messages.
+func kindName(n *yaml.Node) string {
+	n = deref(n)
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "an object"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!int", "!!float":
+			return "the number " + n.Value
+		case "!!bool":
+			return n.Value
+		case "!!null":
+			return "null"
+		default:
+			return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
+		}
+	default:
+		return "an unsupported YAML node"
+	}
+}
+
+// byteOffset returns the byte offset in data of 1-based line and column,
+// where the column counts characters as the YAML parser does. It returns
+// -1 when the place is outside data.
+func byteOffset(data []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(string(data[off:]), '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	for c := 1; c < col; c++ {
+		if off >= len(data) || data[off] == '\n' {
+			return -1
+		}
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off
+}
+
+// duplicateKeys reports every mapping key in src that repeats an earlier
+// key of the same mapping. YAML forbids them and kin-openapi refuses the
+// document without a column, so they are caught here with both places.
+func duplicateKeys(src *source) ErrorList {
+	var errs ErrorList
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 2; i < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yaml.ScalarNode {
+					continue
+				}
+				for j := 0; j < i; j += 2 {
+					if prev := n.Content[j]; prev.Kind == yaml.ScalarNode && prev.Value == k.Value {
+						errs = append(errs, &Error{Pos: src.pos(k),
+							Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, prev.Line)})
+						break
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	if src.root != nil {
+		walk(src.root)
+	}
+	return errs
+}
