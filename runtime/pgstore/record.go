@@ -1,0 +1,54 @@
+package pgstore
+
+import (
+	"time"
+)
+
+// State is the state of an idempotency record.
+type State string
+
+// The states of DESIGN.md section 4. In atomic mode StateInProgress is never
+// seen committed: the claim and the completion share one transaction.
+const (
+	StateInProgress       State = "in_progress"
+	StateCompleted        State = "completed"
+	StateFailed           State = "failed"
+	StateRequiresRecovery State = "requires_recovery"
+	StateTombstone        State = "tombstone"
+)
+
+// Claim is what a new operation writes when it claims (scope, key).
+type Claim struct {
+	Scope       string
+	Key         string
+	Fingerprint []byte
+	OperationID [16]byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time // end of retention: the stored response goes
+	PurgeAt     time.Time // end of the tombstone period: the row goes
+}
+
+// Record is a committed record found holding a key.
+type Record struct {
+	OperationID [16]byte
+	Fingerprint []byte
+	State       State
+	Status      int    // 0 when no response is stored
+	Header      []byte // JSON object of header name to values; nil when none
+	Body        []byte
+	CompletedAt time.Time // zero until completed
+	ExpiresAt   time.Time // zero on a tombstone
+	PurgeAt     time.Time
+}
+
+// Completion is the final response stored with a claimed operation.
+type Completion struct {
+	Scope       string
+	Key         string
+	OperationID [16]byte
+	State       State // StateCompleted or StateFailed
+	Status      int
+	Header      []byte // JSON object of header name to values
+	Body        []byte
+	CompletedAt time.Time
+}

@@ -1,0 +1,198 @@
+package pgstore
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/pgstore/internal/sqlcdb"
+)
+
+// BusinessSavepoint names the savepoint QueueClaim opens around the business
+// function when asked to; QueueComplete rolls back to it for a stored failure.
+const BusinessSavepoint = "idem_business"
+
+// Store holds the store's SQL, qualified with a schema when one is given.
+// It is immutable and safe for concurrent use.
+type Store struct {
+	claim, get, complete string
+	setLock, restoreLock string
+	tombstone, purge     string
+}
+
+var tableName = regexp.MustCompile(`\bidempotency_record\b`)
+
+// New returns a Store whose statements address the table in schema, or
+// through the search_path when schema is empty.
+func New(schema string) *Store {
+	q := func(sql string) string { return sql }
+	if schema != "" {
+		qualified := pgx.Identifier{schema, "idempotency_record"}.Sanitize()
+		q = func(sql string) string { return tableName.ReplaceAllLiteralString(sql, qualified) }
+	}
+	return &Store{
+		claim:       q(sqlcdb.ClaimRecord),
+		get:         q(sqlcdb.GetRecord),
+		complete:    q(sqlcdb.CompleteRecord),
+		setLock:     sqlcdb.SetClaimLockTimeout,
+		restoreLock: sqlcdb.RestoreLockTimeout,
+		tombstone:   q(sqlcdb.TombstoneExpired),
+		purge:       q(sqlcdb.DeletePurged),
+	}
+}
+
+// ClaimOptions shape the statements QueueClaim sends.
+type ClaimOptions struct {
+	// Begin opens the transaction in the same batch (pgx.Batch.BeginTx),
+	// saving the round trip of a separate BEGIN; the pgx.Tx is then
+	// available from the BatchResults.
+	Begin bool
+	// LockTimeout bounds the wait for a concurrent holder of the key; the
+	// previous lock_timeout is restored right after the claim.
+	LockTimeout time.Duration
+	// Savepoint opens BusinessSavepoint after the claim.
+	Savepoint bool
+}
+
+// ClaimResult is the answer to a queued claim: Claimed, or the committed
+// Record that holds the key, or neither when that record vanished between
+// the claim and the read (swept), in which case the caller retries.
+type ClaimResult struct {
+	Claimed bool
+	Record  *Record
+}
+
+// QueueClaim appends the claim protocol to b: [BEGIN (b must be empty),] set lock_timeout,
+// INSERT … ON CONFLICT DO NOTHING RETURNING, restore lock_timeout, read the
+// record holding the key unless it is the caller's [, SAVEPOINT]. Read the
+// results with ReadClaim in the same order.
+func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
+	if o.Begin {
+		b.BeginTx(pgx.TxOptions{})
+	}
+	b.Queue(s.setLock, lockTimeoutSetting(o.LockTimeout))
+	id := pgtype.UUID{Bytes: c.OperationID, Valid: true}
+	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, id,
+		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt))
+	b.Queue(s.restoreLock)
+	b.Queue(s.get, c.Scope, c.Key, id)
+	if o.Savepoint {
+		b.Queue("SAVEPOINT " + BusinessSavepoint)
+	}
+}
+
+// ReadClaim reads the results of a QueueClaim with the same options. Any
+// error leaves the transaction aborted; the caller rolls back. A claim that
+// timed out waiting for the key fails with SQLSTATE 55P03
+// (lock_not_available).
+func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (ClaimResult, error) {
+	if o.Begin {
+		if _, err := br.Exec(); err != nil {
+			return ClaimResult{}, err
+		}
+	}
+	if _, err := br.Exec(); err != nil {
+		return ClaimResult{}, err
+	}
+	var res ClaimResult
+	var claimed pgtype.UUID
+	switch err := br.QueryRow().Scan(&claimed); {
+	case err == nil:
+		res.Claimed = true
+	case !errors.Is(err, pgx.ErrNoRows):
+		return ClaimResult{}, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return ClaimResult{}, err
+	}
+	var row sqlcdb.GetRecordRow
+	err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
+		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt, &row.PurgeAt)
+	switch {
+	case err == nil:
+		res.Record = recordFromRow(row)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return ClaimResult{}, err
+	}
+	if o.Savepoint {
+		if _, err := br.Exec(); err != nil {
+			return ClaimResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// QueueComplete appends the completion to b: [ROLLBACK TO SAVEPOINT when
+// rollbackBusiness,] the UPDATE that stores the response [, COMMIT].
+func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, commit bool) {
+	if rollbackBusiness {
+		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
+	}
+	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, c.Header, c.Body,
+		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
+	if commit {
+		b.Queue("COMMIT")
+	}
+}
+
+// ReadComplete reads the results of a QueueComplete with the same flags.
+func (s *Store) ReadComplete(br pgx.BatchResults, rollbackBusiness, commit bool) error {
+	if rollbackBusiness {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("pgstore: completion updated %d records, want 1", tag.RowsAffected())
+	}
+	if commit {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func recordFromRow(row sqlcdb.GetRecordRow) *Record {
+	r := &Record{
+		OperationID: row.OperationID.Bytes,
+		Fingerprint: row.Fingerprint,
+		State:       State(row.State),
+		Header:      row.ResponseHeaders,
+		Body:        row.ResponseBody,
+		PurgeAt:     row.PurgeAt.Time,
+	}
+	if row.ResponseStatus.Valid {
+		r.Status = int(row.ResponseStatus.Int32)
+	}
+	if row.CompletedAt.Valid {
+		r.CompletedAt = row.CompletedAt.Time
+	}
+	if row.ExpiresAt.Valid {
+		r.ExpiresAt = row.ExpiresAt.Time
+	}
+	return r
+}
+
+func timestamptz(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: t, Valid: true}
+}
+
+// lockTimeoutSetting renders d for lock_timeout in whole milliseconds,
+// at least 1 (0 would mean "wait forever").
+func lockTimeoutSetting(d time.Duration) string {
+	ms := d.Milliseconds()
+	if ms < 1 {
+		ms = 1
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
