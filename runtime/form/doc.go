@@ -1,0 +1,25 @@
+// Package form is the runtime stage that reads
+// application/x-www-form-urlencoded request bodies with bracketed nested
+// keys, as Stripe's API and its clients write them:
+//
+//	amount=2000&metadata[order]=42&items[0][sku]=A&items[0][qty]=1&expand[]=customer
+//
+// [Parse] turns the url.Values into a tree of [Node]s whose leaves are
+// strings; the typed accessors ([String], [Int64], [Bool], …) and
+// combinators ([Required], [Optional], [Slice], [Map], [Object], …) convert
+// a subtree into Go values and report failures as an [*Error] that names the
+// key as written, such as items[0][qty].
+//
+// Generated code is glue over this package: a generated struct's DecodeForm
+// method makes one [Required] or [Optional] call per field with a decoder
+// composed from the functions here, so the bracket algorithm lives once, in
+// this package, and is tested here.
+//
+// Keys: a name followed by any number of [segment]s. A segment of decimal
+// digits addresses an array element (sparse indexes keep their order); an
+// empty segment, allowed only last (expand[]), appends its values, exactly
+// as repeating the key does. Keys that do not fit this shape are errors.
+//
+// This package imports only the standard library; it must not import other
+// idemgen packages.
+package form

@@ -1,0 +1,193 @@
+package form
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// item and order are what generated code looks like for a small schema.
+type item struct {
+	SKU string
+	Qty *int64
+}
+
+func (o *item) DecodeForm(n *Node) error {
+	var err error
+	if o.SKU, err = Required(n, "sku", String); err != nil {
+		return err
+	}
+	if o.Qty, err = Optional(n, "qty", Int64); err != nil {
+		return err
+	}
+	return nil
+}
+
+type status string
+
+type order struct {
+	Amount   int64
+	Live     *bool
+	Status   status
+	At       *time.Time
+	Items    []item
+	Expand   []string
+	Metadata map[string]string
+	Nested   map[string][]int32
+	Union    []byte
+}
+
+func (o *order) DecodeForm(n *Node) error {
+	var err error
+	if o.Amount, err = Required(n, "amount", Int64); err != nil {
+		return err
+	}
+	if o.Live, err = Optional(n, "live", Bool); err != nil {
+		return err
+	}
+	if o.Status, err = Required(n, "status", Enum[status]); err != nil {
+		return err
+	}
+	if o.At, err = Optional(n, "at", Time); err != nil {
+		return err
+	}
+	if o.Items, err = Omittable(n, "items", Slice(Object[item])); err != nil {
+		return err
+	}
+	if o.Expand, err = Omittable(n, "expand", Slice(String)); err != nil {
+		return err
+	}
+	if o.Metadata, err = Omittable(n, "metadata", Map(String)); err != nil {
+		return err
+	}
+	if o.Nested, err = Omittable(n, "nested", Map(Slice(Int32))); err != nil {
+		return err
+	}
+	if o.Union, err = Omittable(n, "union", Raw); err != nil {
+		return err
+	}
+	return nil
+}
+
+func TestDecode(t *testing.T) {
+	qty := int64(2)
+	live := true
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name string
+		body string
+		want order
+	}{
+		{
+			name: "flat",
+			body: "amount=42&status=paid",
+			want: order{Amount: 42, Status: "paid"},
+		},
+		{
+			name: "nested objects arrays and maps",
+			body: "amount=1&status=open&live=true&at=2026-01-02T03:04:05Z" +
+				"&items[1][sku]=B&items[0][sku]=A&items[0][qty]=2" +
+				"&expand[]=customer&expand[]=invoice" +
+				"&metadata[order]=42&metadata[team]=x" +
+				"&nested[a][0]=1&nested[a][1]=2",
+			want: order{
+				Amount: 1, Status: "open", Live: &live, At: &at,
+				Items:    []item{{SKU: "A", Qty: &qty}, {SKU: "B"}},
+				Expand:   []string{"customer", "invoice"},
+				Metadata: map[string]string{"order": "42", "team": "x"},
+				Nested:   map[string][]int32{"a": {1, 2}},
+			},
+		},
+		{
+			name: "sparse indexes keep order",
+			body: "amount=1&status=s&items[10][sku]=C&items[2][sku]=B",
+			want: order{Amount: 1, Status: "s", Items: []item{{SKU: "B"}, {SKU: "C"}}},
+		},
+		{
+			name: "repeated key is an array and empty map clears",
+			body: "amount=1&status=s&expand=a&expand=b&metadata=",
+			want: order{Amount: 1, Status: "s", Expand: []string{"a", "b"}, Metadata: map[string]string{}},
+		},
+		{
+			name: "union becomes JSON with string leaves",
+			body: "amount=1&status=s&union[b][0]=x&union[a]=1",
+			want: order{Amount: 1, Status: "s", Union: []byte(`{"a":"1","b":["x"]}`)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := url.ParseQuery(tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got order
+			if err := Decode(v, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Decode(%q) mismatch (-want +got):\n%s", tt.body, diff)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		body string
+		want string
+	}{
+		{"status=s", "form: amount: required key is missing"},
+		{"amount=x&status=s", `form: amount: invalid integer "x"`},
+		{"amount=1&amount=2&status=s", "form: amount: want a single value, got 2"},
+		{"amount=1&status=s&live=1", `form: live: invalid boolean "1" (want true or false)`},
+		{"amount=1&status=s&items[0][qty]=1", "form: items[0][sku]: required key is missing"},
+		{"amount=1&status=s&items[x][sku]=A", "form: items[x]: want an array index"},
+		{"amount=1&status=s&items[01][sku]=A", "form: items[01]: want an array index"},
+		{"amount=1&status=s&metadata=x", "form: metadata: want nested keys such as metadata[name]"},
+		{"amount=1&status=s&at=yesterday", `form: at: invalid RFC 3339 date-time "yesterday"`},
+		{"amount=1&status=s&nested[a][0]=9999999999", `form: nested[a][0]: invalid 32-bit integer "9999999999"`},
+		{"amount=1&status=s&union=1&union[a]=2", "form: union: mixes a value with nested keys"},
+		{"amount[=1", "form: amount[: unclosed ["},
+		{"amount[a]b=1", `form: amount[a]b: unexpected "b" after ]`},
+		{"[a]=1", "form: [a]: key has no name"},
+		{"a[][b]=1", "form: a[][b]: [] must come last in a key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			v, err := url.ParseQuery(tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got order
+			err = Decode(v, &got)
+			var fe *Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("Decode(%q) = %v, want a *form.Error", tt.body, err)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("Decode(%q) error = %q, want %q", tt.body, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestJSON(t *testing.T) {
+	v := url.Values{"d[0]": {"1s"}, "d[1]": {"2m"}}
+	root, err := Parse(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := JSON[[]string](root.Get("d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"1s", "2m"}, got); diff != "" {
+		t.Errorf("JSON mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := JSON[int](root.Get("d")); err == nil {
+		t.Error("JSON[int] of an array: want an error")
+	}
+}
