@@ -1,11 +1,9 @@
 package fingerprint
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // MaxBodySize is the default limit on the body [Spec.Sum] fingerprints.
@@ -147,43 +145,4 @@ func (d *document) appendSelection(dst []byte, c compiledSpec) []byte {
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
-}
-
-// SumCanonical returns the fingerprint of a request whose body part is
-// already canonical JSON, as a [Writer] produces it: the whole body, or the
-// include object described in the package documentation. A nil or empty body
-// means none. It is what [Spec.Sum] computes after selecting the body, and
-// what generated typed fingerprints call.
-func SumCanonical(method, route string, params map[string]string, body []byte) (Sum, error) {
-	w := getWriter()
-	defer putWriter(w)
-	w.BeginObject()
-	if len(body) > 0 {
-		w.Key("body")
-		w.raw(body)
-	}
-	w.Key("method")
-	w.String(strings.ToUpper(method))
-	w.Key("params")
-	w.BeginObject()
-	names := make([]string, 0, len(params))
-	for k := range params {
-		names = append(names, k)
-	}
-	slices.SortFunc(names, compareUTF16[string, string])
-	for _, k := range names {
-		w.Key(k)
-		w.String(params[k])
-	}
-	w.EndObject()
-	w.Key("route")
-	w.String(route)
-	w.Key("v")
-	w.Int(1)
-	w.EndObject()
-	b, err := w.Result()
-	if err != nil {
-		return Sum{}, err
-	}
-	return sha256.Sum256(b), nil
 }
