@@ -401,9 +401,12 @@ func TestRules(t *testing.T) {
 			wantText: "cancelOrder changes state",
 		},
 		{
-			name:   "IDEM017 wait-timeout with reject",
-			mutate: func(c *Contract) { c.Concurrency = rtSet(ConcurrencyReject, 9); c.WaitTimeout = rtSet(2*time.Second, 20) },
-			want:   []rtFinding{{"IDEM017", 20}},
+			name: "IDEM017 wait-timeout with reject",
+			mutate: func(c *Contract) {
+				c.Concurrency = rtSet(ConcurrencyReject, 9)
+				c.WaitTimeout = rtSet(2*time.Second, 20)
+			},
+			want: []rtFinding{{"IDEM017", 20}},
 		},
 		{
 			name:   "IDEM017 quiet with the built-in wait-timeout",

@@ -1,0 +1,8 @@
+// Package explain renders the idempotency contracts of a loaded spec as a
+// Markdown document for reviewers (idemgen explain): one section per
+// annotated operation, written as plain consequences of the contract.
+//
+// It is a reporting stage after spec: it decides every sentence here and
+// hands them to the templates package, which only lays them out. It must
+// not import the generator or the runtime.
+package explain
