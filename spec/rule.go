@@ -57,7 +57,6 @@ func Rules() []Rule {
 		ruleMutationWithoutIdempotency,
 		ruleWaitTimeoutWithReject,
 		ruleOptionalKey,
-		ruleExcludeOutsideInclude,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

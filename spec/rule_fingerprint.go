@@ -9,8 +9,7 @@ import (
 )
 
 // The rules on fingerprint pointers: they must exist in the request schema,
-// unordered ones must be arrays, volatile fields must stay out, and
-// excludes must lie inside what is included.
+// unordered ones must be arrays, and volatile fields must stay out.
 
 var ruleFingerprintPointerMissing = Rule{
 	ID:       "IDEM001",
@@ -108,34 +107,6 @@ var ruleVolatileFingerprint = Rule{
 				r.report(f.Pos, path,
 					fmt.Sprintf("fingerprint.include %s takes in %s, which looks volatile: a client retry that sets it anew is refused with 422", f.Value, v),
 					fmt.Sprintf("add %s to fingerprint.exclude", v))
-			}
-		}
-	},
-}
-
-var ruleExcludeOutsideInclude = Rule{
-	ID:       "IDEM019",
-	Name:     "exclude-outside-include",
-	Severity: SeverityWarning,
-	Summary:  "a fingerprint exclude pointer outside every include pointer, which has no effect",
-	check: func(r *ruleRun) {
-		if r.c == nil || len(r.c.Fingerprint.Include) == 0 {
-			return
-		}
-		includes := parsedPointers(r.c.Fingerprint.Include)
-		for i, f := range r.c.Fingerprint.Exclude {
-			p, err := parsePointer(f.Value)
-			if err != nil {
-				continue
-			}
-			inside := false
-			for _, inc := range includes {
-				inside = inside || inc.covers(p)
-			}
-			if !inside {
-				r.report(f.Pos, fmt.Sprintf("x-idempotency.fingerprint.exclude[%d]", i),
-					fmt.Sprintf("fingerprint.exclude %s lies outside every include pointer, so it has no effect", f.Value),
-					"remove it, or include the field that contains it")
 			}
 		}
 	},

@@ -418,13 +418,6 @@ func TestRules(t *testing.T) {
 			want:   []rtFinding{{"IDEM018", 4}},
 		},
 		{
-			name: "IDEM019 exclude outside include",
-			mutate: func(c *Contract) {
-				c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/items"), Exclude: rtPtrs(21, "/items/*/quantity", "/note")}
-			},
-			want: []rtFinding{{"IDEM019", 22}},
-		},
-		{
 			name: "several findings sorted by line",
 			mutate: func(c *Contract) {
 				c.Retention = rtSet(time.Hour, 8)
