@@ -26,7 +26,7 @@ var ruleFingerprintPointerMissing = Rule{
 				if p, err := parsePointer(f.Value); err == nil && list.name == "include" && slices.Contains(p, "*") {
 					r.report(f.Pos, path,
 						fmt.Sprintf("fingerprint.include %s has a * wildcard, which include pointers do not take: the runtime refuses the contract", f.Value),
-						"include the whole array (such as /items) and exclude what is not significant (such as /items/*/note)")
+						"include the whole array, such as /items, and exclude what is not significant, such as /items/*/note")
 					continue
 				}
 				r.checkPointer(f, path, "fingerprint."+list.name)
@@ -146,7 +146,7 @@ func (r *ruleRun) checkPointer(f Field[string], path, what string) {
 	if res := resolve(body, p); res.status == lookupMissing {
 		r.report(f.Pos, path,
 			fmt.Sprintf("%s %s is not in the request schema: %s", what, f.Value, res.reason),
-			"fix the pointer to name a property of the request body (array elements: /items/*/sku)")
+			"name a property of the request body; address array elements as /items/*/sku")
 	}
 }
 

@@ -25,7 +25,7 @@ var ruleKeyHeaderUndocumented = Rule{
 		}
 		r.report(r.c.Key.Name.Pos, "x-idempotency.key.name",
 			fmt.Sprintf("the key header %s is not among the parameters of %s: clients and SDKs generated from the spec will not send it", name, r.opName()),
-			fmt.Sprintf("add a header parameter named %s (a shared components/parameters entry is usual)", name))
+			fmt.Sprintf("add a header parameter named %s, usually a $ref to a shared components/parameters entry", name))
 	},
 }
 
@@ -103,6 +103,6 @@ var ruleOptionalKey = Rule{
 		}
 		r.report(r.c.Key.Required.Pos, "x-idempotency.key.required",
 			fmt.Sprintf("the key of %s is optional: a request without one runs unprotected, and its retry applies the operation a second time", r.opName()),
-			"set key.required: true (a missing key then gets 400), unless clients that cannot send a key must be served")
+			"set key.required: true, so that a request without a key gets 400")
 	},
 }

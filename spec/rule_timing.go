@@ -24,7 +24,7 @@ var ruleRetentionShorterThanLease = Rule{
 		r.report(r.c.Retention.Pos, "x-idempotency.retention",
 			fmt.Sprintf("retention %s is shorter than the lease %s: the record can expire while an attempt still holds the operation, and a retry then runs it a second time",
 				FormatDuration(r.c.Retention.Value), FormatDuration(r.c.Lease.Value)),
-			"make retention at least as long as the lease (a day or more is usual)")
+			"make retention at least as long as the lease; a day or more is usual")
 	},
 }
 
@@ -40,7 +40,7 @@ var ruleRetentionUnderADay = Rule{
 		r.report(r.c.Retention.Pos, "x-idempotency.retention",
 			fmt.Sprintf("retention %s is shorter than 24h: clients and queues commonly retry for a day, and a retry after the stored response is gone gets 409 operation-expired instead of the result",
 				FormatDuration(r.c.Retention.Value)),
-			"use 24h or more (Stripe keeps keys for 24h)")
+			"use 24h or more, as Stripe does")
 	},
 }
 

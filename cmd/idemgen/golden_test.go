@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemgen/idemgen/generator"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output and remove stale cases")
+
+// goldenDir holds one directory of expected output per case, relative to
+// the repository root.
+const goldenDir = "testdata/golden"
+
+// checkArgsPrefix starts a spec's first line that gives extra check flags,
+// such as "# check-args: --require-mutations".
+const checkArgsPrefix = "# check-args:"
+
+// goldenCase is one spec the golden test runs idemgen on.
+type goldenCase struct {
+	name string
+	spec string
+	// checkArgs are extra flags for check, from the spec's first line.
+	checkArgs []string
+}
+
+// goldenCases lists every spec in testdata/specs and the orders example,
+// by case name.
+func goldenCases(t *testing.T) []goldenCase {
+	t.Helper()
+	var specs []string
+	for _, pattern := range []string{"testdata/specs/*.yaml", "testdata/specs/*.yml", "testdata/specs/*.json"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, m...)
+	}
+	slices.Sort(specs)
+	cases := []goldenCase{{name: "example-orders", spec: "examples/orders/openapi.yaml"}}
+	for _, s := range specs {
+		cases = append(cases, goldenCase{name: strings.TrimSuffix(filepath.Base(s), filepath.Ext(s)), spec: s})
+	}
+	for i := range cases {
+		data, err := os.ReadFile(cases[i].spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		if rest, ok := strings.CutPrefix(first, checkArgsPrefix); ok {
+			cases[i].checkArgs = strings.Fields(rest)
+		}
+	}
+	return cases
+}
+
+// runIdemgen runs idemgen in-process and returns what it printed and its
+// exit code.
+func runIdemgen(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// transcript records one run: stdout, then stderr under a marker when
+// there is any, then the exit code.
+func transcript(stdout, stderr string, code int) string {
+	var b strings.Builder
+	b.WriteString(stdout)
+	if stderr != "" {
+		b.WriteString("-- stderr --\n")
+		b.WriteString(stderr)
+	}
+	fmt.Fprintf(&b, "exit: %d\n", code)
+	return b.String()
+}
+
+// goldenOutputs runs check and, when the spec is usable, explain, and
+// returns the files that make up the case's expected output.
+func goldenOutputs(c goldenCase) map[string]string {
+	args := append(append([]string{"check", "--format", "text"}, c.checkArgs...), c.spec)
+	stdout, stderr, code := runIdemgen(args...)
+	files := map[string]string{"check.txt": transcript(stdout, stderr, code)}
+	if code == exitUnusable {
+		return files
+	}
+	stdout, stderr, code = runIdemgen("explain", c.spec)
+	files["explain.md"] = stdout
+	if stderr != "" || code != exitOK {
+		files["explain.err.txt"] = transcript("", stderr, code)
+	}
+	return files
+}
+
+// TestGolden runs idemgen check and explain on every spec in
+// testdata/specs and on examples/orders, and compares stdout, stderr and
+// the exit code with testdata/golden/<case>/. Run it from the repository
+// root's point of view, so paths in the output are relative and the same
+// on every machine.
+func TestGolden(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	cases := goldenCases(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := goldenOutputs(c)
+			dir := filepath.Join(goldenDir, c.name)
+			if *update {
+				writeGolden(t, dir, got)
+				return
+			}
+			compareGolden(t, dir, got)
+		})
+	}
+	if *update {
+		removeStale(t, cases)
+	}
+}
+
+// writeGolden replaces the case directory with the files.
+func writeGolden(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// compareGolden reports every file that differs from the case directory,
+// and every file there that the run no longer produces.
+func compareGolden(t *testing.T, dir string, got map[string]string) {
+	t.Helper()
+	names := make([]string, 0, len(got))
+	for name := range got {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%v\nrun: go test ./cmd/idemgen -run TestGolden -update", err)
+			continue
+		}
+		if diff := generator.Diff(path, "got", want, []byte(got[name])); diff != "" {
+			t.Errorf("%s differs:\n%s\nIf the new output is right, run: go test ./cmd/idemgen -run TestGolden -update", path, diff)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if _, ok := got[e.Name()]; !ok {
+			t.Errorf("%s is not produced any more; run: go test ./cmd/idemgen -run TestGolden -update", filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// removeStale deletes golden directories of cases that no longer exist.
+func removeStale(t *testing.T, cases []goldenCase) {
+	t.Helper()
+	entries, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || slices.ContainsFunc(cases, func(c goldenCase) bool { return c.name == e.Name() }) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(goldenDir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
