@@ -144,8 +144,9 @@ type reserializer struct {
 	// shuffleDepths: arrays at these depths are shuffled (they are
 	// unordered under the spec being tested); 0 is the top level.
 	shuffleDepths []int
-	// excludedName: members with this name at depths 1 and 2 get a random
-	// new value (they are excluded under the spec being tested).
+	// excludedName, unless empty: members with this name in objects at
+	// depths 0 and 1 (pointers /x and /*/x) get a random new value (they
+	// are excluded under the spec being tested).
 	excludedName string
 }
 
@@ -196,7 +197,7 @@ func (s *reserializer) value(v any, depth int) {
 			s.space()
 			s.buf = append(s.buf, ':')
 			e := v[k]
-			if k == s.excludedName && (depth == 0 || depth == 1) {
+			if s.excludedName != "" && k == s.excludedName && (depth == 0 || depth == 1) {
 				e = randValue(s.r, 1)
 			}
 			s.value(e, depth+1)
@@ -252,6 +253,9 @@ func (s *reserializer) number(f float64) {
 			exp -= shift
 		default: // point inside the digits plus trailing fraction zeros
 			p := 1 + s.r.IntN(len(digits))
+			if p == len(digits) {
+				shift++ // a fraction needs a digit
+			}
 			s.buf = append(s.buf, digits[:p]...)
 			s.buf = append(s.buf, '.')
 			s.buf = append(s.buf, digits[p:]...)
