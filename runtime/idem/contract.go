@@ -136,8 +136,12 @@ func (c *Contract) lockTimeout() time.Duration {
 }
 
 // retryAfter is the Retry-After advice, in whole seconds, of a 409 for an
-// operation still in progress.
+// operation still in progress: the wait-timeout under wait (the first
+// request has already run that long), one second under reject.
 func (c *Contract) retryAfter() time.Duration {
+	if c.Concurrency == ConcurrencyReject {
+		return time.Second
+	}
 	d := c.WaitTimeout.Round(time.Second)
 	if d < time.Second {
 		d = time.Second
