@@ -1,10 +1,12 @@
 package spec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
@@ -28,7 +30,7 @@ type source struct {
 // a positioned *Error.
 func parseSource(file string, data []byte) (*source, error) {
 	var doc yaml.Node
-	if err := yaml.Load(data, &doc); err != nil {
+	if err := yaml.Load(yamlEscapes(data), &doc); err != nil {
 		return nil, yamlError(file, err)
 	}
 	src := &source{file: file, data: data}
@@ -161,7 +163,7 @@ func kindName(n *yaml.Node) string {
 func byteOffset(data []byte, line, col int) int {
 	off := 0
 	for l := 1; l < line; l++ {
-		i := strings.IndexByte(string(data[off:]), '\n')
+		i := bytes.IndexByte(data[off:], '\n')
 		if i < 0 {
 			return -1
 		}
@@ -207,4 +209,64 @@ func duplicateKeys(src *source) ErrorList {
 		walk(src.root)
 	}
 	return errs
+}
+
+// yamlEscapes rewrites the JSON escapes of UTF-16 surrogates, which JSON
+// allows and YAML does not, so a JSON file with "\\ud83d\\udc4d" in a string
+// parses: a pair becomes the equivalent 8-digit \\U escape, a lone surrogate
+// \\ufffd. It returns data itself when there is nothing to rewrite. A
+// rewritten pair is two bytes shorter, so columns after it on its line
+// shift by two in the node tree; line numbers do not change.
+func yamlEscapes(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`\u`)) {
+		return data
+	}
+	var out []byte
+	last := 0
+	for i := 0; i+6 <= len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if data[i+1] != 'u' {
+			i++ // skip the escaped character, which may be a backslash
+			continue
+		}
+		hi, ok := hex4(data[i+2 : i+6])
+		if !ok || hi < 0xD800 || hi > 0xDFFF {
+			i += 5
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(data))
+		}
+		out = append(out, data[last:i]...)
+		if lo, ok := lowSurrogate(data[i+6:]); ok && hi <= 0xDBFF {
+			r := utf16.DecodeRune(rune(hi), rune(lo))
+			out = fmt.Appendf(out, `\U%08X`, r)
+			last = i + 12
+		} else {
+			out = append(out, `\uFFFD`...)
+			last = i + 6
+		}
+		i = last - 1
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[last:]...)
+}
+
+// lowSurrogate reads a \\uDC00-\\uDFFF escape at the start of b.
+func lowSurrogate(b []byte) (uint16, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	v, ok := hex4(b[2:6])
+	return v, ok && v >= 0xDC00 && v <= 0xDFFF
+}
+
+// hex4 parses four hexadecimal digits.
+func hex4(b []byte) (uint16, bool) {
+	v, err := strconv.ParseUint(string(b), 16, 16)
+	return uint16(v), err == nil
 }
