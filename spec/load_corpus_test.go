@@ -75,7 +75,7 @@ func TestLoadCorpus(t *testing.T) {
 		"POST /v2/online-checkout/payment-links",
 	}
 	wantBlocked := map[string][]string{
-		"square-api.json":            {"PUT /v2/vendors/{vendor_id} OAS002"},
+		"square-api.json": {"PUT /v2/vendors/{vendor_id} OAS002"},
 	}
 	for _, op := range catalog {
 		wantBlocked["square-api.2025-08-19.json"] = append(wantBlocked["square-api.2025-08-19.json"],
