@@ -1,0 +1,75 @@
+package generator
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
+
+// name gives every pending declaration, struct field and enum constant its
+// final name, in an order that makes the result independent of how the
+// operations were given:
+//
+//  1. component schemas, sorted by $ref, so a component keeps its own name
+//     whatever else wants it;
+//  2. inline schemas, in discovery order (operations by path and method,
+//     request before response, properties by name, depth first);
+//  3. the fields of each struct, by JSON name, in a namespace of their own
+//     that holds the struct's methods;
+//  4. enum constants, by type name and then in the schema's order, after
+//     every type, so a type never yields to a constant (Stripe's
+//     SourceTypeAchCreditTransfer is both a schema and a value of
+//     source_type).
+//
+// Every step uses Namespace.Unique: a later source that wants a taken name
+// gets the next free numbered one.
+func (p *typePlanner) name() {
+	names := p.plan.Names
+	var comps, inline []*pendingDecl
+	for _, pd := range p.pending {
+		if pd.component != "" {
+			comps = append(comps, pd)
+		} else {
+			inline = append(inline, pd)
+		}
+	}
+	slices.SortStableFunc(comps, func(a, b *pendingDecl) int { return cmp.Compare(a.component, b.component) })
+	for i, pd := range append(comps, inline...) {
+		pd.decl.Name = names.Unique(pd.want, "type "+strconv.Itoa(i)+" "+pd.decl.Source, pd.decl.Pos)
+		p.plan.Decls = append(p.plan.Decls, pd.decl)
+	}
+	for _, pd := range p.pending {
+		fields := NewNamespace()
+		fields.Reserve("a method", append([]string{formMethod}, p.opts.StructMethods...)...)
+		for i, f := range pd.decl.Fields {
+			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName, f.Pos)
+		}
+	}
+	slices.SortFunc(p.plan.Decls, func(a, b *TypeDecl) int { return cmp.Compare(a.Name, b.Name) })
+	for _, d := range p.plan.Decls {
+		for _, c := range d.Consts {
+			c.Name = names.Unique(d.Name+GoName(c.Value), "const "+d.Name+" "+strconv.Quote(c.Value), d.Pos)
+		}
+	}
+}
+
+// markForm sets Form on every declaration a form request body reaches.
+func (p *typePlanner) markForm() {
+	for _, ot := range p.plan.Operations {
+		if ot.Request != nil && ot.Request.MediaType == MediaForm {
+			markForm(ot.Request.Type)
+		}
+	}
+}
+
+func markForm(t *GoType) {
+	switch {
+	case t.Elem != nil:
+		markForm(t.Elem)
+	case t.Decl != nil && !t.Decl.Form:
+		t.Decl.Form = true
+		for _, f := range t.Decl.Fields {
+			markForm(f.Type)
+		}
+	}
+}

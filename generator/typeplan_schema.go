@@ -1,0 +1,339 @@
+package generator
+
+import (
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// typeOf plans the Go type of a schema; h names it when it needs a
+// declaration of its own.
+func (p *typePlanner) typeOf(ref *openapi3.SchemaRef, h hint) *GoType {
+	if ref == nil || ref.Value == nil {
+		return &GoType{Kind: TypeRaw}
+	}
+	if _, name, ok := strings.Cut(ref.Ref, componentPrefix); ok {
+		return p.component(ref.Ref, name, ref.Value)
+	}
+	return p.inline(ref.Value, h)
+}
+
+// component plans a schema under components/schemas once and shares its
+// type with every operation that uses it.
+func (p *typePlanner) component(ref, name string, s *openapi3.Schema) *GoType {
+	if t, ok := p.bySchema[s]; ok {
+		return t
+	}
+	if p.building[s] {
+		// A schema that contains itself without passing through an
+		// object (an array of itself): only raw JSON terminates.
+		return &GoType{Kind: TypeRaw}
+	}
+	p.building[s] = true
+	t := p.inline(s, hint{name: GoName(name), source: "schema " + ref, component: ref})
+	delete(p.building, s)
+	p.bySchema[s] = t
+	return t
+}
+
+// inline plans a schema that is not a component reference.
+func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
+	if x, ok := s.Extensions["x-go-type"]; ok {
+		return p.external(s, x)
+	}
+	if len(s.AllOf) > 0 {
+		if len(s.AllOf) == 1 && len(s.Properties) == 0 {
+			return p.typeOf(s.AllOf[0], h)
+		}
+		return p.structOf(s, h)
+	}
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		branches := nonNull(append(slices.Clone(s.OneOf), s.AnyOf...))
+		if len(branches) == 1 && len(s.Properties) == 0 {
+			return p.typeOf(branches[0], h)
+		}
+		return &GoType{Kind: TypeRaw}
+	}
+	typ := schemaType(s)
+	if typ == "" {
+		switch {
+		case len(s.Properties) > 0:
+			typ = openapi3.TypeObject
+		case s.Items != nil:
+			typ = openapi3.TypeArray
+		case stringEnum(s) != nil:
+			typ = openapi3.TypeString
+		case s.AdditionalProperties.Schema != nil:
+			typ = openapi3.TypeObject
+		}
+	}
+	switch typ {
+	case openapi3.TypeString:
+		switch {
+		case stringEnum(s) != nil:
+			return p.enumOf(s, h)
+		case s.Format == "date-time":
+			return &GoType{Kind: TypeTime, Format: s.Format}
+		}
+		return &GoType{Kind: TypeString, Format: s.Format}
+	case openapi3.TypeInteger:
+		if s.Format == "int32" {
+			return &GoType{Kind: TypeInt32, Format: s.Format}
+		}
+		return &GoType{Kind: TypeInt64, Format: s.Format}
+	case openapi3.TypeNumber:
+		return &GoType{Kind: TypeFloat64, Format: s.Format}
+	case openapi3.TypeBoolean:
+		return &GoType{Kind: TypeBool}
+	case openapi3.TypeArray:
+		return &GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}
+	case openapi3.TypeObject:
+		if len(s.Properties) > 0 {
+			return p.structOf(s, h)
+		}
+		if ap := s.AdditionalProperties.Schema; ap != nil {
+			return &GoType{Kind: TypeMap, Elem: p.elemType(ap, h.child("Value", "value"))}
+		}
+	}
+	return &GoType{Kind: TypeRaw}
+}
+
+// elemType plans an array element or map value, a pointer when it may be
+// null.
+func (p *typePlanner) elemType(ref *openapi3.SchemaRef, h hint) *GoType {
+	t := p.typeOf(ref, h)
+	if nullable(ref) && hasNoNil(t) {
+		return &GoType{Kind: TypePointer, Elem: t}
+	}
+	return t
+}
+
+// structOf declares a struct with the properties of s and of everything
+// its allOf merges in.
+func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
+	decl := &TypeDecl{Kind: DeclStruct, Source: h.source, Component: h.component, Pos: p.pos(s.Origin, p.zeroPos())}
+	if h.component == "" {
+		decl.Owner = h.owner
+	}
+	t := &GoType{Kind: TypeDeclared, Decl: decl}
+	pd := &pendingDecl{decl: decl, want: h.name, component: h.component}
+	p.pending = append(p.pending, pd)
+	if h.component != "" {
+		p.bySchema[s] = t
+	}
+	props := map[string]*openapi3.SchemaRef{}
+	required := map[string]bool{}
+	collectProperties(s, props, required, map[*openapi3.Schema]bool{})
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	p.open[decl] = true
+	for _, name := range names {
+		ref := props[name]
+		f := &StructField{
+			JSONName: name,
+			Required: required[name],
+			Nullable: nullable(ref),
+			Pos:      p.propertyPos(ref, decl.Pos),
+		}
+		f.Type = p.fieldType(p.typeOf(ref, h.child(GoName(name), "property "+name)), f)
+		if !validTagName(name) {
+			p.errorf(f.Pos, "property name "+strconv.Quote(name)+" of "+h.source+" cannot be a JSON struct tag")
+		}
+		decl.Fields = append(decl.Fields, f)
+		pd.fields = append(pd.fields, GoName(name))
+	}
+	delete(p.open, decl)
+	return t
+}
+
+// fieldType is t as a field holds it: behind a pointer when the field may
+// be absent or null, or when it would make a struct contain itself.
+// Slices, maps and raw JSON have their own nil and stay as they are.
+func (p *typePlanner) fieldType(t *GoType, f *StructField) *GoType {
+	if !hasNoNil(t) {
+		return t
+	}
+	if !f.Required || f.Nullable || (t.Kind == TypeDeclared && p.open[t.Decl]) {
+		return &GoType{Kind: TypePointer, Elem: t}
+	}
+	return t
+}
+
+// enumOf declares a string type for a string enum.
+func (p *typePlanner) enumOf(s *openapi3.Schema, h hint) *GoType {
+	decl := &TypeDecl{Kind: DeclEnum, Source: h.source, Component: h.component, Pos: p.pos(s.Origin, p.zeroPos())}
+	if h.component == "" {
+		decl.Owner = h.owner
+	}
+	seen := map[string]bool{}
+	for _, v := range stringEnum(s) {
+		if !seen[v] {
+			seen[v] = true
+			decl.Consts = append(decl.Consts, &EnumConst{Value: v})
+		}
+	}
+	p.pending = append(p.pending, &pendingDecl{decl: decl, want: h.name, component: h.component})
+	return &GoType{Kind: TypeDeclared, Decl: decl, Format: s.Format}
+}
+
+// external binds a schema to an existing type with x-go-type and, when the
+// value does not carry it, the import path in x-go-type-import.
+func (p *typePlanner) external(s *openapi3.Schema, x any) *GoType {
+	pos := p.pos(s.Origin, p.zeroPos())
+	value, ok := x.(string)
+	if !ok {
+		p.errorf(pos, "x-go-type: want a string such as github.com/google/uuid.UUID")
+		return &GoType{Kind: TypeRaw}
+	}
+	ext := &ExternalType{Name: value}
+	if i := strings.LastIndexByte(value, '.'); i >= 0 {
+		ext.Path, ext.Name = value[:i], value[i+1:]
+		if imp, ok := s.Extensions["x-go-type-import"].(map[string]any); ok && !strings.Contains(ext.Path, "/") {
+			if path, ok := imp["path"].(string); ok {
+				ext.Path = path
+			}
+		}
+	}
+	if !token.IsIdentifier(ext.Name) || !token.IsExported(ext.Name) && ext.Path != "" || ext.Path == "" && !predeclared[ext.Name] || !validImportPath(ext.Path) {
+		p.errorf(pos, "x-go-type: "+strconv.Quote(value)+" is not a Go type name (want a predeclared type such as string, or importpath.Name such as github.com/google/uuid.UUID)")
+		return &GoType{Kind: TypeRaw}
+	}
+	return &GoType{Kind: TypeExternal, External: ext}
+}
+
+// validImportPath reports whether path is empty or a plausible import
+// path: non-empty slash-separated elements without spaces or quotes.
+func validImportPath(path string) bool {
+	if path == "" {
+		return true
+	}
+	for _, elem := range strings.Split(path, "/") {
+		if elem == "" || strings.ContainsAny(elem, " \t\"`\\") {
+			return false
+		}
+	}
+	return true
+}
+
+// collectProperties gathers the properties and required names of s and of
+// the schemas its allOf lists, the schema's own properties winning.
+func collectProperties(s *openapi3.Schema, props map[string]*openapi3.SchemaRef, required map[string]bool, seen map[*openapi3.Schema]bool) {
+	if seen[s] {
+		return
+	}
+	seen[s] = true
+	for _, part := range s.AllOf {
+		if part != nil && part.Value != nil {
+			collectProperties(part.Value, props, required, seen)
+		}
+	}
+	for name, ref := range s.Properties {
+		props[name] = ref
+	}
+	for _, name := range s.Required {
+		required[name] = true
+	}
+}
+
+// schemaType returns the one non-null type s declares, or "" when it
+// declares none or several.
+func schemaType(s *openapi3.Schema) string {
+	if s.Type == nil {
+		return ""
+	}
+	var found string
+	for _, t := range s.Type.Slice() {
+		if t == openapi3.TypeNull {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = t
+	}
+	return found
+}
+
+// stringEnum returns the values of a string enum, or nil when s has no
+// enum or one with values that are not strings.
+func stringEnum(s *openapi3.Schema) []string {
+	if len(s.Enum) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(s.Enum))
+	for _, v := range s.Enum {
+		str, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, str)
+	}
+	return out
+}
+
+// nullable reports whether a schema allows null: nullable: true (3.0), a
+// null type (3.1), or a null branch of oneOf or anyOf.
+func nullable(ref *openapi3.SchemaRef) bool {
+	if ref == nil || ref.Value == nil {
+		return false
+	}
+	s := ref.Value
+	if s.Nullable || s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
+		return true
+	}
+	for _, b := range append(slices.Clone(s.OneOf), s.AnyOf...) {
+		if isNull(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// nonNull drops the branches that only allow null.
+func nonNull(refs openapi3.SchemaRefs) openapi3.SchemaRefs {
+	var out openapi3.SchemaRefs
+	for _, r := range refs {
+		if !isNull(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func isNull(r *openapi3.SchemaRef) bool {
+	return r != nil && r.Value != nil && r.Value.Type != nil && r.Value.Type.Is(openapi3.TypeNull)
+}
+
+// hasNoNil reports whether t needs a pointer to be absent.
+func hasNoNil(t *GoType) bool {
+	switch t.Kind {
+	case TypeSlice, TypeMap, TypeRaw, TypePointer:
+		return false
+	}
+	return true
+}
+
+// validTagName reports whether encoding/json accepts name as the name in a
+// struct tag (it silently falls back to the Go name otherwise).
+func validTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r > 0x7f && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+		default:
+			return false
+		}
+	}
+	return true
+}
