@@ -1,0 +1,94 @@
+package idem_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/pgstore"
+)
+
+// Must show 7: with a fake clock, a retry after retention gets
+// operation-expired and runs nothing, before and after the sweeper made
+// the record a tombstone; after the tombstone period the record is gone.
+func TestRetentionAndTombstone(t *testing.T) {
+	d := newDB(t)
+	clock := idemtest.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := orderContract()
+	c.Retention = time.Hour
+	c.Tombstone = 24 * time.Hour
+	rec := &recorder{}
+	var calls int
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := idem.NewHandler(exec, c, tenantScope, countCalls(&calls, createOrder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"customer":"c-1","amount":1}`
+	ctx := context.Background()
+	sweep := func(want pgstore.SweepResult) {
+		t.Helper()
+		got, err := exec.Sweep(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sweep at %v (-want +got):\n%s", clock.Now(), diff)
+		}
+	}
+	expired := func(when string) {
+		t.Helper()
+		r := post(h, "tenant-a", "old-1", body)
+		if r.Status != http.StatusConflict || problemType(t, r) != idem.ProblemExpired {
+			t.Fatalf("%s: status %d body %s, want 409 operation-expired", when, r.Status, r.Body)
+		}
+		if calls != 1 {
+			t.Fatalf("%s: business ran %d times, want 1", when, calls)
+		}
+	}
+
+	if r := post(h, "tenant-a", "old-1", body); r.Status != http.StatusCreated {
+		t.Fatalf("first: status %d body %s", r.Status, r.Body)
+	}
+	clock.Advance(time.Hour - time.Second)
+	sweep(pgstore.SweepResult{})
+	if r := post(h, "tenant-a", "old-1", body); r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("within retention: status %d body %s, want a replay", r.Status, r.Body)
+	}
+	clock.Advance(time.Second)
+	expired("at the end of retention, not yet swept")
+	sweep(pgstore.SweepResult{Tombstoned: 1})
+	if n := d.count(t, `SELECT count(*) FROM idempotency_record WHERE state = 'tombstone'
+		AND response_body IS NULL AND response_headers IS NULL AND response_status IS NULL`); n != 1 {
+		t.Fatalf("%d compact tombstones, want 1", n)
+	}
+	expired("as a tombstone")
+	clock.Advance(24*time.Hour - time.Second)
+	sweep(pgstore.SweepResult{})
+	expired("at the end of the tombstone period")
+	clock.Advance(time.Second)
+	sweep(pgstore.SweepResult{Deleted: 1})
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record"); n != 0 {
+		t.Errorf("%d records after the tombstone period, want none", n)
+	}
+	if n := d.count(t, "SELECT count(*) FROM orders"); n != 1 {
+		t.Errorf("%d orders, want 1", n)
+	}
+	var sawExpired int
+	for _, k := range rec.kinds() {
+		if k == idem.EventExpired {
+			sawExpired++
+		}
+	}
+	if sawExpired != 3 {
+		t.Errorf("%d expired events, want 3", sawExpired)
+	}
+}
