@@ -9,42 +9,50 @@ import (
 // Exclude and Unordered pointers.
 const wildcard = "*"
 
-// parsePointer splits an RFC 6901 JSON pointer into unescaped tokens.
-func parsePointer(p string) ([]string, error) {
+// Pointers are walked as strings, token by token, so that fingerprinting
+// allocates nothing for them; only a token with a ~ escape is copied.
+
+// checkPointer reports whether p is an RFC 6901 JSON pointer, and whether it
+// has a wildcard token when wildcards are not allowed.
+func checkPointer(p string, wildcards bool) error {
 	if p == "" {
-		return nil, nil
+		return nil
 	}
 	if p[0] != '/' {
-		return nil, fmt.Errorf("%w: pointer %q does not start with '/'", ErrInvalidSpec, p)
+		return fmt.Errorf("%w: pointer %q does not start with '/'", ErrInvalidSpec, p)
 	}
-	tokens := strings.Split(p[1:], "/")
-	for i, t := range tokens {
-		if !strings.Contains(t, "~") {
-			continue
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return fmt.Errorf("%w: pointer %q has an escape other than ~0 or ~1", ErrInvalidSpec, p)
 		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1') {
-				return nil, fmt.Errorf("%w: pointer %q has an escape other than ~0 or ~1", ErrInvalidSpec, p)
-			}
-			if t[j+1] == '0' {
-				b.WriteByte('~')
-			} else {
-				b.WriteByte('/')
-			}
-			j++
-		}
-		tokens[i] = b.String()
 	}
-	return tokens, nil
+	if !wildcards {
+		for rest := p; rest != ""; {
+			var t string
+			if t, rest = nextToken(rest); t == wildcard {
+				return fmt.Errorf("%w: include pointer %q has a wildcard", ErrInvalidSpec, p)
+			}
+		}
+	}
+	return nil
 }
 
-// arrayIndex reads an RFC 6901 array index: "0" or digits without a leading
-// zero. "-" and anything else address no element.
+// nextToken splits the first token, unescaped, off a non-empty valid
+// pointer.
+func nextToken(p string) (token, rest string) {
+	p = p[1:]
+	token, rest = p, ""
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		token, rest = p[:i], p[i:]
+	}
+	if strings.IndexByte(token, '~') >= 0 {
+		token = strings.NewReplacer("~1", "/", "~0", "~").Replace(token)
+	}
+	return token, rest
+}
+
+// arrayIndex reads an RFC 6901 array index below n: "0" or digits without a
+// leading zero. "-" and anything else address no element.
 func arrayIndex(t string, n uint32) (uint32, bool) {
 	if t == "" || len(t) > 10 || (len(t) > 1 && t[0] == '0') {
 		return 0, false
@@ -88,31 +96,34 @@ func (d *document) child(n *node, t string) *node {
 	return nil
 }
 
-// mark sets flag on every node that tokens address from n, expanding
+// mark sets flag on every node that pointer p addresses from n, expanding
 // wildcards.
-func (d *document) mark(n *node, tokens []string, flag uint8) {
-	if len(tokens) == 0 {
+func (d *document) mark(n *node, p string, flag uint8) {
+	if p == "" {
 		n.flags |= flag
 		return
 	}
-	if tokens[0] == wildcard && (n.kind == kindObject || n.kind == kindArray) {
+	t, rest := nextToken(p)
+	if t == wildcard && (n.kind == kindObject || n.kind == kindArray) {
 		for i := range d.children(n) {
-			d.mark(&d.nodes[n.off+uint32(i)], tokens[1:], flag)
+			d.mark(&d.nodes[n.off+uint32(i)], rest, flag)
 		}
 		return
 	}
-	if c := d.child(n, tokens[0]); c != nil {
-		d.mark(c, tokens[1:], flag)
+	if c := d.child(n, t); c != nil {
+		d.mark(c, rest, flag)
 	}
 }
 
-// resolve returns the node that tokens address from n, or nil when there is
-// none or the path passes through an excluded node.
-func (d *document) resolve(n *node, tokens []string) *node {
-	for _, t := range tokens {
+// resolve returns the node that pointer p addresses from n, or nil when
+// there is none or the path passes through an excluded node.
+func (d *document) resolve(n *node, p string) *node {
+	for p != "" {
 		if n.flags&flagExcluded != 0 {
 			return nil
 		}
+		var t string
+		t, p = nextToken(p)
 		if n = d.child(n, t); n == nil {
 			return nil
 		}

@@ -32,74 +32,38 @@ type Sum [32]byte
 // String returns s in lowercase hex.
 func (s Sum) String() string { return hex.EncodeToString(s[:]) }
 
-// compiledSpec is a Spec with its pointers parsed.
-type compiledSpec struct {
-	include   []string   // pointers as written, sorted in member order, unique
-	includeTs [][]string // their tokens, in the same order
-	exclude   [][]string
-	unordered [][]string
-	limit     int
-}
-
 // Validate reports the first malformed pointer in s, wrapping
 // [ErrInvalidSpec]. [Spec.Sum] makes the same checks on every call; Validate
 // lets a service fail at start-up instead.
 func (s Spec) Validate() error {
-	_, err := s.compile()
-	return err
-}
-
-func (s Spec) compile() (compiledSpec, error) {
-	c := compiledSpec{limit: s.MaxBodySize}
-	if c.limit <= 0 {
-		c.limit = MaxBodySize
-	}
-	if len(s.Include) > 0 {
-		c.include = SortKeys(s.Include)
-		c.include = slices.Compact(c.include)
-		for _, p := range c.include {
-			ts, err := parsePointer(p)
-			if err != nil {
-				return c, err
-			}
-			if slices.Contains(ts, wildcard) {
-				return c, fmt.Errorf("%w: include pointer %q has a wildcard", ErrInvalidSpec, p)
-			}
-			c.includeTs = append(c.includeTs, ts)
+	for _, p := range s.Include {
+		if err := checkPointer(p, false); err != nil {
+			return err
 		}
 	}
-	var err error
-	if c.exclude, err = parsePointers(s.Exclude); err != nil {
-		return c, err
-	}
-	if c.unordered, err = parsePointers(s.Unordered); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-func parsePointers(ps []string) ([][]string, error) {
-	out := make([][]string, 0, len(ps))
-	for _, p := range ps {
-		ts, err := parsePointer(p)
-		if err != nil {
-			return nil, err
+	for _, ps := range [][]string{s.Exclude, s.Unordered} {
+		for _, p := range ps {
+			if err := checkPointer(p, true); err != nil {
+				return err
+			}
 		}
-		out = append(out, ts)
 	}
-	return out, nil
+	return nil
 }
 
 // Sum returns the fingerprint of r under s. Errors wrap [ErrBodyTooLarge],
 // [ErrInvalidJSON] (the body), [ErrInvalidSpec] or [ErrInvalidValue] (method,
 // route or path parameters that are not valid UTF-8).
 func (s Spec) Sum(r Request) (Sum, error) {
-	c, err := s.compile()
-	if err != nil {
+	if err := s.Validate(); err != nil {
 		return Sum{}, err
 	}
-	if len(r.Body) > c.limit {
-		return Sum{}, fmt.Errorf("%w: %d bytes, limit %d", ErrBodyTooLarge, len(r.Body), c.limit)
+	limit := s.MaxBodySize
+	if limit <= 0 {
+		limit = MaxBodySize
+	}
+	if len(r.Body) > limit {
+		return Sum{}, fmt.Errorf("%w: %d bytes, limit %d", ErrBodyTooLarge, len(r.Body), limit)
 	}
 	if len(r.Body) == 0 {
 		return SumCanonical(r.Method, r.Route, r.PathParams, nil)
@@ -109,13 +73,13 @@ func (s Spec) Sum(r Request) (Sum, error) {
 	if err := d.parse(r.Body); err != nil {
 		return Sum{}, err
 	}
-	for _, ts := range c.exclude {
-		d.mark(&d.root, ts, flagExcluded)
+	for _, p := range s.Exclude {
+		d.mark(&d.root, p, flagExcluded)
 	}
-	for _, ts := range c.unordered {
-		d.mark(&d.root, ts, flagUnordered)
+	for _, p := range s.Unordered {
+		d.mark(&d.root, p, flagUnordered)
 	}
-	d.out = d.appendSelection(d.out[:0], c)
+	d.out = d.appendSelection(d.out[:0], s.Include)
 	if len(d.out) == 0 {
 		return SumCanonical(r.Method, r.Route, r.PathParams, nil)
 	}
@@ -125,21 +89,25 @@ func (s Spec) Sum(r Request) (Sum, error) {
 // appendSelection renders the body part of the envelope: the whole document,
 // or, with include pointers, {"<pointer>":[value] or [] ...}. An excluded
 // root without include pointers renders nothing.
-func (d *document) appendSelection(dst []byte, c compiledSpec) []byte {
-	if len(c.include) == 0 {
+func (d *document) appendSelection(dst []byte, include []string) []byte {
+	if len(include) == 0 {
 		if d.root.flags&flagExcluded != 0 {
 			return dst
 		}
 		return d.appendValue(dst, &d.root)
 	}
+	var buf [16]string
+	sorted := append(buf[:0], include...)
+	slices.SortFunc(sorted, compareUTF16[string, string])
+	sorted = slices.Compact(sorted)
 	dst = append(dst, '{')
-	for i, p := range c.include {
+	for i, p := range sorted {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = appendString(dst, p)
 		dst = append(dst, ':', '[')
-		if n := d.resolve(&d.root, c.includeTs[i]); n != nil {
+		if n := d.resolve(&d.root, p); n != nil {
 			dst = d.appendValue(dst, n)
 		}
 		dst = append(dst, ']')
