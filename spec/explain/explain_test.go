@@ -1,0 +1,187 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/idemgen/idemgen/spec"
+)
+
+// explainSpec has one operation per contract shape the sentences cover.
+const explainSpec = `openapi: 3.0.3
+info: {title: explain, version: "1"}
+paths:
+  /events:
+    post:
+      operationId: receiveEvent
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [event_id]
+              properties:
+                event_id: {type: string}
+                sent_at: {type: string}
+                tags: {type: array, items: {type: string}}
+      responses:
+        "204": {description: ok}
+      x-idempotency:
+        key: {in: body, name: /event_id, required: false, max-length: 64}
+        fingerprint:
+          exclude: [/sent_at]
+          unordered: [/tags]
+        retention: 7d
+        tombstone: 90d
+        concurrency: reject
+        store-failures: [409, 422]
+        mode: phased
+        lease: 2m
+        effects:
+          - {name: notify, on-unknown: retry}
+          - {name: settle, on-unknown: verify}
+          - {name: charge, on-unknown: halt}
+  /orders/{shop}/{id}:
+    delete:
+      operationId: deleteOrder
+      parameters:
+        - {name: shop, in: path, required: true, schema: {type: string}}
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: Idempotency-Key, in: header, schema: {type: string}}
+      responses:
+        "204": {description: ok}
+      x-idempotency:
+        scope: [tenant, account]
+        replay: current
+    put:
+      operationId: putOrder
+      parameters:
+        - {name: shop, in: path, required: true, schema: {type: string}}
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "204": {description: ok}
+`
+
+func loadExplainDoc(t *testing.T) *spec.Document {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "explain.yaml")
+	if err := os.WriteFile(path, []byte(explainSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := spec.Load(context.Background(), path, spec.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// item returns the text of the labelled item of the section.
+func item(t *testing.T, s Section, label string) string {
+	t.Helper()
+	for _, it := range s.Items {
+		if it.Label == label {
+			return it.Text
+		}
+	}
+	t.Fatalf("section %q has no item %q", s.Title, label)
+	return ""
+}
+
+func TestBuild(t *testing.T) {
+	r := Build(loadExplainDoc(t))
+	if diff := cmp.Diff([]string{"`PUT /orders/{shop}/{id}`"}, r.Unprotected); diff != "" {
+		t.Errorf("Unprotected (-want +got):\n%s", diff)
+	}
+	if want := "2 of 3 operations carry an idempotency contract."; r.Summary != want {
+		t.Errorf("Summary = %q, want %q", r.Summary, want)
+	}
+	if len(r.Sections) != 2 {
+		t.Fatalf("got %d sections, want 2", len(r.Sections))
+	}
+	events, orders := r.Sections[0], r.Sections[1]
+	if events.Title != "receiveEvent — POST /events" || orders.Title != "deleteOrder — DELETE /orders/{shop}/{id}" {
+		t.Errorf("titles %q, %q", events.Title, orders.Title)
+	}
+	tests := []struct {
+		section Section
+		label   string
+		want    []string
+	}{
+		{events, "Retry", []string{"the same `event_id` body field", "The key is optional", "longer than 64 characters"}},
+		{events, "Scope", []string{"Keys are global"}},
+		{events, "Significant fields", []string{"the whole request body, leaving out `sent_at`, with `tags` compared in any order"}},
+		{events, "Replay", []string{"A retry within 7 days with the same `event_id` body field and the same body apart from `sent_at` returns the first response, byte for byte"}},
+		{events, "Expiry", []string{"After 7 days", "refused for 90 days with 409 `operation-expired`"}},
+		{events, "Concurrent duplicate", []string{"gets 409 with `Retry-After` at once"}},
+		{events, "Failures", []string{"Responses with status 409 or 422 are stored"}},
+		{events, "Mode", []string{"Phased", "lease of 2m"}},
+		{orders, "Retry", []string{"the same `Idempotency-Key` header", "The key is required", "longer than 255 characters"}},
+		{orders, "Scope", []string{"Keys are per `tenant` and `account`; a key sent under another tenant or account never matches"}},
+		{orders, "Significant fields", []string{"no request body; the path parameters `shop` and `id` and the key identify it"}},
+		{orders, "Replay", []string{"A retry within 24h with the same `Idempotency-Key` header and the same `shop` and `id` in the path returns the current state of the resource"}},
+		{orders, "Concurrent duplicate", []string{"waits up to 5s"}},
+		{orders, "Failures", []string{"Only successful responses are stored"}},
+		{orders, "Mode", []string{"Atomic"}},
+		{orders, "Effects", []string{"None declared."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.section.Title+"/"+tt.label, func(t *testing.T) {
+			got := item(t, tt.section, tt.label)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s: %q\ndoes not contain %q", tt.label, got, w)
+				}
+			}
+		})
+	}
+	wantEffects := []string{"`notify`: when its outcome is unknown, it is repeated", "`settle`: when its outcome is unknown, the provider is asked first", "`charge`: when its outcome is unknown, nothing is repeated"}
+	if len(events.Effects) != len(wantEffects) {
+		t.Fatalf("effects %q", events.Effects)
+	}
+	for i, w := range wantEffects {
+		if !strings.HasPrefix(events.Effects[i], w) {
+			t.Errorf("effect %d = %q, want prefix %q", i, events.Effects[i], w)
+		}
+	}
+}
+
+func TestBuildBlocked(t *testing.T) {
+	doc := loadExplainDoc(t)
+	defect := spec.Diagnostic{Pos: spec.Position{File: "explain.yaml", Line: 3, Col: 5}, Rule: "OAS001", Message: "dangling $ref"}
+	doc.Operations[0].Blocked = []spec.Diagnostic{defect}
+	var b bytes.Buffer
+	if err := Render(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "> **Not generated:** explain.yaml:3:5: dangling $ref\n") {
+		t.Errorf("blocked operation not marked:\n%s", b.String())
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	doc := loadExplainDoc(t)
+	var first, second bytes.Buffer
+	if err := Render(&first, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(&second, doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(first.String(), second.String()); diff != "" {
+		t.Errorf("two renders differ (-first +second):\n%s", diff)
+	}
+	out := first.String()
+	if !strings.HasPrefix(out, "# Idempotency contracts: `") || !strings.HasSuffix(out, "\n") || strings.Contains(out, "\n\n\n") {
+		t.Errorf("malformed Markdown:\n%s", out)
+	}
+	for _, h := range []string{"\n### receiveEvent — POST /events\n\n- **Retry.** ", "\n### deleteOrder — DELETE /orders/{shop}/{id}\n\n- **Retry.** "} {
+		if !strings.Contains(out, h) {
+			t.Errorf("output lacks %q:\n%s", h, out)
+		}
+	}
+}
