@@ -1,0 +1,141 @@
+package idem_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+)
+
+// rtConn counts database round trips on a connection: each turn from
+// writing to the server to reading from it is one.
+type rtConn struct {
+	net.Conn
+	mu      *sync.Mutex
+	count   *int
+	writing bool
+}
+
+func (c *rtConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.writing = true
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *rtConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	if c.writing {
+		c.writing = false
+		*c.count++
+	}
+	c.mu.Unlock()
+	return c.Conn.Read(p)
+}
+
+// roundTrips is a one-connection pool whose round trips are counted.
+type roundTrips struct {
+	pool *pgxpool.Pool
+	mu   sync.Mutex
+	n    int
+}
+
+func newRoundTrips(t *testing.T, d *db) *roundTrips {
+	t.Helper()
+	rt := &roundTrips{}
+	cfg, err := pgxpool.ParseConfig(d.connString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+	dialer := &net.Dialer{}
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &rtConn{Conn: conn, mu: &rt.mu, count: &rt.n}, nil
+	}
+	if rt.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.pool.Close)
+	return rt
+}
+
+// measure returns the round trips f made.
+func (rt *roundTrips) measure(f func()) int {
+	rt.mu.Lock()
+	before := rt.n
+	rt.mu.Unlock()
+	f()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.n - before
+}
+
+// The round trips of Must show 10, asserted so they cannot regress
+// silently: a new operation costs what the bare insert in its own
+// transaction costs (BEGIN+claim, the business insert, store+COMMIT), a
+// replay two (claim+read, ROLLBACK). Statements are warmed up first, as
+// pgx prepares each one on first use.
+func TestRoundTrips(t *testing.T) {
+	d := newDB(t)
+	rt := newRoundTrips(t, d)
+	h := newHandler(t, rt.pool, orderContract(), idem.Config{}, createOrder)
+	body := `{"customer":"c-1","amount":1}`
+	bare := func() {
+		ctx := context.Background()
+		tx, err := rt.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id", "t", "c-1", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 { // warm the statement caches
+		bare()
+		if r := post(h, "t", fmt.Sprintf("warm-%d", i), body); r.Status != http.StatusCreated {
+			t.Fatalf("warm-up: %d %s", r.Status, r.Body)
+		}
+		post(h, "t", fmt.Sprintf("warm-%d", i), body)
+		post(h, "t", fmt.Sprintf("warm-failure-%d", i), `{"customer":"c-1","amount":-1}`)
+	}
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want int
+	}{
+		{"bare insert in a transaction", bare, 3},
+		{"new operation", func() {
+			if r := post(h, "t", "rt-1", body); r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("new: %d %s", r.Status, r.Body)
+			}
+		}, 3},
+		{"replay", func() {
+			if r := post(h, "t", "rt-1", body); r.Header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("replay: %d %s", r.Status, r.Body)
+			}
+		}, 2},
+		{"stored failure", func() {
+			if r := post(h, "t", "rt-2", `{"customer":"c-1","amount":-1}`); r.Status != http.StatusBadRequest {
+				t.Fatalf("stored failure: %d %s", r.Status, r.Body)
+			}
+		}, 3},
+	} {
+		if got := rt.measure(tc.f); got != tc.want {
+			t.Errorf("%s: %d round trips, want %d", tc.name, got, tc.want)
+		}
+	}
+}
