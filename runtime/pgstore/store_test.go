@@ -1,0 +1,189 @@
+package pgstore_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// insertRecord claims (scope, key) and completes it in one transaction, as
+// the executor does.
+func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgstore.Store, key string, created time.Time, retention, tombstone time.Duration) {
+	t.Helper()
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: time.Second}
+	var b pgx.Batch
+	s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
+		CreatedAt: created, ExpiresAt: created.Add(retention), PurgeAt: created.Add(retention + tombstone)}, opts)
+	br := conn.SendBatch(ctx, &b)
+	res, err := s.ReadClaim(br, opts)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || !res.Claimed {
+		t.Fatalf("claim %s: %+v, %v", key, res, err)
+	}
+	var c pgx.Batch
+	s.QueueComplete(&c, pgstore.Completion{Scope: "s", Key: key, OperationID: id, State: pgstore.StateCompleted,
+		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: created}, false, true)
+	br = conn.SendBatch(ctx, &c)
+	err = s.ReadComplete(br, false, true)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Migrate is idempotent and honours the schema name, and a Store for that
+// schema addresses it whatever the search_path says.
+func TestMigrateIntoNamedSchema(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	schema := fmt.Sprintf("idem store %d", time.Now().UnixNano()) // needs quoting
+	t.Cleanup(func() {
+		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	})
+	for range 2 {
+		if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := pgstore.New(schema)
+	insertRecord(t, ctx, pool, s, "k", t0, time.Hour, time.Hour)
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, "idempotency_record"}.Sanitize()).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d records in %q, want 1", n, schema)
+	}
+	var local bool
+	err := pool.QueryRow(ctx, "SELECT to_regclass('idempotency_record') IS NOT NULL").Scan(&local)
+	if err != nil || local {
+		t.Errorf("a table on the search_path: %v, %v; want it only in %q", local, err, schema)
+	}
+}
+
+// Sweep works in bounded batches and skips, never waits for, rows another
+// transaction holds.
+func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	for i := range 25 {
+		insertRecord(t, ctx, pool, s, fmt.Sprintf("old-%02d", i), t0, time.Hour, time.Hour)
+	}
+	insertRecord(t, ctx, pool, s, "young", t0.Add(time.Hour), time.Hour, time.Hour)
+
+	holder, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback(ctx) }()
+	if _, err := holder.Exec(ctx, "SELECT 1 FROM idempotency_record WHERE idempotency_key = 'old-00' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	sweepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	got, err := s.Sweep(sweepCtx, pool, t0.Add(time.Hour), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pgstore.SweepResult{Tombstoned: 24}, got); diff != "" {
+		t.Errorf("sweep with one row held (-want +got):\n%s", diff)
+	}
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Sweep(ctx, pool, t0.Add(2*time.Hour), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pgstore.SweepResult{Tombstoned: 2, Deleted: 25}, got); diff != "" {
+		t.Errorf("second sweep (-want +got):\n%s", diff)
+	}
+	var key, state string
+	if err := pool.QueryRow(ctx, "SELECT idempotency_key, state FROM idempotency_record").Scan(&key, &state); err != nil {
+		t.Fatal(err)
+	}
+	if key != "young" || state != string(pgstore.StateTombstone) {
+		t.Errorf("left %s in state %s, want young as a tombstone", key, state)
+	}
+	if _, err := s.Sweep(ctx, pool, t0, 0); err == nil {
+		t.Error("Sweep with batch size 0 succeeded")
+	}
+}
+
+// A claim that waits longer than its lock timeout fails with SQLSTATE
+// 55P03, which the executor turns into 409.
+func TestClaimWaitIsBounded(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	claim := func(conn *pgxpool.Conn) (pgstore.ClaimResult, error) {
+		var id [16]byte
+		_, _ = rand.Read(id[:])
+		opts := pgstore.ClaimOptions{Begin: true, LockTimeout: 50 * time.Millisecond}
+		var b pgx.Batch
+		s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: "k", Fingerprint: []byte{1}, OperationID: id,
+			CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), PurgeAt: t0.Add(2 * time.Hour)}, opts)
+		br := conn.SendBatch(ctx, &b)
+		res, err := s.ReadClaim(br, opts)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return res, err
+	}
+	first, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if res, err := claim(first); err != nil || !res.Claimed {
+		t.Fatalf("first claim: %+v, %v", res, err)
+	}
+	second, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release()
+	_, err = claim(second)
+	var pgErr interface{ SQLState() string }
+	if !errors.As(err, &pgErr) || pgErr.SQLState() != "55P03" {
+		t.Errorf("second claim: %v, want SQLSTATE 55P03", err)
+	}
+	for _, c := range []*pgxpool.Conn{first, second} {
+		if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
