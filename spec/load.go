@@ -44,6 +44,9 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 	if err := checkOpenAPI(root); err != nil {
 		return nil, err
 	}
+	if err := l.applyOverlays(root, opts.Overlays); err != nil {
+		return nil, err
+	}
 
 	kl := openapi3.NewLoader()
 	kl.IsExternalRefsAllowed = true
@@ -141,11 +144,21 @@ func (l *loader) readError(key string, err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	msg := "cannot read file: " + err.Error()
-	if errors.Is(err, fs.ErrNotExist) {
-		msg = "cannot read file: no such file"
+	return &Error{Pos: Position{File: l.display(key)}, Msg: "cannot read file: " + readFailure(err)}
+}
+
+// readFailure words why a file could not be read, without repeating its
+// name, which the error's position already gives.
+func readFailure(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	default:
+		return err.Error()
 	}
-	return &Error{Pos: Position{File: l.display(key)}, Msg: msg}
 }
 
 // readURI is kin-openapi's way into the files: it hands over the bytes this

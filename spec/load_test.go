@@ -164,8 +164,14 @@ func TestLoadExternalRefPositions(t *testing.T) {
 func writeSpec(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
+	writeFile(t, p, text)
+	return p
+}
+
+// writeFile writes text to the file p.
+func writeFile(t *testing.T, p, text string) {
+	t.Helper()
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
 }
