@@ -40,15 +40,29 @@
 // Unordered arrays are sorted by the canonical bytes of their elements, after
 // exclusions inside the elements; duplicates are kept.
 //
+// The "v" member versions this layout: fingerprints are stored with
+// idempotency keys, so any change to the bytes above must change v.
+//
 // # Generated code
 //
 // Generated typed fingerprints do not re-implement any of this: they walk
-// their typed fields with a [Writer], emitting members in the order given by
-// [SortKeys] at generation time, and pass the result to [SumCanonical]. For
-// the same content the result equals [Spec.Sum] byte for byte. Because
-// [Spec.Sum] rejects bodies that [Canonicalize] rejects (duplicate names,
-// invalid UTF-8, lone surrogates) while encoding/json accepts them, typed
-// handlers should check the raw body with [Validate] before decoding it.
+// their typed fields with a [Writer] inside [SumWith] (or pass a Writer's
+// [Writer.Result] to [SumCanonical]), emitting members in the order
+// [SortKeys] gives at generation time, arrays under an unordered pointer with
+// [Writer.BeginUnorderedArray], and nothing for excluded members. With
+// include pointers the generated code writes the object described above
+// itself: w.Key(pointer), w.BeginArray(), the value if present,
+// w.EndArray(), pointers in SortKeys order. For the same content the sum
+// equals [Spec.Sum] byte for byte.
+//
+// Two differences between a typed decode and this package are the
+// generator's to handle. encoding/json accepts duplicate names, invalid UTF-8
+// and lone surrogates, which [Spec.Sum] rejects, so a typed handler checks
+// the raw body with [Validate] first. And a typed decode folds wire forms
+// that differ here: "a":null and a missing a become one nil pointer, "a":[]
+// and a missing a one empty slice. Generated types must keep such a
+// difference (a three-state optional) wherever it reaches the fingerprint,
+// or the two paths disagree on those requests.
 //
 // This package imports only the standard library; it must not import other
 // idemgen packages, pgx, or encoding/json outside tests.

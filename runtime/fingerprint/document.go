@@ -64,9 +64,14 @@ var documents = sync.Pool{New: func() any { return new(document) }}
 
 func getDocument() *document { return documents.Get().(*document) }
 
+// poolLimit bounds the bytes a pooled document or Writer may keep, so one
+// huge input does not pin its buffers for the life of the process.
+const poolLimit = MaxBodySize
+
 // putDocument returns d to the pool unless a huge input made it huge.
 func putDocument(d *document) {
-	if cap(d.text) > 4*MaxBodySize || cap(d.out) > 4*MaxBodySize {
+	if cap(d.text) > poolLimit || cap(d.out) > poolLimit || cap(d.tmp) > poolLimit ||
+		cap(d.nodes)+cap(d.stack) > poolLimit/32 { // a node is 32 bytes
 		return
 	}
 	documents.Put(d)

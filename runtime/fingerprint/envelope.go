@@ -2,16 +2,24 @@ package fingerprint
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // SumCanonical returns the fingerprint of a request whose body part is
 // already canonical JSON, as a [Writer] produces it: the whole body, or the
 // include object described in the package documentation. A nil or empty body
 // means none. It is what [Spec.Sum] computes after selecting the body, and
-// what generated typed fingerprints call.
+// what generated typed fingerprints call. The body is not checked: bytes
+// that are not canonical JSON give a fingerprint no generic request matches.
 func SumCanonical(method, route string, params map[string]string, body []byte) (Sum, error) {
+	if !utf8.ValidString(method) {
+		// Checked before upper-casing, which would turn invalid bytes into
+		// U+FFFD and make different methods collide.
+		return Sum{}, fmt.Errorf("%w: method %q is not valid UTF-8", ErrInvalidValue, method)
+	}
 	w := getWriter()
 	defer putWriter(w)
 	w.BeginObject()
@@ -49,7 +57,8 @@ func SumCanonical(method, route string, params map[string]string, body []byte) (
 // SumWith returns the fingerprint of a request whose body part write renders
 // with a pooled [Writer], as [SumCanonical] would hash it; a nil write, or one
 // that writes nothing, means no body. Generated typed fingerprints call it
-// with a function that walks the typed request.
+// with a function that walks the typed request. The Writer belongs to
+// SumWith: write must not keep it.
 func SumWith(method, route string, params map[string]string, write func(*Writer)) (Sum, error) {
 	if write == nil {
 		return SumCanonical(method, route, params, nil)

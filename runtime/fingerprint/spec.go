@@ -15,7 +15,7 @@ type Spec struct {
 	Include     []string // the only content that counts; empty: the whole body
 	Exclude     []string // removed before anything else, "*" matches all
 	Unordered   []string // arrays compared as multisets, "*" matches all
-	MaxBodySize int      // longer bodies are rejected; 0 means MaxBodySize
+	MaxBodySize int      // longer bodies are rejected; 0 or less means MaxBodySize
 }
 
 // Request is what a fingerprint covers.
@@ -80,9 +80,6 @@ func (s Spec) Sum(r Request) (Sum, error) {
 		d.mark(&d.root, p, flagUnordered)
 	}
 	d.out = d.appendSelection(d.out[:0], s.Include)
-	if len(d.out) == 0 {
-		return SumCanonical(r.Method, r.Route, r.PathParams, nil)
-	}
 	return SumCanonical(r.Method, r.Route, r.PathParams, d.out)
 }
 

@@ -292,6 +292,7 @@ func TestSumErrors(t *testing.T) {
 		{"trailing tilde", Spec{Unordered: []string{"/a~"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"wildcard in include", Spec{Include: []string{"/items/*/sku"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"invalid UTF-8 path parameter", Spec{}, Request{Method: "GET", Route: "/o/{id}", PathParams: map[string]string{"id": "\xff"}}, ErrInvalidValue},
+		{"invalid UTF-8 method", Spec{}, Request{Method: "G\xffT", Route: "/o"}, ErrInvalidValue},
 		{"invalid UTF-8 route", Spec{}, Request{Method: "GET", Route: "/o/\xff"}, ErrInvalidValue},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,9 @@ var writers = sync.Pool{New: func() any { return new(Writer) }}
 func getWriter() *Writer { return writers.Get().(*Writer) }
 
 func putWriter(w *Writer) {
+	if cap(w.buf) > poolLimit || cap(w.tmp) > poolLimit {
+		return
+	}
 	w.Reset()
 	writers.Put(w)
 }
@@ -136,7 +139,7 @@ func (w *Writer) Key(name string) {
 	f := &w.frames[len(w.frames)-1]
 	switch {
 	case f.wantValue:
-		w.misuse("member name " + fmt.Sprintf("%q", name) + " where a value was due")
+		w.misuse(fmt.Sprintf("member name %q where a value was due", name))
 		return
 	case !utf8.ValidString(name):
 		w.fail(fmt.Errorf("%w: member name %q is not valid UTF-8", ErrInvalidValue, name))
