@@ -105,7 +105,9 @@ func TestNamespaceUnique(t *testing.T) {
 		{"StartTime", "start_time", "StartTime"},
 		{"StartTime", "StartTime", "StartTime2"},
 		{"StartTime", "start-time", "StartTime3"},
-		{"StartTime2", "start_time2", "StartTime22"},
+		{"StartTime2", "start_time2", "StartTime2_2"},
+		{"EtcGMT1", "Etc/GMT+1", "EtcGMT1"},
+		{"EtcGMT1", "Etc/GMT-1", "EtcGMT1_2"},
 		{"StartTime", "start_time", "StartTime"},
 		{"DecodeForm", "decode_form", "DecodeForm2"},
 	}

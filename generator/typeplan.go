@@ -29,6 +29,10 @@ type TypePlan struct {
 	// Operations holds the operations' body types, sorted by path and then
 	// method.
 	Operations []*OperationTypes
+	// Renames lists every collision the plan resolved by numbering, for
+	// types and constants (package scope) and then for struct fields, so a
+	// caller can report them.
+	Renames []Rename
 	// Names is the package namespace holding every name in Decls and their
 	// enum constants; a caller that declares more
 	// package-level symbols claims them here.
@@ -198,8 +202,8 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 	p := &typePlanner{
 		file:     doc.Path,
 		opts:     opts,
-		bySchema: map[*openapi3.Schema]*GoType{},
-		building: map[*openapi3.Schema]bool{},
+		byRef:    map[string]*GoType{},
+		building: map[string]bool{},
 		open:     map[*TypeDecl]bool{},
 		opNames:  NewNamespace(),
 		plan:     &TypePlan{Names: NewNamespace()},
@@ -235,10 +239,12 @@ type typePlanner struct {
 	opts TypeOptions
 	plan *TypePlan
 	errs spec.ErrorList
-	// bySchema maps a component schema to its type, so operations share it.
-	bySchema map[*openapi3.Schema]*GoType
+	// byRef maps the $ref of a component schema to its type, so
+	// operations share it. The $ref, not the *openapi3.Schema, is the
+	// identity: kin-openapi may resolve one $ref to several copies.
+	byRef map[string]*GoType
 	// building holds the component schemas being planned, to cut cycles.
-	building map[*openapi3.Schema]bool
+	building map[string]bool
 	// open holds the structs whose fields are being planned: a required
 	// field of one of them is a cycle and becomes a pointer.
 	open map[*TypeDecl]bool

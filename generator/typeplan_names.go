@@ -35,22 +35,29 @@ func (p *typePlanner) name() {
 	}
 	slices.SortStableFunc(comps, func(a, b *pendingDecl) int { return cmp.Compare(a.component, b.component) })
 	for i, pd := range append(comps, inline...) {
-		pd.decl.Name = names.Unique(pd.want, "type "+strconv.Itoa(i)+" "+pd.decl.Source, pd.decl.Pos)
+		key := pd.decl.Source
+		if names.hasKey(key) {
+			key += " #" + strconv.Itoa(i)
+		}
+		pd.decl.Name = names.Unique(pd.want, key, pd.decl.Pos)
 		p.plan.Decls = append(p.plan.Decls, pd.decl)
 	}
+	var fieldRenames []Rename
 	for _, pd := range p.pending {
 		fields := NewNamespace()
 		fields.Reserve("a method", append([]string{formMethod}, p.opts.StructMethods...)...)
 		for i, f := range pd.decl.Fields {
-			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName, f.Pos)
+			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName+" of "+pd.decl.Name, f.Pos)
 		}
+		fieldRenames = append(fieldRenames, fields.Renames()...)
 	}
 	slices.SortFunc(p.plan.Decls, func(a, b *TypeDecl) int { return cmp.Compare(a.Name, b.Name) })
 	for _, d := range p.plan.Decls {
 		for _, c := range d.Consts {
-			c.Name = names.Unique(d.Name+GoName(c.Value), "const "+d.Name+" "+strconv.Quote(c.Value), d.Pos)
+			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, d.Pos)
 		}
 	}
+	p.plan.Renames = append(slices.Clone(names.Renames()), fieldRenames...)
 }
 
 // markForm sets Form on every declaration a form request body reaches.

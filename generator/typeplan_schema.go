@@ -25,18 +25,18 @@ func (p *typePlanner) typeOf(ref *openapi3.SchemaRef, h hint) *GoType {
 // component plans a schema under components/schemas once and shares its
 // type with every operation that uses it.
 func (p *typePlanner) component(ref, name string, s *openapi3.Schema) *GoType {
-	if t, ok := p.bySchema[s]; ok {
+	if t, ok := p.byRef[ref]; ok {
 		return t
 	}
-	if p.building[s] {
+	if p.building[ref] {
 		// A schema that contains itself without passing through an
 		// object (an array of itself): only raw JSON terminates.
 		return &GoType{Kind: TypeRaw}
 	}
-	p.building[s] = true
+	p.building[ref] = true
 	t := p.inline(s, hint{name: GoName(name), source: "schema " + ref, component: ref})
-	delete(p.building, s)
-	p.bySchema[s] = t
+	delete(p.building, ref)
+	p.byRef[ref] = t
 	return t
 }
 
@@ -123,7 +123,7 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 	pd := &pendingDecl{decl: decl, want: h.name, component: h.component}
 	p.pending = append(p.pending, pd)
 	if h.component != "" {
-		p.bySchema[s] = t
+		p.byRef[h.component] = t
 	}
 	props := map[string]*openapi3.SchemaRef{}
 	required := map[string]bool{}
