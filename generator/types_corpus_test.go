@@ -91,4 +91,3 @@ func TestTypesCorpus(t *testing.T) {
 	vetModule(t, files)
 	t.Logf("go vet of %d packages: %v", len(files), time.Since(start).Round(time.Millisecond))
 }
-
