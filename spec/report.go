@@ -125,7 +125,7 @@ func writeJSON(w io.Writer, diags []Diagnostic) error {
 func writeGitHub(w io.Writer, diags []Diagnostic) error {
 	var b strings.Builder
 	for _, d := range diags {
-		command := map[Severity]string{SeverityError: "error", SeverityWarning: "warning", SeverityInfo: "notice"}[d.Severity]
+		command := githubCommands[d.Severity]
 		props := []string{}
 		if d.Pos.File != "" {
 			props = append(props, "file="+escapeProperty(d.Pos.File))
@@ -146,6 +146,10 @@ func writeGitHub(w io.Writer, diags []Diagnostic) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// githubCommands maps a severity to the workflow command that annotates
+// with it.
+var githubCommands = map[Severity]string{SeverityError: "error", SeverityWarning: "warning", SeverityInfo: "notice"}
 
 // escapeData escapes a workflow command's message as the Actions runner
 // expects.

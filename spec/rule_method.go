@@ -14,7 +14,7 @@ var ruleIdempotencyOnSafeMethod = Rule{
 	Severity: SeverityWarning,
 	Summary:  "x-idempotency on a safe method (GET, HEAD, OPTIONS)",
 	check: func(r *ruleRun) {
-		if r.c == nil || !isSafeMethod(r.op.Method) {
+		if r.c == nil || !IsSafeMethod(r.op.Method) {
 			return
 		}
 		r.report(r.c.Pos, "x-idempotency",
@@ -32,7 +32,7 @@ var ruleMutationWithoutIdempotency = Rule{
 	OptIn:     true,
 	enabledBy: func(o CheckOptions) bool { return o.RequireMutations },
 	check: func(r *ruleRun) {
-		if r.c != nil || !isMutatingMethod(r.op.Method) {
+		if r.c != nil || !IsMutatingMethod(r.op.Method) {
 			return
 		}
 		r.report(r.op.Pos, "",
@@ -41,9 +41,9 @@ var ruleMutationWithoutIdempotency = Rule{
 	},
 }
 
-// isMutatingMethod reports whether an HTTP method changes state: POST,
-// PUT, PATCH or DELETE.
-func isMutatingMethod(method string) bool {
+// IsMutatingMethod reports whether an HTTP method changes state: POST,
+// PUT, PATCH or DELETE, in any case.
+func IsMutatingMethod(method string) bool {
 	switch strings.ToUpper(method) {
 	case "POST", "PUT", "PATCH", "DELETE":
 		return true
@@ -51,9 +51,9 @@ func isMutatingMethod(method string) bool {
 	return false
 }
 
-// isSafeMethod reports whether an HTTP method is safe (RFC 9110): GET, HEAD
-// or OPTIONS.
-func isSafeMethod(method string) bool {
+// IsSafeMethod reports whether an HTTP method is safe (RFC 9110): GET, HEAD
+// or OPTIONS, in any case.
+func IsSafeMethod(method string) bool {
 	switch strings.ToUpper(method) {
 	case "GET", "HEAD", "OPTIONS":
 		return true

@@ -46,7 +46,7 @@ func Build(doc *spec.Document) Report {
 	annotated := 0
 	for _, op := range doc.Operations {
 		if op.Contract == nil {
-			if isMutating(op.Method) {
+			if spec.IsMutatingMethod(op.Method) {
 				r.Unprotected = append(r.Unprotected, fmt.Sprintf("`%s`", opRef(op)))
 			}
 			continue
@@ -114,13 +114,4 @@ func opRef(op *spec.Operation) string {
 		return fmt.Sprintf("webhook %s (%s)", op.Path, op.Method)
 	}
 	return op.Method + " " + op.Path
-}
-
-// isMutating reports whether the method changes state.
-func isMutating(method string) bool {
-	switch method {
-	case "POST", "PUT", "PATCH", "DELETE":
-		return true
-	}
-	return false
 }
