@@ -105,7 +105,9 @@ func TestTypesDeterministic(t *testing.T) {
 }
 
 // TestTypesGoldenCompile puts every golden file into a module that uses
-// this repository's runtime and runs go vet on it.
+// this repository's runtime and runs go vet on it, and go test with the
+// tests some cases keep beside their spec (form/decode_test.go exercises
+// the generated form decoders).
 func TestTypesGoldenCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
@@ -120,6 +122,17 @@ func TestTypesGoldenCompile(t *testing.T) {
 			t.Fatal(err)
 		}
 		files[name+"/types.go"] = data
+		tests, err := filepath.Glob(filepath.Join("testdata", "types", name, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range tests {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name+"/"+filepath.Base(path)] = data
+		}
 	}
 	vetModule(t, files)
 }

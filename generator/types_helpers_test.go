@@ -96,9 +96,9 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-// vetModule writes files (package directory → content) into a temporary
+// vetModule writes files (slash-separated path → content) into a temporary
 // module that resolves github.com/idemgen/idemgen to this repository and
-// runs go vet on all of it.
+// runs go vet on all of it, then go test when some of the files are tests.
 func vetModule(t testing.TB, files map[string][]byte) {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
@@ -125,12 +125,25 @@ func vetModule(t testing.TB, files map[string][]byte) {
 	for name, data := range files {
 		write(name, data)
 	}
-	cmd := exec.Command("go", "vet", "./...")
+	goCmd(t, dir, "vet", "./...")
+	for name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			goCmd(t, dir, "test", "./...")
+			return
+		}
+	}
+}
+
+// goCmd runs the go command in dir and fails the test with its output when
+// it fails.
+func goCmd(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("go vet in %s: %v\n%s", dir, err, truncateLines(string(out), 40))
+		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, truncateLines(string(out), 40))
 	}
 }
 

@@ -55,12 +55,16 @@ func Omittable[T any](n *Node, name string, dec func(*Node) (T, error)) (T, erro
 }
 
 // Object decodes a nested object into a new T through its DecodeForm
-// method.
+// method. A key given a value instead of nested keys (shipping=x) is an
+// error, not an empty object.
 func Object[T any, P interface {
 	*T
 	Decoder
 }](n *Node) (T, error) {
 	var v T
+	if len(n.values) > 0 {
+		return v, n.errorf("want nested keys, got a value")
+	}
 	err := P(&v).DecodeForm(n)
 	return v, err
 }

@@ -150,6 +150,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"amount=1&status=s&at=yesterday", `form: at: invalid RFC 3339 date-time "yesterday"`},
 		{"amount=1&status=s&nested[a][0]=9999999999", `form: nested[a][0]: invalid 32-bit integer "9999999999"`},
 		{"amount=1&status=s&union=1&union[a]=2", "form: union: mixes a value with nested keys"},
+		{"amount=1&status=s&items[0]=A", "form: items[0]: want nested keys, got a value"},
 		{"amount[=1", "form: amount[: unclosed ["},
 		{"amount[a]b=1", `form: amount[a]b: unexpected "b" after ]`},
 		{"[a]=1", "form: [a]: key has no name"},
