@@ -127,10 +127,6 @@ func (l *loader) refResolves(src *source, ref string) bool {
 		case errors.Is(err, fs.ErrNotExist):
 			return false
 		case err != nil:
-			var e *Error
-			if errors.As(err, &e) {
-				l.errs = append(l.errs, e)
-			}
 			return true
 		}
 		target = t

@@ -81,7 +81,10 @@ type loader struct {
 	rootKey     string
 	rootDisplay string
 	sources     map[string]*source
-	errs        ErrorList
+	// failed remembers files that could not be read or parsed, so each
+	// failure is reported once.
+	failed map[string]error
+	errs   ErrorList
 	// dangling holds the OAS001 defects found while reading files, in the
 	// order of their placeholder numbers.
 	dangling []Diagnostic
@@ -96,6 +99,7 @@ func newLoader(ctx context.Context, path string) *loader {
 		rootKey:      sourceKey(path),
 		rootDisplay:  path,
 		sources:      map[string]*source{},
+		failed:       map[string]error{},
 		overlayNodes: map[*yaml.Node]string{},
 	}
 }
@@ -121,20 +125,39 @@ func (l *loader) source(key string) (*source, error) {
 	if src, ok := l.sources[key]; ok {
 		return src, nil
 	}
+	if err, ok := l.failed[key]; ok {
+		return nil, err
+	}
+	src, err := l.parse(key)
+	if err != nil {
+		l.failed[key] = err
+		return nil, err
+	}
+	l.sources[key] = src
+	l.patchDanglingRefs(key, src)
+	return src, nil
+}
+
+// parse reads and parses the file with key. A file that does not parse
+// or has duplicate keys adds its positioned errors to l.errs.
+func (l *loader) parse(key string) (*source, error) {
 	data, err := os.ReadFile(filepath.FromSlash(key))
 	if err != nil {
 		return nil, err
 	}
 	src, err := parseSource(l.display(key), data)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			l.errs = append(l.errs, e)
+		}
 		return nil, err
 	}
 	src.key = key
 	if dups := duplicateKeys(src); len(dups) > 0 {
+		l.errs = append(l.errs, dups...)
 		return nil, dups.errOrNil()
 	}
-	l.sources[key] = src
-	l.patchDanglingRefs(key, src)
 	return src, nil
 }
 
@@ -171,13 +194,8 @@ func (l *loader) readURI(kl *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if u.Host != "" || (u.Scheme != "" && u.Scheme != "file") {
 		return openapi3.DefaultReadFromURI(kl, u)
 	}
-	key := sourceKey(u.Path)
-	src, err := l.source(key)
+	src, err := l.source(sourceKey(u.Path))
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			l.errs = append(l.errs, e)
-		}
 		return nil, err
 	}
 	return src.data, nil

@@ -45,3 +45,19 @@ func TestLoadMalformed(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadEmptyFiles(t *testing.T) {
+	tests := map[string]string{
+		"":                   "t.yaml:1:1: empty file",
+		"\n  \n":             "t.yaml:1:1: empty file",
+		"# only a comment\n": "t.yaml:1:1: invalid YAML or JSON: yaml: no documents in stream",
+		"[1, 2]\n":           "t.yaml:1:1: not an OpenAPI document: want an object at the top level, got a list",
+		"openapi: 2.0\n":     `t.yaml:1:10: openapi: unsupported OpenAPI version the number 2.0 (want 3.0.x or 3.1.x)`,
+		"swagger: \"2.0\"\n": "t.yaml:1:10: Swagger 2.0 is not supported: convert the document to OpenAPI 3.0 or 3.1",
+	}
+	for text, want := range tests {
+		if got := loadErr(t, text); got != want {
+			t.Errorf("Load(%q):\n got: %s\nwant: %s", text, got, want)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type source struct {
 // parseSource parses data as YAML (or JSON). A syntax error comes back as
 // a positioned *Error.
 func parseSource(file string, data []byte) (*source, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{Pos: Position{File: file, Line: 1, Col: 1}, Msg: "empty file"}
+	}
 	var doc yaml.Node
 	if err := yaml.Load(yamlEscapes(data), &doc); err != nil {
 		return nil, yamlError(file, err)
@@ -49,16 +52,21 @@ func yamlError(file string, err error) *Error {
 		if le.ContextMsg != "" && le.ContextMark.Line > 0 {
 			msg += fmt.Sprintf(" (%s at %d:%d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
 		}
-		return &Error{
-			Pos: Position{File: file, Line: le.Mark.Line, Col: le.Mark.Column},
-			Msg: msg,
+		pos := Position{File: file, Line: le.Mark.Line, Col: le.Mark.Column}
+		if pos.Line == 0 {
+			// An error without a mark, such as a stream of comments only,
+			// is about the file as a whole: point at its start.
+			pos.Line, pos.Col = 1, 1
 		}
+		return &Error{Pos: pos, Msg: msg}
 	}
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) && len(les.Errors) > 0 {
 		return yamlError(file, les.Errors[0])
 	}
-	return &Error{Pos: Position{File: file}, Msg: "invalid YAML or JSON: " + err.Error()}
+	// Errors without a mark, such as a stream of comments only, are about
+	// the file as a whole: point at its start.
+	return &Error{Pos: Position{File: file, Line: 1, Col: 1}, Msg: "invalid YAML or JSON: " + err.Error()}
 }
 
 // pos is the position of node n in this source.
@@ -179,6 +187,15 @@ func byteOffset(data []byte, line, col int) int {
 	return off
 }
 
+// smallMapping is the size up to which duplicateKeys compares keys pairwise
+// instead of building a map.
+const smallMapping = 16
+
+// duplicateKey is the error for key k, which repeats the key prev.
+func duplicateKey(src *source, k, prev *yaml.Node) *Error {
+	return &Error{Pos: src.pos(k), Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, prev.Line)}
+}
+
 // duplicateKeys reports every mapping key in src that repeats an earlier
 // key of the same mapping. YAML forbids them and kin-openapi refuses the
 // document without a column, so they are caught here with both places.
@@ -186,7 +203,20 @@ func duplicateKeys(src *source) ErrorList {
 	var errs ErrorList
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.MappingNode {
+		if n.Kind == yaml.MappingNode && len(n.Content) > 2*smallMapping {
+			first := make(map[string]*yaml.Node, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yaml.ScalarNode {
+					continue
+				}
+				if prev, ok := first[k.Value]; ok {
+					errs = append(errs, duplicateKey(src, k, prev))
+					continue
+				}
+				first[k.Value] = k
+			}
+		} else if n.Kind == yaml.MappingNode {
 			for i := 2; i < len(n.Content); i += 2 {
 				k := n.Content[i]
 				if k.Kind != yaml.ScalarNode {
@@ -194,8 +224,7 @@ func duplicateKeys(src *source) ErrorList {
 				}
 				for j := 0; j < i; j += 2 {
 					if prev := n.Content[j]; prev.Kind == yaml.ScalarNode && prev.Value == k.Value {
-						errs = append(errs, &Error{Pos: src.pos(k),
-							Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, prev.Line)})
+						errs = append(errs, duplicateKey(src, k, prev))
 						break
 					}
 				}
