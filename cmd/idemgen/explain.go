@@ -9,7 +9,8 @@ import (
 
 // newExplainCommand builds idemgen explain.
 func newExplainCommand() *cobra.Command {
-	return &cobra.Command{
+	var overlays []string
+	cmd := &cobra.Command{
 		Use:   "explain SPEC",
 		Short: "Explain the idempotency contracts of an OpenAPI document in Markdown",
 		Long: `explain prints a Markdown document for reviewers: one section per operation
@@ -18,7 +19,7 @@ retry, what it gets back, for how long, and what happens to each side
 effect whose outcome is unknown.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc := loadSpec(cmd.Context(), args[0], cmd.ErrOrStderr())
+			doc := loadSpec(cmd.Context(), args[0], overlays, cmd.ErrOrStderr())
 			if doc == nil {
 				return &exitError{code: exitUnusable}
 			}
@@ -28,4 +29,6 @@ effect whose outcome is unknown.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	return cmd
 }

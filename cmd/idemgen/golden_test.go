@@ -19,16 +19,26 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // the repository root.
 const goldenDir = "testdata/golden"
 
-// checkArgsPrefix starts a spec's first line that gives extra check flags,
-// such as "# check-args: --require-mutations".
-const checkArgsPrefix = "# check-args:"
+// Leading comment lines of a spec can configure its case:
+//
+//	# check-args: --require-mutations
+//	# overlay: testdata/specs/overlays/vendor.overlay.yaml
+//
+// check-args are extra flags for check; each overlay is applied, in order,
+// by both check and explain.
+const (
+	checkArgsPrefix = "# check-args:"
+	overlayPrefix   = "# overlay:"
+)
 
 // goldenCase is one spec the golden test runs idemgen on.
 type goldenCase struct {
 	name string
 	spec string
-	// checkArgs are extra flags for check, from the spec's first line.
+	// checkArgs are extra flags for check only; loadArgs are flags for
+	// both check and explain.
 	checkArgs []string
+	loadArgs  []string
 }
 
 // goldenCases lists every spec in testdata/specs and the orders example,
@@ -53,9 +63,16 @@ func goldenCases(t *testing.T) []goldenCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _, _ := strings.Cut(string(data), "\n")
-		if rest, ok := strings.CutPrefix(first, checkArgsPrefix); ok {
-			cases[i].checkArgs = strings.Fields(rest)
+		for _, line := range strings.Split(string(data), "\n") {
+			if !strings.HasPrefix(line, "#") {
+				break
+			}
+			if rest, ok := strings.CutPrefix(line, checkArgsPrefix); ok {
+				cases[i].checkArgs = append(cases[i].checkArgs, strings.Fields(rest)...)
+			}
+			if rest, ok := strings.CutPrefix(line, overlayPrefix); ok {
+				cases[i].loadArgs = append(cases[i].loadArgs, "--overlay", strings.TrimSpace(rest))
+			}
 		}
 	}
 	return cases
@@ -85,13 +102,13 @@ func transcript(stdout, stderr string, code int) string {
 // goldenOutputs runs check and, when the spec is usable, explain, and
 // returns the files that make up the case's expected output.
 func goldenOutputs(c goldenCase) map[string]string {
-	args := append(append([]string{"check", "--format", "text"}, c.checkArgs...), c.spec)
+	args := slices.Concat([]string{"check", "--format", "text"}, c.checkArgs, c.loadArgs, []string{c.spec})
 	stdout, stderr, code := runIdemgen(args...)
 	files := map[string]string{"check.txt": transcript(stdout, stderr, code)}
 	if code == exitUnusable {
 		return files
 	}
-	stdout, stderr, code = runIdemgen("explain", c.spec)
+	stdout, stderr, code = runIdemgen(slices.Concat([]string{"explain"}, c.loadArgs, []string{c.spec})...)
 	files["explain.md"] = stdout
 	if stderr != "" || code != exitOK {
 		files["explain.err.txt"] = transcript("", stderr, code)
