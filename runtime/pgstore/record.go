@@ -37,8 +37,7 @@ type Record struct {
 	Header      []byte // JSON object of header name to values; nil when none
 	Body        []byte
 	CompletedAt time.Time // zero until completed
-	ExpiresAt   time.Time // zero on a tombstone
-	PurgeAt     time.Time
+	ExpiresAt   time.Time // end of retention; on a tombstone, its purge time
 }
 
 // Completion is the final response stored with a claimed operation.

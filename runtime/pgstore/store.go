@@ -21,7 +21,6 @@ const BusinessSavepoint = "idem_business"
 // It is immutable and safe for concurrent use.
 type Store struct {
 	claim, get, complete string
-	setLock, restoreLock string
 	tombstone, purge     string
 }
 
@@ -36,13 +35,11 @@ func New(schema string) *Store {
 		q = func(sql string) string { return tableName.ReplaceAllLiteralString(sql, qualified) }
 	}
 	return &Store{
-		claim:       q(sqlcdb.ClaimRecord),
-		get:         q(sqlcdb.GetRecord),
-		complete:    q(sqlcdb.CompleteRecord),
-		setLock:     sqlcdb.SetClaimLockTimeout,
-		restoreLock: sqlcdb.RestoreLockTimeout,
-		tombstone:   q(sqlcdb.TombstoneExpired),
-		purge:       q(sqlcdb.DeletePurged),
+		claim:     q(sqlcdb.ClaimRecord),
+		get:       q(sqlcdb.GetRecord),
+		complete:  q(sqlcdb.CompleteRecord),
+		tombstone: q(sqlcdb.TombstoneExpired),
+		purge:     q(sqlcdb.DeletePurged),
 	}
 }
 
@@ -67,19 +64,17 @@ type ClaimResult struct {
 	Record  *Record
 }
 
-// QueueClaim appends the claim protocol to b: [BEGIN (b must be empty),] set lock_timeout,
-// INSERT … ON CONFLICT DO NOTHING RETURNING, restore lock_timeout, read the
-// record holding the key unless it is the caller's [, SAVEPOINT]. Read the
-// results with ReadClaim in the same order.
+// QueueClaim appends the claim protocol to b: [BEGIN (b must be empty),]
+// the INSERT … ON CONFLICT DO NOTHING RETURNING that bounds its own wait
+// with lock_timeout, the read of the record holding the key (which restores
+// lock_timeout) [, SAVEPOINT]. Read the results with ReadClaim.
 func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 	if o.Begin {
 		b.BeginTx(pgx.TxOptions{})
 	}
-	b.Queue(s.setLock, lockTimeoutSetting(o.LockTimeout))
 	id := pgtype.UUID{Bytes: c.OperationID, Valid: true}
 	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, id,
-		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt))
-	b.Queue(s.restoreLock)
+		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt), lockTimeoutSetting(o.LockTimeout))
 	b.Queue(s.get, c.Scope, c.Key, id)
 	if o.Savepoint {
 		b.Queue("SAVEPOINT " + BusinessSavepoint)
@@ -96,9 +91,6 @@ func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (ClaimResult, err
 			return ClaimResult{}, err
 		}
 	}
-	if _, err := br.Exec(); err != nil {
-		return ClaimResult{}, err
-	}
 	var res ClaimResult
 	var claimed pgtype.UUID
 	switch err := br.QueryRow().Scan(&claimed); {
@@ -107,17 +99,13 @@ func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (ClaimResult, err
 	case !errors.Is(err, pgx.ErrNoRows):
 		return ClaimResult{}, err
 	}
-	if _, err := br.Exec(); err != nil {
+	var row sqlcdb.GetRecordRow
+	if err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
+		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt); err != nil {
 		return ClaimResult{}, err
 	}
-	var row sqlcdb.GetRecordRow
-	err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
-		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt, &row.PurgeAt)
-	switch {
-	case err == nil:
+	if row.OperationID.Valid {
 		res.Record = recordFromRow(row)
-	case !errors.Is(err, pgx.ErrNoRows):
-		return ClaimResult{}, err
 	}
 	if o.Savepoint {
 		if _, err := br.Exec(); err != nil {
@@ -166,19 +154,16 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 	r := &Record{
 		OperationID: row.OperationID.Bytes,
 		Fingerprint: row.Fingerprint,
-		State:       State(row.State),
+		State:       State(row.State.String),
 		Header:      row.ResponseHeaders,
 		Body:        row.ResponseBody,
-		PurgeAt:     row.PurgeAt.Time,
+		ExpiresAt:   row.ExpiresAt.Time,
 	}
 	if row.ResponseStatus.Valid {
 		r.Status = int(row.ResponseStatus.Int32)
 	}
 	if row.CompletedAt.Valid {
 		r.CompletedAt = row.CompletedAt.Time
-	}
-	if row.ExpiresAt.Valid {
-		r.ExpiresAt = row.ExpiresAt.Time
 	}
 	return r
 }

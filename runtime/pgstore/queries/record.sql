@@ -1,24 +1,35 @@
 -- name: ClaimRecord :one
 -- Claims (scope, key) for a new operation. A concurrent claim of the same
 -- key blocks on the primary key until the first transaction ends; returns
--- no row when a committed record already holds the key.
+-- no row when a committed record already holds the key. The FROM clause
+-- bounds that wait (SET LOCAL lock_timeout semantics) and remembers the
+-- previous lock_timeout for GetRecord to restore, in this one statement.
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at
-) VALUES (
-    @scope, @idempotency_key, @fingerprint, 'in_progress', @operation_id, @created_at, @expires_at, @purge_at
 )
+SELECT @scope::text, @idempotency_key::text, @fingerprint::bytea, 'in_progress', @operation_id::uuid,
+       @created_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz
+FROM (
+    SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
+           set_config('lock_timeout', @lock_timeout::text, true) AS bounded
+) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id;
 
 -- name: GetRecord :one
--- Reads the record that holds (scope, key). Run as its own statement after
+-- Restores the lock_timeout ClaimRecord replaced (so the business
+-- function's own lock waits are not cut short) and reads the record that
+-- holds (scope, key) unless it is the caller's own claim; always one row,
+-- all NULL when the caller claimed the key. Run as its own statement after
 -- ClaimRecord so that, under READ COMMITTED, it sees the record committed
--- by the transaction the claim waited for. Excludes the caller's own claim,
--- so it returns a row only when the key was already taken.
-SELECT operation_id, fingerprint, state, response_status, response_headers, response_body, completed_at,
-       expires_at, purge_at
-FROM idempotency_record
-WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id <> @claimed_operation_id;
+-- by the transaction the claim waited for.
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at
+FROM (
+    SELECT set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
+) AS restore_lock_timeout
+LEFT JOIN idempotency_record AS r
+    ON r.scope = @scope AND r.idempotency_key = @idempotency_key AND r.operation_id <> @claimed_operation_id;
 
 -- name: CompleteRecord :exec
 -- Stores the final response of a claimed operation in the claiming
@@ -30,27 +41,29 @@ WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @
 
 -- name: TombstoneExpired :execrows
 -- Drops the stored response of at most @batch_size records past retention,
--- leaving a compact tombstone; skips rows another transaction holds.
+-- leaving a compact tombstone due for deletion at purge_at; skips rows
+-- another transaction holds.
 UPDATE idempotency_record
 SET state = 'tombstone', response_status = NULL, response_headers = NULL,
-    response_body = NULL, expires_at = NULL
+    response_body = NULL, expires_at = purge_at
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= @now
+    WHERE r.expires_at <= @now AND r.state <> 'tombstone'
     ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
 );
 
 -- name: DeletePurged :execrows
--- Deletes at most @batch_size records whose tombstone period has ended.
+-- Deletes at most @batch_size tombstones whose tombstone period has ended
+-- (a tombstone's expires_at is its purge_at).
 DELETE FROM idempotency_record
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.purge_at <= @now
-    ORDER BY r.purge_at
+    WHERE r.expires_at <= @now AND r.state = 'tombstone'
+    ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
 );

@@ -14,9 +14,13 @@ import (
 const ClaimRecord = `-- name: ClaimRecord :one
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at
-) VALUES (
-    $1, $2, $3, 'in_progress', $4, $5, $6, $7
 )
+SELECT $1::text, $2::text, $3::bytea, 'in_progress', $4::uuid,
+       $5::timestamptz, $6::timestamptz, $7::timestamptz
+FROM (
+    SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
+           set_config('lock_timeout', $8::text, true) AS bounded
+) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id
 `
@@ -29,11 +33,14 @@ type ClaimRecordParams struct {
 	CreatedAt      pgtype.Timestamptz
 	ExpiresAt      pgtype.Timestamptz
 	PurgeAt        pgtype.Timestamptz
+	LockTimeout    string
 }
 
 // Claims (scope, key) for a new operation. A concurrent claim of the same
 // key blocks on the primary key until the first transaction ends; returns
-// no row when a committed record already holds the key.
+// no row when a committed record already holds the key. The FROM clause
+// bounds that wait (SET LOCAL lock_timeout semantics) and remembers the
+// previous lock_timeout for GetRecord to restore, in this one statement.
 func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (pgtype.UUID, error) {
 	row := q.db.QueryRow(ctx, ClaimRecord,
 		arg.Scope,
@@ -43,6 +50,7 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (pgtyp
 		arg.CreatedAt,
 		arg.ExpiresAt,
 		arg.PurgeAt,
+		arg.LockTimeout,
 	)
 	var operation_id pgtype.UUID
 	err := row.Scan(&operation_id)
@@ -88,8 +96,8 @@ DELETE FROM idempotency_record
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.purge_at <= $1
-    ORDER BY r.purge_at
+    WHERE r.expires_at <= $1 AND r.state = 'tombstone'
+    ORDER BY r.expires_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
@@ -100,7 +108,8 @@ type DeletePurgedParams struct {
 	BatchSize int32
 }
 
-// Deletes at most @batch_size records whose tombstone period has ended.
+// Deletes at most @batch_size tombstones whose tombstone period has ended
+// (a tombstone's expires_at is its purge_at).
 func (q *Queries) DeletePurged(ctx context.Context, arg DeletePurgedParams) (int64, error) {
 	result, err := q.db.Exec(ctx, DeletePurged, arg.Now, arg.BatchSize)
 	if err != nil {
@@ -110,10 +119,13 @@ func (q *Queries) DeletePurged(ctx context.Context, arg DeletePurgedParams) (int
 }
 
 const GetRecord = `-- name: GetRecord :one
-SELECT operation_id, fingerprint, state, response_status, response_headers, response_body, completed_at,
-       expires_at, purge_at
-FROM idempotency_record
-WHERE scope = $1 AND idempotency_key = $2 AND operation_id <> $3
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at
+FROM (
+    SELECT set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
+) AS restore_lock_timeout
+LEFT JOIN idempotency_record AS r
+    ON r.scope = $1 AND r.idempotency_key = $2 AND r.operation_id <> $3
 `
 
 type GetRecordParams struct {
@@ -125,19 +137,20 @@ type GetRecordParams struct {
 type GetRecordRow struct {
 	OperationID     pgtype.UUID
 	Fingerprint     []byte
-	State           string
+	State           pgtype.Text
 	ResponseStatus  pgtype.Int4
 	ResponseHeaders []byte
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
-	PurgeAt         pgtype.Timestamptz
 }
 
-// Reads the record that holds (scope, key). Run as its own statement after
+// Restores the lock_timeout ClaimRecord replaced (so the business
+// function's own lock waits are not cut short) and reads the record that
+// holds (scope, key) unless it is the caller's own claim; always one row,
+// all NULL when the caller claimed the key. Run as its own statement after
 // ClaimRecord so that, under READ COMMITTED, it sees the record committed
-// by the transaction the claim waited for. Excludes the caller's own claim,
-// so it returns a row only when the key was already taken.
+// by the transaction the claim waited for.
 func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecordRow, error) {
 	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey, arg.ClaimedOperationID)
 	var i GetRecordRow
@@ -150,7 +163,6 @@ func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecord
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
-		&i.PurgeAt,
 	)
 	return i, err
 }
@@ -158,11 +170,11 @@ func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecord
 const TombstoneExpired = `-- name: TombstoneExpired :execrows
 UPDATE idempotency_record
 SET state = 'tombstone', response_status = NULL, response_headers = NULL,
-    response_body = NULL, expires_at = NULL
+    response_body = NULL, expires_at = purge_at
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= $1
+    WHERE r.expires_at <= $1 AND r.state <> 'tombstone'
     ORDER BY r.expires_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -175,7 +187,8 @@ type TombstoneExpiredParams struct {
 }
 
 // Drops the stored response of at most @batch_size records past retention,
-// leaving a compact tombstone; skips rows another transaction holds.
+// leaving a compact tombstone due for deletion at purge_at; skips rows
+// another transaction holds.
 func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredParams) (int64, error) {
 	result, err := q.db.Exec(ctx, TombstoneExpired, arg.Now, arg.BatchSize)
 	if err != nil {
