@@ -57,6 +57,7 @@ func Rules() []Rule {
 		ruleMutationWithoutIdempotency,
 		ruleWaitTimeoutWithReject,
 		ruleOptionalKey,
+		ruleKeyParameterNotRequired,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

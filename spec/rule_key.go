@@ -20,7 +20,7 @@ var ruleKeyHeaderUndocumented = Rule{
 			return
 		}
 		name := r.c.Key.Name.Value
-		if documentsHeader(r.op, name) {
+		if headerParameter(r.op, name) != nil {
 			return
 		}
 		r.report(r.c.Key.Name.Pos, "x-idempotency.key.name",
@@ -73,10 +73,10 @@ var ruleBodyKeyNotString = Rule{
 	},
 }
 
-// documentsHeader reports whether the operation or its path item declares
-// a header parameter with the name, compared case-insensitively as HTTP
-// does.
-func documentsHeader(op *Operation, name string) bool {
+// headerParameter returns the header parameter with the name that the
+// operation or its path item declares, compared case-insensitively as HTTP
+// does; nil when there is none. The operation's own parameter wins.
+func headerParameter(op *Operation, name string) *openapi3.Parameter {
 	var params []*openapi3.ParameterRef
 	if op.PathItem != nil {
 		params = append(params, op.PathItem.Parameters...)
@@ -84,12 +84,13 @@ func documentsHeader(op *Operation, name string) bool {
 	if op.Op != nil {
 		params = append(params, op.Op.Parameters...)
 	}
+	var found *openapi3.Parameter
 	for _, p := range params {
 		if p != nil && p.Value != nil && p.Value.In == "header" && strings.EqualFold(p.Value.Name, name) {
-			return true
+			found = p.Value
 		}
 	}
-	return false
+	return found
 }
 
 var ruleOptionalKey = Rule{
@@ -104,5 +105,24 @@ var ruleOptionalKey = Rule{
 		r.report(r.c.Key.Required.Pos, "x-idempotency.key.required",
 			fmt.Sprintf("the key of %s is optional: a request without one runs unprotected, and its retry applies the operation a second time", r.opName()),
 			"set key.required: true, so that a request without a key gets 400")
+	},
+}
+
+var ruleKeyParameterNotRequired = Rule{
+	ID:       "IDEM019",
+	Name:     "key-parameter-not-required",
+	Severity: SeverityWarning,
+	Summary:  "a required key whose header parameter the spec documents as optional",
+	check: func(r *ruleRun) {
+		if r.c == nil || r.c.Key.In.Value != KeyInHeader || !r.c.Key.Required.Value {
+			return
+		}
+		p := headerParameter(r.op, r.c.Key.Name.Value)
+		if p == nil || p.Required {
+			return
+		}
+		r.report(r.c.Key.Name.Pos, "x-idempotency.key.name",
+			fmt.Sprintf("the contract requires the %s header, but the parameters of %s document it as optional: clients that follow the spec leave it out and get 400", p.Name, r.opName()),
+			"set required: true on the header parameter, or key.required: false if requests without a key must be served")
 	},
 }

@@ -82,6 +82,7 @@ paths:
       operationId: cancelOrder
       parameters:
         - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: x-retry-key, in: header, schema: {type: string}}
       responses:
         "200": {description: ok}
 `
@@ -416,6 +417,23 @@ func TestRules(t *testing.T) {
 			name:   "IDEM018 optional key",
 			mutate: func(c *Contract) { c.Key.Required = rtSet(false, 4) },
 			want:   []rtFinding{{"IDEM018", 4}},
+		},
+		{
+			name:     "IDEM019 key parameter documented as optional",
+			op:       "cancelOrder",
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtSet("X-Retry-Key", 3) },
+			want:     []rtFinding{{"IDEM019", 3}},
+			wantText: "document it as optional",
+		},
+		{
+			name: "IDEM019 quiet when the key is optional too",
+			op:   "cancelOrder",
+			mutate: func(c *Contract) {
+				c.Fingerprint = Fingerprint{}
+				c.Key.Name = rtSet("X-Retry-Key", 3)
+				c.Key.Required = rtSet(false, 4)
+			},
+			want: []rtFinding{{"IDEM018", 4}},
 		},
 		{
 			name: "several findings sorted by line",
