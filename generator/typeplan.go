@@ -258,7 +258,9 @@ type typePlanner struct {
 // pendingDecl is a declaration waiting for its final name.
 type pendingDecl struct {
 	decl *TypeDecl
-	want string
+	// parent and want make the wanted name, as in hint.
+	parent *pendingDecl
+	want   string
 	// component is the $ref of a component schema; empty for inline ones.
 	component string
 	// fields holds the wanted Go name of each field, parallel to Fields.
@@ -338,7 +340,12 @@ func (p *typePlanner) response(op *spec.Operation, id, where string) *BodyType {
 
 // hint is what an inline schema is named after.
 type hint struct {
-	// name is the Go name the schema's type wants.
+	// parent is the declaration the schema is inside; nil for a body or a
+	// component. The schema's type wants the parent's final name followed
+	// by name, so CreateOrderRequest renamed to CreateOrderRequest2 has a
+	// CreateOrderRequest2Delivery.
+	parent *pendingDecl
+	// name is the Go name the schema's type wants, after the parent's.
 	name string
 	// source describes the schema for doc comments.
 	source string
@@ -348,9 +355,15 @@ type hint struct {
 	component string
 }
 
-// child is the hint of a schema inside the one h names.
+// child is the hint of a schema inside the one h names that has no
+// declaration of its own in between (an array's items, a map's values).
 func (h hint) child(name, what string) hint {
-	return hint{name: h.name + name, source: what + " of the " + h.source, owner: h.owner}
+	return hint{parent: h.parent, name: h.name + name, source: what + " of the " + h.source, owner: h.owner}
+}
+
+// property is the hint of a property of the struct pd declares.
+func (h hint) property(pd *pendingDecl, name string) hint {
+	return hint{parent: pd, name: GoName(name), source: "property " + name + " of the " + h.source, owner: h.owner}
 }
 
 // pos returns the position an origin records, or fallback.

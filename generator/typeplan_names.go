@@ -13,7 +13,8 @@ import (
 //  1. component schemas, sorted by $ref, so a component keeps its own name
 //     whatever else wants it;
 //  2. inline schemas, in discovery order (operations by path and method,
-//     request before response, properties by name, depth first);
+//     request before response, properties by name, depth first), each
+//     after the declaration it is inside, whose final name starts its own;
 //  3. the fields of each struct, by JSON name, in a namespace of their own
 //     that holds the struct's methods;
 //  4. enum constants, by type name and then in the schema's order, after
@@ -39,7 +40,11 @@ func (p *typePlanner) name() {
 		if names.hasKey(key) {
 			key += " #" + strconv.Itoa(i)
 		}
-		pd.decl.Name = names.Unique(pd.want, key, pd.decl.Pos)
+		want := pd.want
+		if pd.parent != nil {
+			want = pd.parent.decl.Name + want
+		}
+		pd.decl.Name = names.Unique(want, key, pd.decl.Pos)
 		p.plan.Decls = append(p.plan.Decls, pd.decl)
 	}
 	var fieldRenames []Rename

@@ -120,7 +120,7 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 		decl.Owner = h.owner
 	}
 	t := &GoType{Kind: TypeDeclared, Decl: decl}
-	pd := &pendingDecl{decl: decl, want: h.name, component: h.component}
+	pd := &pendingDecl{decl: decl, parent: h.parent, want: h.name, component: h.component}
 	p.pending = append(p.pending, pd)
 	if h.component != "" {
 		p.byRef[h.component] = t
@@ -142,7 +142,7 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 			Nullable: nullable(ref),
 			Pos:      p.propertyPos(ref, decl.Pos),
 		}
-		f.Type = p.fieldType(p.typeOf(ref, h.child(GoName(name), "property "+name)), f)
+		f.Type = p.fieldType(p.typeOf(ref, h.property(pd, name)), f)
 		if !validTagName(name) {
 			p.errorf(f.Pos, "property name "+strconv.Quote(name)+" of "+h.source+" cannot be a JSON struct tag")
 		}
@@ -179,7 +179,7 @@ func (p *typePlanner) enumOf(s *openapi3.Schema, h hint) *GoType {
 			decl.Consts = append(decl.Consts, &EnumConst{Value: v})
 		}
 	}
-	p.pending = append(p.pending, &pendingDecl{decl: decl, want: h.name, component: h.component})
+	p.pending = append(p.pending, &pendingDecl{decl: decl, parent: h.parent, want: h.name, component: h.component})
 	return &GoType{Kind: TypeDeclared, Decl: decl, Format: s.Format}
 }
 

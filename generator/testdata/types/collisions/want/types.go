@@ -10,24 +10,24 @@ type CreateCallRequest struct {
 
 // CreateCallRequest2 is the request body of CreateCall (POST /calls).
 type CreateCallRequest2 struct {
-	CreateCallRequestStatus *string                  `json:"CreateCallRequestStatus,omitempty"`
-	StartTime               *string                  `json:"StartTime,omitempty"`
-	StartTime2              *string                  `json:"StartTime<,omitempty"`
-	DecodeForm2             *string                  `json:"decode_form,omitempty"`
-	StartTime3              *string                  `json:"start-time,omitempty"`
-	StartTime4              *string                  `json:"start_time,omitempty"`
-	Status                  *CreateCallRequestStatus `json:"status,omitempty"`
+	CreateCallRequestStatus *string                   `json:"CreateCallRequestStatus,omitempty"`
+	StartTime               *string                   `json:"StartTime,omitempty"`
+	StartTime2              *string                   `json:"StartTime<,omitempty"`
+	DecodeForm2             *string                   `json:"decode_form,omitempty"`
+	StartTime3              *string                   `json:"start-time,omitempty"`
+	StartTime4              *string                   `json:"start_time,omitempty"`
+	Status                  *CreateCallRequest2Status `json:"status,omitempty"`
 }
 
-// CreateCallRequestStatus is the property status of the request body of CreateCall (POST /calls).
-type CreateCallRequestStatus string
+// CreateCallRequest2Status is the property status of the request body of CreateCall (POST /calls).
+type CreateCallRequest2Status string
 
-// The values of CreateCallRequestStatus.
+// The values of CreateCallRequest2Status.
 const (
-	CreateCallRequestStatusQueued CreateCallRequestStatus = "queued"
-	CreateCallRequestStatusEmpty  CreateCallRequestStatus = ""
-	CreateCallRequestStatusAB     CreateCallRequestStatus = "a-b"
-	CreateCallRequestStatusAB2    CreateCallRequestStatus = "a_b"
+	CreateCallRequest2StatusQueued CreateCallRequest2Status = "queued"
+	CreateCallRequest2StatusEmpty  CreateCallRequest2Status = ""
+	CreateCallRequest2StatusAB     CreateCallRequest2Status = "a-b"
+	CreateCallRequest2StatusAB2    CreateCallRequest2Status = "a_b"
 )
 
 // Source is the schema #/components/schemas/source.

@@ -1,0 +1,310 @@
+package generator
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/spec"
+)
+
+// planCase loads and plans one case of testdata/types.
+func planCase(t *testing.T, name string, opts TypeOptions) (*TypePlan, string) {
+	t.Helper()
+	path := filepath.Join("testdata", "types", name, "spec.yaml")
+	doc := loadTypesDoc(t, path)
+	plan, err := PlanTypes(doc, doc.Operations, opts)
+	if err != nil {
+		t.Fatalf("PlanTypes(%s): %v", name, err)
+	}
+	return plan, path
+}
+
+// decl returns the declaration named name.
+func decl(t *testing.T, plan *TypePlan, name string) *TypeDecl {
+	t.Helper()
+	for _, d := range plan.Decls {
+		if d.Name == name {
+			return d
+		}
+	}
+	t.Fatalf("no declaration %s", name)
+	return nil
+}
+
+// typeString writes a GoType the way Go spells it, to compare shapes.
+func typeString(t *GoType) string {
+	switch t.Kind {
+	case TypeSlice:
+		return "[]" + typeString(t.Elem)
+	case TypeMap:
+		return "map[string]" + typeString(t.Elem)
+	case TypePointer:
+		return "*" + typeString(t.Elem)
+	case TypeDeclared:
+		return t.Decl.Name
+	case TypeExternal:
+		return t.External.Path + "." + t.External.Name
+	}
+	return map[TypeKind]string{
+		TypeRaw: "json.RawMessage", TypeBool: "bool", TypeInt32: "int32", TypeInt64: "int64",
+		TypeFloat64: "float64", TypeString: "string", TypeTime: "time.Time",
+	}[t.Kind]
+}
+
+// fieldRow is what a test checks of a struct field.
+type fieldRow struct {
+	Name, JSON, Type   string
+	Required, Nullable bool
+}
+
+func fieldRows(d *TypeDecl) []fieldRow {
+	rows := make([]fieldRow, len(d.Fields))
+	for i, f := range d.Fields {
+		rows[i] = fieldRow{f.Name, f.JSONName, typeString(f.Type), f.Required, f.Nullable}
+	}
+	return rows
+}
+
+// lineOf returns the 1-based line of the first line of the file holding
+// text.
+func lineOf(t *testing.T, path, text string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", path, text)
+	return 0
+}
+
+func TestPlanOperations(t *testing.T) {
+	plan, _ := planCase(t, "orders", TypeOptions{})
+	type opRow struct {
+		Name, Request, RequestMedia, Response string
+		Status                                int
+	}
+	var got []opRow
+	for _, ot := range plan.Operations {
+		r := opRow{Name: ot.Name}
+		if ot.Request != nil {
+			r.Request, r.RequestMedia = typeString(ot.Request.Type), ot.Request.MediaType
+		}
+		if ot.Response != nil {
+			r.Response, r.Status = typeString(ot.Response.Type), ot.Response.Status
+		}
+		got = append(got, r)
+	}
+	want := []opRow{
+		{Name: "CreateOrder", Request: "CreateOrderRequest", RequestMedia: MediaJSON, Response: "Order", Status: 201},
+		{Name: "DeleteOrder"},
+		{Name: "ReplaceOrder", Request: "Order", RequestMedia: MediaJSON, Response: "Order", Status: 200},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if plan.Operations[0].Response.Type.Decl != plan.Operations[2].Request.Type.Decl {
+		t.Error("Order is planned twice; want one declaration shared by both operations")
+	}
+}
+
+func TestPlanStructs(t *testing.T) {
+	plan, path := planCase(t, "orders", TypeOptions{})
+	tests := []struct {
+		decl string
+		want []fieldRow
+	}{
+		{"CreateOrderRequest", []fieldRow{
+			{"CustomerID", "customer_id", "string", true, false},
+			{"Delivery", "delivery", "CreateOrderRequestDelivery", true, false},
+			{"Discount", "discount", "json.RawMessage", false, false},
+			{"Extra", "extra", "json.RawMessage", false, false},
+			{"Items", "items", "[]Item", true, false},
+			{"Metadata", "metadata", "map[string]string", false, false},
+			{"Note", "note", "*string", false, true},
+		}},
+		{"CreateOrderRequestDelivery", []fieldRow{
+			{"Address", "address", "Address", true, false},
+			{"NotBefore", "not_before", "*time.Time", false, false},
+			{"Window", "window", "*CreateOrderRequestDeliveryWindow", false, false},
+		}},
+		// allOf: the properties and required lists of both parts.
+		{"Order", []fieldRow{
+			{"CreatedAt", "created_at", "*time.Time", false, false},
+			{"ID", "id", "string", true, false},
+			{"Items", "items", "[]Item", true, false},
+			{"Status", "status", "Status", true, false},
+			{"Tags", "tags", "[]string", false, false},
+			{"Totals", "totals", "map[string]*int64", false, false},
+		}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, fieldRows(decl(t, plan, tt.decl))); diff != "" {
+			t.Errorf("%s fields (-want +got):\n%s", tt.decl, diff)
+		}
+	}
+	req := decl(t, plan, "CreateOrderRequest")
+	if req.Owner == nil || req.Owner.ID != "createOrder" || req.Component != "" {
+		t.Errorf("CreateOrderRequest owner = %v, component %q; want createOrder and no component", req.Owner, req.Component)
+	}
+	if f := req.Fields[0]; f.Type.Format != "uuid" || f.Pos.Line != lineOf(t, path, "customer_id: {type") {
+		t.Errorf("customer_id: format %q at %s; want uuid at line %d", f.Type.Format, f.Pos, lineOf(t, path, "customer_id: {type"))
+	}
+	order := decl(t, plan, "Order")
+	if order.Component != "#/components/schemas/Order" || order.Owner != nil || order.Pos.Line != lineOf(t, path, "    Order:") {
+		t.Errorf("Order: component %q owner %v at %s", order.Component, order.Owner, order.Pos)
+	}
+	status := decl(t, plan, "Status")
+	var consts []EnumConst
+	for _, c := range status.Consts {
+		consts = append(consts, *c)
+	}
+	wantConsts := []EnumConst{{"StatusPending", "pending"}, {"StatusPaid", "paid"}, {"StatusShipped", "shipped"}}
+	if diff := cmp.Diff(wantConsts, consts); status.Kind != DeclEnum || diff != "" {
+		t.Errorf("Status constants (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlanRecursion(t *testing.T) {
+	plan, _ := planCase(t, "recursion", TypeOptions{})
+	tests := []struct {
+		decl string
+		want []fieldRow
+	}{
+		{"Node", []fieldRow{
+			{"ByName", "by_name", "map[string]Node", false, false},
+			{"Children", "children", "[]Node", false, false},
+			{"Name", "name", "string", true, false},
+			// Required, but a Node cannot hold a Node by value.
+			{"Parent", "parent", "*Node", true, false},
+			{"Self", "self", "*Node", true, false},
+			{"Wrapper", "wrapper", "*NodeWrapper", false, false},
+		}},
+		{"NodeWrapper", []fieldRow{{"Node", "node", "*Node", true, false}}},
+		// Tree → Branch → Leaf → Tree: the cycle is cut where it closes.
+		{"Tree", []fieldRow{{"Root", "root", "Branch", true, false}}},
+		{"Branch", []fieldRow{{"Leaf", "leaf", "Leaf", true, false}}},
+		{"Leaf", []fieldRow{
+			{"List", "list", "[]json.RawMessage", false, false},
+			{"Tree", "tree", "*Tree", true, false},
+		}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, fieldRows(decl(t, plan, tt.decl))); diff != "" {
+			t.Errorf("%s fields (-want +got):\n%s", tt.decl, diff)
+		}
+	}
+}
+
+func TestPlanOpenAPI31(t *testing.T) {
+	plan, _ := planCase(t, "openapi31", TypeOptions{})
+	want := []fieldRow{
+		{"Capacity", "capacity", "*int64", false, true},
+		{"Features", "features", "[]string", false, true},
+		{"Floor", "floor", "int64", true, false},
+		{"Mixed", "mixed", "json.RawMessage", false, false},
+		{"Name", "name", "*string", true, true},
+	}
+	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomRequest"))); diff != "" {
+		t.Errorf("UpdateRoomRequest fields (-want +got):\n%s", diff)
+	}
+	if got := typeString(plan.Operations[0].Response.Type); got != "[]UpdateRoomResponseItem" {
+		t.Errorf("response type = %s, want []UpdateRoomResponseItem", got)
+	}
+}
+
+func TestPlanExternal(t *testing.T) {
+	plan, _ := planCase(t, "xgotype", TypeOptions{})
+	want := []fieldRow{
+		{"Code", "code", "*.string", false, false},
+		{"Guest", "guest", "*net/netip.Prefix", false, false},
+		{"Length", "length", "time.Duration", true, false},
+		{"Room", "room", "net/netip.Addr", true, false},
+	}
+	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "CreateBookingRequest"))); diff != "" {
+		t.Errorf("CreateBookingRequest fields (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlanForm(t *testing.T) {
+	plan, _ := planCase(t, "form", TypeOptions{})
+	got := map[string]bool{}
+	for _, d := range plan.Decls {
+		got[d.Name] = d.Form
+	}
+	want := map[string]bool{
+		"Address": true, "PostChargesRequest": true, "PostChargesRequestShipping": true,
+		"PostChargesRequestItemsItem": true, "PostChargesRequestCaptureMethod": true,
+		// Only the response uses charge: it needs no form decoder.
+		"Charge": false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Form flags (-want +got):\n%s", diff)
+	}
+	if mt := plan.Operations[0].Request.MediaType; mt != MediaForm {
+		t.Errorf("request media type = %s, want %s", mt, MediaForm)
+	}
+}
+
+func TestPlanCollisions(t *testing.T) {
+	plan, path := planCase(t, "collisions", TypeOptions{StructMethods: []string{"Fingerprint"}, Reserved: []string{"Source"}})
+	type renameRow struct{ Key, Want, Got, HeldBy string }
+	var got []renameRow
+	for _, r := range plan.Renames {
+		got = append(got, renameRow{r.Key, r.Want, r.Got, r.HeldBy})
+	}
+	want := []renameRow{
+		{"schema #/components/schemas/source", "Source", "Source2", "the caller"},
+		{"request body of CreateCall (POST /calls)", "CreateCallRequest", "CreateCallRequest2", "schema #/components/schemas/CreateCallRequest"},
+		// Constants yield to types, whatever their order.
+		{`value "a_b" of CreateCallRequest2Status`, "CreateCallRequest2StatusAB", "CreateCallRequest2StatusAB2", `value "a-b" of CreateCallRequest2Status`},
+		{`value "ach_credit_transfer" of SourceType`, "SourceTypeAchCreditTransfer", "SourceTypeAchCreditTransfer2", "schema #/components/schemas/source_type_ach_credit_transfer"},
+		{"field StartTime< of CreateCallRequest2", "StartTime", "StartTime2", "field StartTime of CreateCallRequest2"},
+		{"field decode_form of CreateCallRequest2", "DecodeForm", "DecodeForm2", "a method"},
+		{"field start-time of CreateCallRequest2", "StartTime", "StartTime3", "field StartTime of CreateCallRequest2"},
+		{"field start_time of CreateCallRequest2", "StartTime", "StartTime4", "field StartTime of CreateCallRequest2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("renames (-want +got):\n%s", diff)
+	}
+	r := plan.Renames[1]
+	if r.Pos.Line != lineOf(t, path, "the inline body of CreateCall") || r.HeldPos.Line != lineOf(t, path, "    CreateCallRequest:") {
+		t.Errorf("rename positions %s and %s; want the inline body and the component", r.Pos, r.HeldPos)
+	}
+}
+
+func TestPlanFieldMethodReserved(t *testing.T) {
+	doc := loadTypesDoc(t, filepath.Join("testdata", "types", "orders", "spec.yaml"))
+	plan, err := PlanTypes(doc, doc.Operations, TypeOptions{StructMethods: []string{"Items"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range decl(t, plan, "Order").Fields {
+		if f.JSONName == "items" && f.Name != "Items2" {
+			t.Errorf("field items of Order is %s; want Items2, Items being a method", f.Name)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	path := filepath.Join("testdata", "types", "xgotype_invalid", "spec.yaml")
+	doc := loadTypesDoc(t, path)
+	_, err := PlanTypes(doc, doc.Operations, TypeOptions{})
+	var list spec.ErrorList
+	if !errors.As(err, &list) || len(list) != 4 {
+		t.Fatalf("PlanTypes error = %v; want a spec.ErrorList of 4", err)
+	}
+	last := list[3]
+	if last.Pos.Line != lineOf(t, path, "  /b:")+1 || !strings.Contains(last.Msg, "collides with operation create_thing (POST /a) at "+path+":5:5") {
+		t.Errorf("operation collision = %v; want it at POST /b naming POST /a at line 5", last)
+	}
+}
