@@ -6,7 +6,8 @@ import (
 )
 
 // Canonicalize returns the RFC 8785 (JCS) canonical form of the JSON text
-// src. Errors wrap [ErrInvalidJSON].
+// src. Errors wrap [ErrInvalidJSON]; a leading byte order mark is one, as
+// I-JSON forbids it.
 func Canonicalize(src []byte) ([]byte, error) {
 	d := getDocument()
 	defer putDocument(d)

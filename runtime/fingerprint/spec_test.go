@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -318,5 +319,37 @@ func TestSumString(t *testing.T) {
 	want := "ab" + strings.Repeat("0", 60) + "01"
 	if diff := cmp.Diff(want, s.String()); diff != "" {
 		t.Errorf("String mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSumConcurrent shares the pooled documents and Writers between
+// goroutines; run with -race.
+func TestSumConcurrent(t *testing.T) {
+	bodies := []string{orderBody, `{"a":[3,2,1]}`, `[]`, `"x"`, ``}
+	want := make([]Sum, len(bodies))
+	for i, b := range bodies {
+		want[i] = mustSum(t, orderSpec, orderRequest(b))
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 200 {
+				k := (g + i) % len(bodies)
+				got, err := orderSpec.Sum(orderRequest(bodies[k]))
+				if err == nil && got != want[k] {
+					err = fmt.Errorf("body %d: got %s, want %s", k, got, want[k])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
