@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,13 +60,16 @@ func problemFor(err error) *Problem {
 	}
 	switch {
 	case errors.Is(err, ErrKeyMissing):
-		return &Problem{Type: ProblemKeyMissing, Title: "Idempotency key missing", Status: http.StatusBadRequest, Detail: err.Error()}
+		return &Problem{Type: ProblemKeyMissing, Title: "Idempotency key missing", Status: http.StatusBadRequest,
+			Detail: "This operation requires an idempotency key."}
 	case errors.Is(err, ErrKeyMalformed):
-		return &Problem{Type: ProblemKeyMalformed, Title: "Idempotency key malformed", Status: http.StatusBadRequest, Detail: err.Error()}
+		return &Problem{Type: ProblemKeyMalformed, Title: "Idempotency key malformed", Status: http.StatusBadRequest,
+			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
 	case errors.Is(err, ErrBodyTooLarge):
 		return &Problem{Type: ProblemBodyTooLarge, Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
 	case errors.Is(err, ErrInvalidBody):
-		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest, Detail: err.Error()}
+		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest,
+			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
 	case errors.Is(err, errScope):
 		return &Problem{Type: ProblemScopeUnavailable, Title: "Scope unavailable", Status: http.StatusForbidden}
 	}
