@@ -1,6 +1,8 @@
 package fingerprint
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"math"
 	"slices"
@@ -13,8 +15,7 @@ import (
 )
 
 // TestCanonicalizeRFC8785Sample is the sample of RFC 8785 section 3.2.2 with
-// its output from section 3.2.3 (a Go literal: the same UTF-8 bytes as
-// section 3.2.4 lists).
+// its canonical text and the UTF-8 bytes of section 3.2.4, transcribed.
 func TestCanonicalizeRFC8785Sample(t *testing.T) {
 	in := `{
   "numbers": [333333333.33333329, 1E30, 4.50,
@@ -29,6 +30,19 @@ func TestCanonicalizeRFC8785Sample(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("Canonicalize mismatch (-want +got):\n%s", diff)
+	}
+	wantBytes, err := hex.DecodeString(strings.Join(strings.Fields(`
+		7b 22 6c 69 74 65 72 61 6c 73 22 3a 5b 6e 75 6c 6c 2c 74 72
+		75 65 2c 66 61 6c 73 65 5d 2c 22 6e 75 6d 62 65 72 73 22 3a
+		5b 33 33 33 33 33 33 33 33 33 2e 33 33 33 33 33 33 33 2c 31
+		65 2b 33 30 2c 34 2e 35 2c 30 2e 30 30 32 2c 31 65 2d 32 37
+		5d 2c 22 73 74 72 69 6e 67 22 3a 22 e2 82 ac 24 5c 75 30 30
+		30 66 5c 6e 41 27 42 5c 22 5c 5c 5c 5c 5c 22 2f 22 7d`), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, wantBytes) {
+		t.Errorf("bytes differ from section 3.2.4:\n got % x\nwant % x", got, wantBytes)
 	}
 }
 
