@@ -302,6 +302,9 @@ func (p *typePlanner) operation(op *spec.Operation) {
 				Pos:       p.pos(m.Origin, op.Pos),
 				Type:      p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
 			}
+			if t := ot.Request.Type; mt == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
+				p.errorf(ot.Request.Pos, "form request body of "+where+" is not an object with properties; only those decode from a form")
+			}
 			break
 		}
 	}

@@ -92,7 +92,9 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 	case openapi3.TypeArray:
 		return &GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}
 	case openapi3.TypeObject:
-		if len(s.Properties) > 0 {
+		// additionalProperties: false without properties is an object
+		// that must be empty (Stripe's DELETE bodies): an empty struct.
+		if len(s.Properties) > 0 || s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has {
 			return p.structOf(s, h)
 		}
 		if ap := s.AdditionalProperties.Schema; ap != nil {

@@ -245,7 +245,8 @@ func TestPlanForm(t *testing.T) {
 		"Address": true, "PostChargesRequest": true, "PostChargesRequestShipping": true,
 		"PostChargesRequestItemsItem": true, "PostChargesRequestCaptureMethod": true,
 		// Only the response uses charge: it needs no form decoder.
-		"Charge": false,
+		"Charge":                     false,
+		"DeleteChargesChargeRequest": true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Form flags (-want +got):\n%s", diff)

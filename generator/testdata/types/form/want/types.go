@@ -33,6 +33,14 @@ type Charge struct {
 	ID       string          `json:"id"`
 }
 
+// DeleteChargesChargeRequest is the request body of DeleteChargesCharge (DELETE /v1/charges/{charge}).
+type DeleteChargesChargeRequest struct{}
+
+// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+func (o *DeleteChargesChargeRequest) DecodeForm(n *form.Node) error {
+	return nil
+}
+
 // PostChargesRequest is the request body of PostCharges (POST /v1/charges).
 type PostChargesRequest struct {
 	Amount        int64                            `json:"amount"`
