@@ -49,3 +49,51 @@ func ExampleSpec_Sum() {
 	fmt.Println(first == retry, first == changed)
 	// Output: true false
 }
+
+// ExampleSumWith is the shape of a generated typed fingerprint: members in
+// SortKeys order, excluded fields skipped, unordered arrays sorted by the
+// Writer. It equals the generic Spec.Sum of the same request.
+func ExampleSumWith() {
+	type item struct {
+		SKU       string
+		Qty       int64
+		ClientRef string // excluded
+	}
+	items := []item{{"b", 1, "r2"}, {"a", 2, "r1"}}
+	params := map[string]string{"order_id": "42"}
+
+	typed, err := fingerprint.SumWith("POST", "/orders/{order_id}", params, func(w *fingerprint.Writer) {
+		w.BeginObject()
+		w.Key("items") // fingerprint.SortKeys([]string{"items"}), at generation time
+		w.BeginUnorderedArray()
+		for _, it := range items {
+			w.BeginObject()
+			w.Key("qty") // SortKeys([]string{"sku", "qty"}) = [qty sku]
+			w.Int(it.Qty)
+			w.Key("sku")
+			w.String(it.SKU)
+			w.EndObject()
+		}
+		w.EndUnorderedArray()
+		w.EndObject()
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	spec := fingerprint.Spec{Exclude: []string{"/items/*/client_ref"}, Unordered: []string{"/items"}}
+	generic, err := spec.Sum(fingerprint.Request{
+		Method:     "POST",
+		Route:      "/orders/{order_id}",
+		PathParams: params,
+		Body:       []byte(`{"items":[{"sku":"a","qty":2,"client_ref":"x"},{"sku":"b","qty":1}]}`),
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(typed == generic)
+	fmt.Printf("%+q\n", fingerprint.SortKeys([]string{"\ufb33", "\U0001F600", "z"}))
+	// Output:
+	// true
+	// ["z" "\U0001f600" "\ufb33"]
+}

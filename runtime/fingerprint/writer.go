@@ -20,10 +20,10 @@ import (
 type Writer struct {
 	buf    []byte
 	frames []frame
-	starts []int // element starts of the unordered arrays being written
-	tmp    []byte
-	spans  []span
-	done   bool // the top-level value is complete
+	starts []int  // element starts of the unordered arrays being written
+	tmp    []byte // scratch for sorting an unordered array
+	spans  []span // the elements of the unordered array being sorted
+	done   bool   // the top-level value is complete
 	err    error
 }
 
@@ -51,6 +51,7 @@ func putWriter(w *Writer) {
 
 // Reset empties w, keeping its buffers.
 func (w *Writer) Reset() {
+	clear(w.frames[:cap(w.frames)]) // drop member names, which may be request data
 	w.buf, w.frames, w.starts = w.buf[:0], w.frames[:0], w.starts[:0]
 	w.done, w.err = false, nil
 }
