@@ -12,7 +12,7 @@ var ruleEmptyScope = Rule{
 		if r.c == nil || len(r.c.Scope.Value) > 0 || !declaresSecurity(r.doc) {
 			return
 		}
-		if sec := r.op.Op.Security; sec != nil && len(*sec) == 0 {
+		if r.op.Op != nil && r.op.Op.Security != nil && len(*r.op.Op.Security) == 0 {
 			return // the operation is explicitly public: security: []
 		}
 		r.report(r.c.Scope.Pos, "x-idempotency.scope",

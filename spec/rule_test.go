@@ -132,7 +132,7 @@ func rtGoodContract() *Contract {
 
 // loadRuleTestDoc builds a Document from ruleTestSpec the way the loader
 // does, without contracts.
-func loadRuleTestDoc(t *testing.T) *Document {
+func loadRuleTestDoc(t testing.TB) *Document {
 	t.Helper()
 	loader := openapi3.NewLoader()
 	oas, err := loader.LoadFromData([]byte(ruleTestSpec))
@@ -157,7 +157,7 @@ func loadRuleTestDoc(t *testing.T) *Document {
 }
 
 // rtOperation returns the operation of doc with the operationId.
-func rtOperation(t *testing.T, doc *Document, id string) *Operation {
+func rtOperation(t testing.TB, doc *Document, id string) *Operation {
 	t.Helper()
 	for _, op := range doc.Operations {
 		if op.ID == id {
