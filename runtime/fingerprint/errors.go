@@ -13,8 +13,8 @@ var ErrInvalidJSON = errors.New("fingerprint: invalid JSON")
 var ErrBodyTooLarge = errors.New("fingerprint: body too large")
 
 // ErrInvalidSpec is wrapped by errors about a malformed [Spec]: a JSON pointer
-// that does not start with "/", a "~" escape other than ~0 or ~1, or a
-// wildcard in an include pointer.
+// that does not start with "/" or is not valid UTF-8, a "~" escape other than
+// ~0 or ~1, or a wildcard in an include pointer.
 var ErrInvalidSpec = errors.New("fingerprint: invalid spec")
 
 // ErrInvalidValue is wrapped by errors about a value that has no canonical

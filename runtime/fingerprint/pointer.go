@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // wildcard is the pointer token that stands for every element or member in
@@ -20,6 +21,9 @@ func checkPointer(p string, wildcards bool) error {
 	}
 	if p[0] != '/' {
 		return fmt.Errorf("%w: pointer %q does not start with '/'", ErrInvalidSpec, p)
+	}
+	if !utf8.ValidString(p) {
+		return fmt.Errorf("%w: pointer %q is not valid UTF-8", ErrInvalidSpec, p)
 	}
 	for i := 0; i < len(p); i++ {
 		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {

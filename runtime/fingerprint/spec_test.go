@@ -291,6 +291,7 @@ func TestSumErrors(t *testing.T) {
 		{"pointer without slash", Spec{Include: []string{"a"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"bad escape in pointer", Spec{Exclude: []string{"/a~2"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"trailing tilde", Spec{Unordered: []string{"/a~"}}, orderRequest(`{}`), ErrInvalidSpec},
+		{"invalid UTF-8 pointer", Spec{Include: []string{"/a\xff"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"wildcard in include", Spec{Include: []string{"/items/*/sku"}}, orderRequest(`{}`), ErrInvalidSpec},
 		{"invalid UTF-8 path parameter", Spec{}, Request{Method: "GET", Route: "/o/{id}", PathParams: map[string]string{"id": "\xff"}}, ErrInvalidValue},
 		{"invalid UTF-8 method", Spec{}, Request{Method: "G\xffT", Route: "/o"}, ErrInvalidValue},
