@@ -211,3 +211,24 @@ func TestDidYouMean(t *testing.T) {
 		t.Errorf("didYouMean (-want +got):\n%s", diff)
 	}
 }
+
+func TestMisplacedBlocks(t *testing.T) {
+	text := `openapi: 3.0.3
+info: {title: t, version: "1"}
+x-idempotency: {}
+paths:
+  /orders:
+    x-idempotency: {}
+    post:
+      x-idempotency-defaults: {}
+      responses: {"200": {description: ok}}
+`
+	want := strings.Join([]string{
+		"t.yaml:3:1: x-idempotency: at the document root, write x-idempotency-defaults; x-idempotency belongs on an operation",
+		"t.yaml:6:5: x-idempotency: x-idempotency belongs on an operation such as post, not on the path item",
+		"t.yaml:8:7: x-idempotency-defaults: x-idempotency-defaults belongs at the document root; on an operation, write x-idempotency",
+	}, "\n")
+	if got := loadErr(t, text); got != want {
+		t.Errorf("error:\n got: %s\nwant: %s", got, want)
+	}
+}

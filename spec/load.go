@@ -225,6 +225,9 @@ func checkOpenAPI(src *source) error {
 // decodeDefaults decodes the root's x-idempotency-defaults, or returns nil
 // when there is none.
 func (l *loader) decodeDefaults(root *source) *block {
+	if k, _ := mappingEntry(root.root, "x-idempotency"); k != nil {
+		l.misplaced(root, k, "at the document root, write x-idempotency-defaults; x-idempotency belongs on an operation")
+	}
 	k, v := mappingEntry(root.root, "x-idempotency-defaults")
 	if k == nil {
 		return nil
@@ -262,6 +265,9 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 				continue
 			}
 			src, node := l.resolvePathItem(root, m.Content[i+1])
+			if k, _ := mappingEntry(node, "x-idempotency"); k != nil {
+				l.misplaced(src, k, "x-idempotency belongs on an operation such as post, not on the path item")
+			}
 			for j := 0; j+1 < len(node.Content); j += 2 {
 				method := node.Content[j].Value
 				kop := item.GetOperation(strings.ToUpper(method))
@@ -298,6 +304,9 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 // and merges it over the defaults; nil when the operation has no block or
 // the block is unusable (the error is recorded).
 func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Contract {
+	if k, _ := mappingEntry(opNode, "x-idempotency-defaults"); k != nil {
+		l.misplaced(src, k, "x-idempotency-defaults belongs at the document root; on an operation, write x-idempotency")
+	}
 	k, v := mappingEntry(opNode, "x-idempotency")
 	if k == nil {
 		return nil
@@ -312,6 +321,13 @@ func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Cont
 	checkKey(d, c, "x-idempotency")
 	l.errs = append(l.errs, d.errs...)
 	return c
+}
+
+// misplaced records a contract block written where Load does not read it,
+// so it is not silently ignored.
+func (l *loader) misplaced(src *source, key *yaml.Node, msg string) {
+	d := &decoder{file: src.file, origin: l.overlayNodes}
+	l.errs = append(l.errs, &Error{Pos: d.pos(key), Path: key.Value, Msg: msg})
 }
 
 // maxRefHops bounds how many $refs resolvePathItem follows, so a cycle of
