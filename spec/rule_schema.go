@@ -149,17 +149,17 @@ func resolve(root *openapi3.Schema, p pointer) resolved {
 			continue
 		}
 		if tok == "*" {
-			return resolved{status: lookupOpen}
+			if typesOf(cur).permits("object") {
+				return resolved{status: lookupOpen}
+			}
+			return resolved{status: lookupMissing, reason: fmt.Sprintf("%s is %s, which has no members for * to match", orBody(p[:i]), strings.Join(typesOf(cur), " or "))}
 		}
 		prop, required, status := property(cur, tok)
 		switch status {
 		case lookupOpen:
 			return resolved{status: lookupOpen}
 		case lookupMissing:
-			at := p[:i].String()
-			if at == "" {
-				at = "the request body"
-			}
+			at := orBody(p[:i])
 			reason := fmt.Sprintf("%s has no property %q", at, tok)
 			if isArray(cur) {
 				reason = fmt.Sprintf("%s is an array: address its elements with %s", at, append(slices.Clone(p[:i]), "*").String())
@@ -172,6 +172,15 @@ func resolve(root *openapi3.Schema, p pointer) resolved {
 		cur = prop
 	}
 	return resolved{status: lookupFound, schema: cur, optional: optional}
+}
+
+// orBody names a pointer in messages; the empty pointer is the request
+// body.
+func orBody(p pointer) string {
+	if len(p) == 0 {
+		return "the request body"
+	}
+	return p.String()
 }
 
 // property finds the named property of an object schema, merging allOf,
