@@ -230,6 +230,12 @@ func TestRules(t *testing.T) {
 			want: []rtFinding{{"IDEM001", 20}, {"IDEM001", 21}},
 		},
 		{
+			name:     "IDEM001 member wildcard on a string",
+			mutate:   func(c *Contract) { c.Fingerprint.Exclude = append(c.Fingerprint.Exclude, rtSet("/note/*", 20)) },
+			want:     []rtFinding{{"IDEM001", 20}},
+			wantText: "/note is string, which has no members for * to match",
+		},
+		{
 			name:     "IDEM001 operation without a body",
 			op:       "deleteOrder",
 			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{Include: rtPtrs(20, "/reason")} },
