@@ -287,3 +287,20 @@ func (w *Writer) raw(b []byte) {
 		w.afterValue()
 	}
 }
+
+// JSON writes a value given as JSON text, such as a json.RawMessage field
+// that holds a union or a free-form value: the text is canonicalised first,
+// so it fingerprints as Canonicalize would render it inside the body.
+func (w *Writer) JSON(src []byte) {
+	if w.err != nil {
+		return
+	}
+	d := getDocument()
+	defer putDocument(d)
+	if err := d.parse(src); err != nil {
+		w.fail(err)
+		return
+	}
+	d.out = d.appendValue(d.out[:0], &d.root)
+	w.raw(d.out)
+}
