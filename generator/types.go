@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -98,68 +99,96 @@ func emitEnum(f *jen.File, d *TypeDecl) {
 	f.Const().Defs(consts...)
 }
 
-// emitDecodeForm writes the method that reads the struct from a form tree:
-// one runtime/form call per field, with a decoder composed for its type.
+// emitDecodeForm writes the method that reads the struct from a form tree.
+// It is plain glue over runtime/form, one block per field, with no generic
+// calls: generic helpers instantiated for each struct made Stripe's
+// package take half a minute to compile.
 func emitDecodeForm(f *jen.File, d *TypeDecl) {
 	f.Comment("DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.")
-	sig := f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(formMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error()
-	if len(d.Fields) == 0 {
-		sig.Block(jen.Return(jen.Nil()))
-		return
+	body := []jen.Code{
+		jen.If(jen.Err().Op(":=").Qual(formImport, "Object").Call(jen.Id("n")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
-	body := []jen.Code{jen.Var().Id("err").Error()}
 	for _, fd := range d.Fields {
-		body = append(body, jen.If(
-			jen.List(jen.Id("o").Dot(fd.Name), jen.Id("err")).Op("=").Add(fieldDecode(fd)),
-			jen.Id("err").Op("!=").Nil(),
-		).Block(jen.Return(jen.Id("err"))))
+		body = append(body, fieldDecode(fd))
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	sig.Block(body...)
+	f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(formMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error().Block(body...)
 }
 
-// fieldDecode is the runtime/form call that reads one field.
-func fieldDecode(fd *StructField) *jen.Statement {
-	name := jen.Lit(fd.JSONName)
-	n := jen.Id("n")
-	t := fd.Type
-	switch {
-	case t.Kind == TypePointer && !fd.Required:
-		return jen.Qual(formImport, "Optional").Call(n, name, decoderCode(t.Elem))
-	case fd.Required:
-		return jen.Qual(formImport, "Required").Call(n, name, decoderCode(t))
+// fieldDecode is the block that reads one field: decode the child into v0
+// when the form has the key, and fail when it is required and absent.
+func fieldDecode(fd *StructField) jen.Code {
+	t, val := fd.Type, jen.Id("v0")
+	if t.Kind == TypePointer {
+		t, val = t.Elem, jen.Op("&").Id("v0")
 	}
-	return jen.Qual(formImport, "Omittable").Call(n, name, decoderCode(t))
+	stmts := append(decodeValue(t, 0), jen.Id("o").Dot(fd.Name).Op("=").Add(val))
+	get := jen.If(jen.Id("c").Op(":=").Id("n").Dot("Get").Call(jen.Lit(fd.JSONName)), jen.Id("c").Op("!=").Nil()).Block(stmts...)
+	if !fd.Required {
+		return get
+	}
+	return get.Else().Block(jen.Return(jen.Qual(formImport, "Missing").Call(jen.Id("n"), jen.Lit(fd.JSONName))))
 }
 
-// decoderCode is a runtime/form decoder function for t.
-func decoderCode(t *GoType) *jen.Statement {
+// decodeValue returns the statements that decode the node c into a new
+// variable v<depth> of type t. Nested arrays and maps loop with c rebound
+// to each element and use the variables of depth+1.
+func decodeValue(t *GoType, depth int) []jen.Code {
+	d := strconv.Itoa(depth)
+	v, next := jen.Id("v"+d), "v"+strconv.Itoa(depth+1)
+	c := jen.Id("c")
+	checkErr := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+	leaf := func(call *jen.Statement) []jen.Code {
+		return []jen.Code{jen.List(v, jen.Err()).Op(":=").Add(call), checkErr}
+	}
 	switch t.Kind {
 	case TypeBool:
-		return jen.Qual(formImport, "Bool")
+		return leaf(jen.Qual(formImport, "Bool").Call(c))
 	case TypeInt32:
-		return jen.Qual(formImport, "Int32")
+		return leaf(jen.Qual(formImport, "Int32").Call(c))
 	case TypeInt64:
-		return jen.Qual(formImport, "Int64")
+		return leaf(jen.Qual(formImport, "Int64").Call(c))
 	case TypeFloat64:
-		return jen.Qual(formImport, "Float64")
+		return leaf(jen.Qual(formImport, "Float64").Call(c))
 	case TypeString:
-		return jen.Qual(formImport, "String")
+		return leaf(jen.Qual(formImport, "String").Call(c))
 	case TypeTime:
-		return jen.Qual(formImport, "Time")
-	case TypeSlice:
-		return jen.Qual(formImport, "Slice").Call(decoderCode(t.Elem))
-	case TypeMap:
-		return jen.Qual(formImport, "Map").Call(decoderCode(t.Elem))
+		return leaf(jen.Qual(formImport, "Time").Call(c))
+	case TypeRaw:
+		return leaf(jen.Qual(formImport, "Raw").Call(c))
+	case TypeExternal:
+		return leaf(jen.Qual(formImport, "JSON").Index(t.Code()).Call(c))
 	case TypePointer:
-		return jen.Qual(formImport, "Pointer").Call(decoderCode(t.Elem))
+		return append(decodeValue(t.Elem, depth+1), v.Clone().Op(":=").Op("&").Id(next))
 	case TypeDeclared:
 		if t.Decl.Kind == DeclEnum {
-			return jen.Qual(formImport, "Enum").Index(jen.Id(t.Decl.Name))
+			s := jen.Id("s" + d)
+			return []jen.Code{
+				jen.List(s, jen.Err()).Op(":=").Qual(formImport, "String").Call(c), checkErr,
+				v.Clone().Op(":=").Id(t.Decl.Name).Call(s.Clone()),
+			}
 		}
-		return jen.Qual(formImport, "Object").Index(jen.Id(t.Decl.Name))
-	case TypeExternal:
-		return jen.Qual(formImport, "JSON").Index(t.Code())
+		return []jen.Code{
+			jen.Var().Add(v).Id(t.Decl.Name),
+			jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot(formMethod).Call(c), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		}
+	case TypeSlice:
+		e, i := jen.Id("e"+d), jen.Id("i"+d)
+		loop := append(decodeValue(t.Elem, depth+1), v.Clone().Index(i.Clone()).Op("=").Id(next))
+		return []jen.Code{
+			jen.List(e, jen.Err()).Op(":=").Add(c).Dot("Elems").Call(), checkErr,
+			v.Clone().Op(":=").Make(t.Code(), jen.Len(e.Clone())),
+			jen.For(jen.List(i, c.Clone()).Op(":=").Range().Add(e.Clone())).Block(loop...),
+		}
+	case TypeMap:
+		k, key := jen.Id("k"+d), jen.Id("k")
+		loop := append([]jen.Code{c.Clone().Op(":=").Add(c.Clone()).Dot("Get").Call(key)}, decodeValue(t.Elem, depth+1)...)
+		loop = append(loop, v.Clone().Index(key.Clone()).Op("=").Id(next))
+		return []jen.Code{
+			jen.List(k, jen.Err()).Op(":=").Qual(formImport, "Members").Call(c), checkErr,
+			v.Clone().Op(":=").Make(t.Code(), jen.Len(k.Clone())),
+			jen.For(jen.List(jen.Id("_"), key).Op(":=").Range().Add(k.Clone())).Block(loop...),
+		}
 	}
-	return jen.Qual(formImport, "Raw")
+	panic("generator: no form decoding for type kind " + strconv.Itoa(int(t.Kind)))
 }

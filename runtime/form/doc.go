@@ -5,15 +5,17 @@
 //	amount=2000&metadata[order]=42&items[0][sku]=A&items[0][qty]=1&expand[]=customer
 //
 // [Parse] turns the url.Values into a tree of [Node]s whose leaves are
-// strings; the typed accessors ([String], [Int64], [Bool], …) and
-// combinators ([Required], [Optional], [Slice], [Map], [Object], …) convert
-// a subtree into Go values and report failures as an [*Error] that names the
-// key as written, such as items[0][qty].
+// strings. [Node.Get], [Node.Elems] and [Members] walk it; the typed
+// accessors ([String], [Int64], [Bool], [Time], [Raw], …) convert a leaf or
+// subtree into a Go value. Failures are an [*Error] that names the key as
+// written, such as items[0][qty].
 //
 // Generated code is glue over this package: a generated struct's DecodeForm
-// method makes one [Required] or [Optional] call per field with a decoder
-// composed from the functions here, so the bracket algorithm lives once, in
-// this package, and is tested here.
+// method walks its fields with these calls, so the bracket algorithm lives
+// once, in this package, and is tested here. The glue is plain code rather
+// than calls to generic combinators on purpose: a generic function
+// instantiated for each of Stripe's 1,500 request structs made the
+// generated package take half a minute and 850 MB to compile.
 //
 // Keys: a name followed by any number of [segment]s. A segment of decimal
 // digits addresses an array element (sparse indexes keep their order); an

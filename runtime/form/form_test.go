@@ -9,19 +9,31 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// item and order are what generated code looks like for a small schema.
+// item and order are written as generated DecodeForm methods are.
 type item struct {
 	SKU string
 	Qty *int64
 }
 
 func (o *item) DecodeForm(n *Node) error {
-	var err error
-	if o.SKU, err = Required(n, "sku", String); err != nil {
+	if err := Object(n); err != nil {
 		return err
 	}
-	if o.Qty, err = Optional(n, "qty", Int64); err != nil {
-		return err
+	if c := n.Get("sku"); c != nil {
+		v0, err := String(c)
+		if err != nil {
+			return err
+		}
+		o.SKU = v0
+	} else {
+		return Missing(n, "sku")
+	}
+	if c := n.Get("qty"); c != nil {
+		v0, err := Int64(c)
+		if err != nil {
+			return err
+		}
+		o.Qty = &v0
 	}
 	return nil
 }
@@ -41,33 +53,113 @@ type order struct {
 }
 
 func (o *order) DecodeForm(n *Node) error {
-	var err error
-	if o.Amount, err = Required(n, "amount", Int64); err != nil {
+	if err := Object(n); err != nil {
 		return err
 	}
-	if o.Live, err = Optional(n, "live", Bool); err != nil {
-		return err
+	if c := n.Get("amount"); c != nil {
+		v0, err := Int64(c)
+		if err != nil {
+			return err
+		}
+		o.Amount = v0
+	} else {
+		return Missing(n, "amount")
 	}
-	if o.Status, err = Required(n, "status", Enum[status]); err != nil {
-		return err
+	if c := n.Get("live"); c != nil {
+		v0, err := Bool(c)
+		if err != nil {
+			return err
+		}
+		o.Live = &v0
 	}
-	if o.At, err = Optional(n, "at", Time); err != nil {
-		return err
+	if c := n.Get("status"); c != nil {
+		v0, err := String(c)
+		if err != nil {
+			return err
+		}
+		o.Status = status(v0)
+	} else {
+		return Missing(n, "status")
 	}
-	if o.Items, err = Omittable(n, "items", Slice(Object[item])); err != nil {
-		return err
+	if c := n.Get("at"); c != nil {
+		v0, err := Time(c)
+		if err != nil {
+			return err
+		}
+		o.At = &v0
 	}
-	if o.Expand, err = Omittable(n, "expand", Slice(String)); err != nil {
-		return err
+	if c := n.Get("items"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]item, len(e0))
+		for i0, c := range e0 {
+			if err := v0[i0].DecodeForm(c); err != nil {
+				return err
+			}
+		}
+		o.Items = v0
 	}
-	if o.Metadata, err = Omittable(n, "metadata", Map(String)); err != nil {
-		return err
+	if c := n.Get("expand"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]string, len(e0))
+		for i0, c := range e0 {
+			v1, err := String(c)
+			if err != nil {
+				return err
+			}
+			v0[i0] = v1
+		}
+		o.Expand = v0
 	}
-	if o.Nested, err = Omittable(n, "nested", Map(Slice(Int32))); err != nil {
-		return err
+	if c := n.Get("metadata"); c != nil {
+		k0, err := Members(c)
+		if err != nil {
+			return err
+		}
+		v0 := make(map[string]string, len(k0))
+		for _, k := range k0 {
+			v1, err := String(c.Get(k))
+			if err != nil {
+				return err
+			}
+			v0[k] = v1
+		}
+		o.Metadata = v0
 	}
-	if o.Union, err = Omittable(n, "union", Raw); err != nil {
-		return err
+	if c := n.Get("nested"); c != nil {
+		k0, err := Members(c)
+		if err != nil {
+			return err
+		}
+		v0 := make(map[string][]int32, len(k0))
+		for _, k := range k0 {
+			e1, err := c.Get(k).Elems()
+			if err != nil {
+				return err
+			}
+			v1 := make([]int32, len(e1))
+			for i1, c := range e1 {
+				v2, err := Int32(c)
+				if err != nil {
+					return err
+				}
+				v1[i1] = v2
+			}
+			v0[k] = v1
+		}
+		o.Nested = v0
+	}
+	if c := n.Get("union"); c != nil {
+		v0, err := Raw(c)
+		if err != nil {
+			return err
+		}
+		o.Union = v0
 	}
 	return nil
 }

@@ -78,10 +78,3 @@ func Time(n *Node) (time.Time, error) {
 	}
 	return v, nil
 }
-
-// Enum reads a single value into a string type. It does not check the
-// value against the enum's members, as encoding/json does not either.
-func Enum[E ~string](n *Node) (E, error) {
-	s, err := n.leaf()
-	return E(s), err
-}

@@ -16,12 +16,22 @@ type Address struct {
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
 func (o *Address) DecodeForm(n *form.Node) error {
-	var err error
-	if o.City, err = form.Optional(n, "city", form.String); err != nil {
+	if err := form.Object(n); err != nil {
 		return err
 	}
-	if o.Line1, err = form.Optional(n, "line1", form.String); err != nil {
-		return err
+	if c := n.Get("city"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.City = &v0
+	}
+	if c := n.Get("line1"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Line1 = &v0
 	}
 	return nil
 }
@@ -38,6 +48,9 @@ type DeleteChargesChargeRequest struct{}
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
 func (o *DeleteChargesChargeRequest) DecodeForm(n *form.Node) error {
+	if err := form.Object(n); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -58,39 +71,124 @@ type PostChargesRequest struct {
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
 func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
-	var err error
-	if o.Amount, err = form.Required(n, "amount", form.Int64); err != nil {
+	if err := form.Object(n); err != nil {
 		return err
 	}
-	if o.Capture, err = form.Optional(n, "capture", form.Bool); err != nil {
-		return err
+	if c := n.Get("amount"); c != nil {
+		v0, err := form.Int64(c)
+		if err != nil {
+			return err
+		}
+		o.Amount = v0
+	} else {
+		return form.Missing(n, "amount")
 	}
-	if o.CaptureMethod, err = form.Optional(n, "capture_method", form.Enum[PostChargesRequestCaptureMethod]); err != nil {
-		return err
+	if c := n.Get("capture"); c != nil {
+		v0, err := form.Bool(c)
+		if err != nil {
+			return err
+		}
+		o.Capture = &v0
 	}
-	if o.Currency, err = form.Required(n, "currency", form.String); err != nil {
-		return err
+	if c := n.Get("capture_method"); c != nil {
+		s0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		v0 := PostChargesRequestCaptureMethod(s0)
+		o.CaptureMethod = &v0
 	}
-	if o.Expand, err = form.Omittable(n, "expand", form.Slice(form.String)); err != nil {
-		return err
+	if c := n.Get("currency"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Currency = v0
+	} else {
+		return form.Missing(n, "currency")
 	}
-	if o.Fee, err = form.Optional(n, "fee", form.Float64); err != nil {
-		return err
+	if c := n.Get("expand"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]string, len(e0))
+		for i0, c := range e0 {
+			v1, err := form.String(c)
+			if err != nil {
+				return err
+			}
+			v0[i0] = v1
+		}
+		o.Expand = v0
 	}
-	if o.Items, err = form.Omittable(n, "items", form.Slice(form.Object[PostChargesRequestItemsItem])); err != nil {
-		return err
+	if c := n.Get("fee"); c != nil {
+		v0, err := form.Float64(c)
+		if err != nil {
+			return err
+		}
+		o.Fee = &v0
 	}
-	if o.Metadata, err = form.Omittable(n, "metadata", form.Raw); err != nil {
-		return err
+	if c := n.Get("items"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]PostChargesRequestItemsItem, len(e0))
+		for i0, c := range e0 {
+			var v1 PostChargesRequestItemsItem
+			if err := v1.DecodeForm(c); err != nil {
+				return err
+			}
+			v0[i0] = v1
+		}
+		o.Items = v0
 	}
-	if o.PaidAt, err = form.Optional(n, "paid_at", form.Time); err != nil {
-		return err
+	if c := n.Get("metadata"); c != nil {
+		v0, err := form.Raw(c)
+		if err != nil {
+			return err
+		}
+		o.Metadata = v0
 	}
-	if o.Scores, err = form.Omittable(n, "scores", form.Map(form.Slice(form.Pointer(form.Int64)))); err != nil {
-		return err
+	if c := n.Get("paid_at"); c != nil {
+		v0, err := form.Time(c)
+		if err != nil {
+			return err
+		}
+		o.PaidAt = &v0
 	}
-	if o.Shipping, err = form.Optional(n, "shipping", form.Object[PostChargesRequestShipping]); err != nil {
-		return err
+	if c := n.Get("scores"); c != nil {
+		k0, err := form.Members(c)
+		if err != nil {
+			return err
+		}
+		v0 := make(map[string][]*int64, len(k0))
+		for _, k := range k0 {
+			c := c.Get(k)
+			e1, err := c.Elems()
+			if err != nil {
+				return err
+			}
+			v1 := make([]*int64, len(e1))
+			for i1, c := range e1 {
+				v3, err := form.Int64(c)
+				if err != nil {
+					return err
+				}
+				v2 := &v3
+				v1[i1] = v2
+			}
+			v0[k] = v1
+		}
+		o.Scores = v0
+	}
+	if c := n.Get("shipping"); c != nil {
+		var v0 PostChargesRequestShipping
+		if err := v0.DecodeForm(c); err != nil {
+			return err
+		}
+		o.Shipping = &v0
 	}
 	return nil
 }
@@ -112,12 +210,24 @@ type PostChargesRequestItemsItem struct {
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
 func (o *PostChargesRequestItemsItem) DecodeForm(n *form.Node) error {
-	var err error
-	if o.Qty, err = form.Optional(n, "qty", form.Int32); err != nil {
+	if err := form.Object(n); err != nil {
 		return err
 	}
-	if o.Sku, err = form.Required(n, "sku", form.String); err != nil {
-		return err
+	if c := n.Get("qty"); c != nil {
+		v0, err := form.Int32(c)
+		if err != nil {
+			return err
+		}
+		o.Qty = &v0
+	}
+	if c := n.Get("sku"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Sku = v0
+	} else {
+		return form.Missing(n, "sku")
 	}
 	return nil
 }
@@ -130,12 +240,24 @@ type PostChargesRequestShipping struct {
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
 func (o *PostChargesRequestShipping) DecodeForm(n *form.Node) error {
-	var err error
-	if o.Address, err = form.Optional(n, "address", form.Object[Address]); err != nil {
+	if err := form.Object(n); err != nil {
 		return err
 	}
-	if o.Name, err = form.Required(n, "name", form.String); err != nil {
-		return err
+	if c := n.Get("address"); c != nil {
+		var v0 Address
+		if err := v0.DecodeForm(c); err != nil {
+			return err
+		}
+		o.Address = &v0
+	}
+	if c := n.Get("name"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Name = v0
+	} else {
+		return form.Missing(n, "name")
 	}
 	return nil
 }
