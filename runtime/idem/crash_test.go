@@ -83,6 +83,13 @@ func TestKilledMidTransactionLeavesNothing(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("child said %q, want %q", line, midTransaction)
 	}
+	reject := orderContract()
+	reject.Concurrency = idem.ConcurrencyReject
+	probe := newHandler(t, d.pool, reject, idem.Config{}, createOrder)
+	if r := post(probe, "tenant-a", "killed-1", `{"customer":"c-1","amount":5}`); r.Status != http.StatusConflict {
+		_ = cmd.Process.Kill()
+		t.Fatalf("while the child holds the key: status %d body %s, want 409", r.Status, r.Body)
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

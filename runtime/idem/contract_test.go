@@ -1,0 +1,78 @@
+package idem_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+)
+
+// NewHandler refuses a contract it could not honour, at start-up.
+func TestNewHandlerRejectsUnusableContracts(t *testing.T) {
+	pool, err := pgxpool.New(t.Context(), "postgres://unused@127.0.0.1:1/none") // never connects
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		modify func(*idem.Contract)
+		want   string
+	}{
+		{"no operation", func(c *idem.Contract) { c.Operation = "" }, "without an operation name"},
+		{"no route", func(c *idem.Contract) { c.Route = "" }, "method and route are required"},
+		{"two key sources", func(c *idem.Contract) { c.Key.Header, c.Key.BodyPointer = "Idempotency-Key", "/k" }, "header and body pointer"},
+		{"negative retention", func(c *idem.Contract) { c.Retention = -1 }, "negative duration"},
+		{"unknown concurrency", func(c *idem.Contract) { c.Concurrency = 7 }, "unknown concurrency"},
+		{"bad pointer", func(c *idem.Contract) { c.Fingerprint.Include = []string{"customer"} }, "invalid spec"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := orderContract()
+			tc.modify(&c)
+			_, err := idem.NewHandler(exec, c, tenantScope, createOrder)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewHandler: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := idem.NewHandler(nil, orderContract(), tenantScope, createOrder); err == nil {
+		t.Error("NewHandler without an executor succeeded")
+	}
+	if _, err := idem.NewExecutor(idem.Config{}); err == nil {
+		t.Error("NewExecutor without a pool succeeded")
+	}
+}
+
+// Refusals wrap their sentinels, so callers of Executor.Do can use
+// errors.Is; the HTTP mapping is covered by the handler tests.
+func TestRefusalErrorUnwraps(t *testing.T) {
+	err := error(&idem.RefusalError{Err: idem.ErrExpired, OperationID: "x"})
+	if !errors.Is(err, idem.ErrExpired) || errors.Is(err, idem.ErrInProgress) {
+		t.Errorf("errors.Is on %v does not follow the sentinel", err)
+	}
+	var ref *idem.RefusalError
+	if !errors.As(err, &ref) || ref.OperationID != "x" {
+		t.Errorf("errors.As: %+v", ref)
+	}
+}
+
+func TestEventKindNames(t *testing.T) {
+	for k, want := range map[idem.EventKind]string{
+		idem.EventNew: "new", idem.EventReplay: "replay", idem.EventConflict: "conflict",
+		idem.EventWaited: "waited", idem.EventWaitTimeout: "wait-timeout",
+		idem.EventRejectInProgress: "reject-in-progress", idem.EventExpired: "expired",
+		idem.EventRolledBack: "rolled-back", idem.EventRequiresRecovery: "requires-recovery",
+		idem.EventKind(0): "unknown",
+	} {
+		if got := k.String(); got != want {
+			t.Errorf("EventKind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
