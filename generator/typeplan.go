@@ -151,8 +151,8 @@ type TypeDecl struct {
 	// Consts of an enum in the order the schema lists its values; their
 	// names are unique in the package.
 	Consts []*EnumConst
-	// Form is set when a form request body reaches the type, so it gets a
-	// DecodeForm method.
+	// Form is set when a form request body reaches the type; a struct
+	// then gets a DecodeForm method (an enum needs none).
 	Form bool
 }
 

@@ -1,8 +1,10 @@
 package generator
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ var corpusSpecs = []struct{ file, pkg string }{
 
 // corpusDir finds shared/corpus beside a directory above the package, or
 // returns "" when there is none.
-func corpusDir(t *testing.T) string {
+func corpusDir(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.Abs(".")
 	if err != nil {
@@ -63,6 +65,16 @@ func TestTypesCorpus(t *testing.T) {
 			continue
 		}
 		src := renderTypes(t, c.pkg, plan)
+		planned := time.Since(start) - loaded
+		reversed := slices.Clone(ops)
+		slices.Reverse(reversed)
+		again, err := PlanTypes(doc, reversed, TypeOptions{})
+		if err != nil {
+			t.Fatalf("%s reversed: %v", c.file, err)
+		}
+		if !bytes.Equal(src, renderTypes(t, c.pkg, again)) {
+			t.Errorf("%s: planning the operations in reverse order changed the output", c.file)
+		}
 		var structs, enums, consts, forms int
 		for _, d := range plan.Decls {
 			switch d.Kind {
@@ -77,7 +89,7 @@ func TestTypesCorpus(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d mutating operations, %d types (%d structs, %d enums with %d constants, %d form decoders), %d renamed on collision, %d lines; load %v, plan+emit %v",
-			c.file, len(ops), len(plan.Decls), structs, enums, consts, forms, len(plan.Renames), strings.Count(string(src), "\n"), loaded.Round(time.Millisecond), (time.Since(start) - loaded).Round(time.Millisecond))
+			c.file, len(ops), len(plan.Decls), structs, enums, consts, forms, len(plan.Renames), strings.Count(string(src), "\n"), loaded.Round(time.Millisecond), planned.Round(time.Millisecond))
 		for i, r := range plan.Renames {
 			if i == 50 {
 				t.Logf("  … and %d more", len(plan.Renames)-50)
@@ -90,4 +102,27 @@ func TestTypesCorpus(t *testing.T) {
 	start := time.Now()
 	vetModule(t, files)
 	t.Logf("go vet of %d packages: %v", len(files), time.Since(start).Round(time.Millisecond))
+}
+
+// BenchmarkPlanTypes measures planning and emitting the types of every
+// mutating operation of each corpus spec, loading excluded.
+func BenchmarkPlanTypes(b *testing.B) {
+	dir := corpusDir(b)
+	if dir == "" {
+		b.Skip("no shared/corpus directory above the package")
+	}
+	for _, c := range corpusSpecs {
+		b.Run(c.pkg, func(b *testing.B) {
+			doc := loadTypesDoc(b, filepath.Join(dir, c.file))
+			ops := mutating(doc.Operations)
+			b.ReportAllocs()
+			for b.Loop() {
+				plan, err := PlanTypes(doc, ops, TypeOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				renderTypes(b, c.pkg, plan)
+			}
+		})
+	}
 }
