@@ -304,3 +304,15 @@ func (w *Writer) JSON(src []byte) {
 	d.out = d.appendValue(d.out[:0], &d.root)
 	w.raw(d.out)
 }
+
+// Marshaled writes the result of json.Marshal for a value whose structure
+// the generator cannot see, such as a type bound with x-go-type: generated
+// code calls w.Marshaled(json.Marshal(v)). A marshalling error fails the
+// Writer.
+func (w *Writer) Marshaled(src []byte, err error) {
+	if err != nil {
+		w.fail(fmt.Errorf("%w: %w", ErrInvalidValue, err))
+		return
+	}
+	w.JSON(src)
+}

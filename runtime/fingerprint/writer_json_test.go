@@ -48,3 +48,17 @@ func TestWriterJSONRejectsInvalidText(t *testing.T) {
 		t.Fatalf("Result after JSON with a duplicate name: err = %v, want ErrInvalidJSON", err)
 	}
 }
+
+func TestWriterMarshaled(t *testing.T) {
+	w := &Writer{}
+	w.Marshaled([]byte(`{"b":1,"a":2}`), nil)
+	got, err := w.Result()
+	if err != nil || string(got) != `{"a":2,"b":1}` {
+		t.Fatalf("Marshaled = %s, %v; want the canonical object", got, err)
+	}
+	w = &Writer{}
+	w.Marshaled(nil, errors.New("boom"))
+	if _, err := w.Result(); !errors.Is(err, ErrInvalidValue) {
+		t.Fatalf("Marshaled with an error: Result err = %v, want ErrInvalidValue", err)
+	}
+}
