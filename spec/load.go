@@ -36,7 +36,7 @@ type LoadOptions struct {
 // as a dangling $ref, do not fail the load: they are reported in
 // Document.Defects and block only the operations they touch.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error) {
-	l := newLoader(ctx, path)
+	l := newLoader(path)
 	root, err := l.source(l.rootKey)
 	if err != nil {
 		return nil, l.readError(l.rootKey, err)
@@ -77,7 +77,6 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 // slash-separated cleaned path as kin-openapi names them, and what was
 // found in them.
 type loader struct {
-	ctx         context.Context
 	rootKey     string
 	rootDisplay string
 	sources     map[string]*source
@@ -93,9 +92,8 @@ type loader struct {
 	overlayNodes map[*yaml.Node]string
 }
 
-func newLoader(ctx context.Context, path string) *loader {
+func newLoader(path string) *loader {
 	return &loader{
-		ctx:          ctx,
 		rootKey:      sourceKey(path),
 		rootDisplay:  path,
 		sources:      map[string]*source{},
@@ -163,9 +161,10 @@ func (l *loader) parse(key string) (*source, error) {
 
 // readError words a failure to read or parse the file with key.
 func (l *loader) readError(key string, err error) error {
+	var list ErrorList
 	var e *Error
-	if errors.As(err, &e) {
-		return e
+	if errors.As(err, &list) || errors.As(err, &e) {
+		return err
 	}
 	return &Error{Pos: Position{File: l.display(key)}, Msg: "cannot read file: " + readFailure(err)}
 }

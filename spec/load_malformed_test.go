@@ -61,3 +61,11 @@ func TestLoadEmptyFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadDuplicateKeysInRoot(t *testing.T) {
+	text := "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\ninfo: {}\npaths: {}\npaths: {}\n"
+	want := "t.yaml:3:1: duplicate key \"info\" (first at line 2)\nt.yaml:5:1: duplicate key \"paths\" (first at line 4)"
+	if got := loadErr(t, text); got != want {
+		t.Errorf("error:\n got: %s\nwant: %s", got, want)
+	}
+}
