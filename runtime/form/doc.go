@@ -20,7 +20,8 @@
 // Keys: a name followed by any number of [segment]s. A segment of decimal
 // digits addresses an array element (sparse indexes keep their order); an
 // empty segment, allowed only last (expand[]), appends its values, exactly
-// as repeating the key does. Keys that do not fit this shape are errors.
+// as repeating the key does. Keys that do not fit this shape, or that nest
+// deeper than 32 levels, are errors.
 //
 // This package imports only the standard library; it must not import other
 // idemgen packages.

@@ -3,6 +3,7 @@ package form
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,6 +248,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"amount[a]b=1", `form: amount[a]b: unexpected "b" after ]`},
 		{"[a]=1", "form: [a]: key has no name"},
 		{"a[][b]=1", "form: a[][b]: [] must come last in a key"},
+		{"a" + strings.Repeat("[x]", 32) + "=1", "form: a" + strings.Repeat("[x]", 32) + ": nested deeper than 32 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

@@ -46,6 +46,10 @@ func Parse(v url.Values) (*Node, error) {
 	return root, nil
 }
 
+// maxDepth bounds the segments of one key, so a hostile key cannot make
+// the tree, and everything that walks it recursively, arbitrarily deep.
+const maxDepth = 32
+
 // splitKey splits a[b][0][] into a, b, 0 and the empty segment.
 func splitKey(k string) ([]string, error) {
 	name, rest, _ := strings.Cut(k, "[")
@@ -70,6 +74,9 @@ func splitKey(k string) ([]string, error) {
 			return nil, &Error{Key: k, Msg: "[ inside a segment"}
 		}
 		segs = append(segs, seg)
+		if len(segs) > maxDepth {
+			return nil, &Error{Key: k, Msg: "nested deeper than " + strconv.Itoa(maxDepth) + " levels"}
+		}
 		rest = rest[end+1:]
 	}
 	return segs, nil
