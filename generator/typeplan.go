@@ -2,6 +2,7 @@ package generator
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,15 +53,24 @@ type OperationTypes struct {
 	// Request is nil when the operation has no body in a planned media
 	// type.
 	Request *BodyType
-	// Response is the lowest 2xx response with an application/json body;
-	// nil when there is none.
+	// Response is the lowest 2xx response with a JSON body; nil when there
+	// is none.
 	Response *BodyType
+	// Unsupported is set when the operation has a request body, but in no
+	// media type that is generated (Square's multipart/form-data uploads):
+	// Request is nil, and a caller generating the operation reports this
+	// error rather than a handler that ignores the body. It is not part of
+	// PlanTypes' error, since an operation nobody generates may have it.
+	Unsupported *spec.Error
 }
 
 // BodyType is the Go type of one request or response body.
 type BodyType struct {
-	// MediaType is MediaJSON or MediaForm.
+	// MediaType is MediaJSON (for application/json, any +json type, and
+	// either with parameters) or MediaForm.
 	MediaType string
+	// ContentType is the content key as the spec writes it.
+	ContentType string
 	// Status is the response status code; 0 for a request body.
 	Status int
 	// Required is whether the request body is required.
@@ -290,22 +300,22 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	if op.Op == nil {
 		return
 	}
-	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil {
-		for _, mt := range []string{MediaJSON, MediaForm} {
-			m := rb.Value.Content[mt]
-			if m == nil {
-				continue
-			}
+	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
+		key, kind, m := pickMedia(rb.Value.Content, MediaJSON, MediaForm)
+		if m == nil {
+			keys := slices.Sorted(maps.Keys(rb.Value.Content))
+			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Msg: "request body of " + where + " is " + strings.Join(keys, ", ") + "; only JSON and application/x-www-form-urlencoded bodies are generated"}
+		} else {
 			ot.Request = &BodyType{
-				MediaType: mt,
-				Required:  rb.Value.Required,
-				Pos:       p.pos(m.Origin, op.Pos),
-				Type:      p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
+				MediaType:   kind,
+				ContentType: key,
+				Required:    rb.Value.Required,
+				Pos:         p.pos(m.Origin, op.Pos),
+				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
 			}
-			if t := ot.Request.Type; mt == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
+			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
 				p.errorf(ot.Request.Pos, "form request body of "+where+" is not an object with properties; only those decode from a form")
 			}
-			break
 		}
 	}
 	ot.Response = p.response(op, id, where)
@@ -327,18 +337,52 @@ func (p *typePlanner) response(op *spec.Operation, id, where string) *BodyType {
 		if r == nil || r.Value == nil {
 			continue
 		}
-		m := r.Value.Content[MediaJSON]
+		key, _, m := pickMedia(r.Value.Content, MediaJSON)
 		if m == nil {
 			continue
 		}
 		return &BodyType{
-			MediaType: MediaJSON,
-			Status:    status,
-			Pos:       p.pos(m.Origin, op.Pos),
-			Type:      p.typeOf(m.Schema, hint{name: GoName(id) + "Response", source: code + " response body of " + where, owner: op}),
+			MediaType:   MediaJSON,
+			ContentType: key,
+			Status:      status,
+			Pos:         p.pos(m.Origin, op.Pos),
+			Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Response", source: code + " response body of " + where, owner: op}),
 		}
 	}
 	return nil
+}
+
+// pickMedia returns the content entry of the first of kinds the content
+// has: the entry named exactly like the kind, else the first in sorted
+// order whose media type is of that kind (see mediaKind).
+func pickMedia(content openapi3.Content, kinds ...string) (key, kind string, m *openapi3.MediaType) {
+	keys := slices.Sorted(maps.Keys(content))
+	for _, kind := range kinds {
+		if m := content[kind]; m != nil {
+			return kind, kind, m
+		}
+		for _, key := range keys {
+			if mediaKind(key) == kind {
+				return key, kind, content[key]
+			}
+		}
+	}
+	return "", "", nil
+}
+
+// mediaKind is MediaJSON for application/json and any structured +json
+// type, MediaForm for form bodies, parameters and case ignored; "" for
+// everything else.
+func mediaKind(key string) string {
+	base, _, _ := strings.Cut(key, ";")
+	base = strings.ToLower(strings.TrimSpace(base))
+	switch {
+	case base == MediaJSON, strings.HasPrefix(base, "application/") && strings.HasSuffix(base, "+json"):
+		return MediaJSON
+	case base == MediaForm:
+		return MediaForm
+	}
+	return ""
 }
 
 // hint is what an inline schema is named after.

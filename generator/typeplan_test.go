@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -307,5 +308,46 @@ func TestPlanErrors(t *testing.T) {
 	last := list[3]
 	if last.Pos.Line != lineOf(t, path, "  /b:")+1 || !strings.Contains(last.Msg, "collides with operation create_thing (POST /a) at "+path+":5:5") {
 		t.Errorf("operation collision = %v; want it at POST /b naming POST /a at line 5", last)
+	}
+}
+
+func TestMediaKind(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"application/json", MediaJSON},
+		{"application/json; charset=utf-8", MediaJSON},
+		{"Application/JSON", MediaJSON},
+		{"application/merge-patch+json", MediaJSON},
+		{"application/problem+json", MediaJSON},
+		{"application/x-www-form-urlencoded", MediaForm},
+		{"application/x-www-form-urlencoded; charset=utf-8", MediaForm},
+		{"multipart/form-data", ""},
+		{"text/plain", ""},
+		{"text/json+xml", ""},
+	}
+	for _, tt := range tests {
+		if got := mediaKind(tt.in); got != tt.want {
+			t.Errorf("mediaKind(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPlanMedia(t *testing.T) {
+	plan, path := planCase(t, "media", TypeOptions{})
+	upload, patch := plan.Operations[0], plan.Operations[1]
+	if patch.Op.ID != "patchRoom" || upload.Op.ID != "uploadFile" {
+		t.Fatalf("operations %s, %s; want patchRoom, uploadFile", patch.Op.ID, upload.Op.ID)
+	}
+	if r := patch.Request; r.MediaType != MediaJSON || r.ContentType != "application/merge-patch+json" || len(r.Type.Decl.Fields) != 2 {
+		t.Errorf("patchRoom request = %s (%s) with %d fields; want the merge-patch JSON body over the form one", r.MediaType, r.ContentType, len(r.Type.Decl.Fields))
+	}
+	if r := patch.Response; r.ContentType != "application/json; charset=utf-8" || r.Status != 200 {
+		t.Errorf("patchRoom response = %s %d; want the JSON one of 200", r.ContentType, r.Status)
+	}
+	if upload.Request != nil || upload.Unsupported == nil {
+		t.Fatalf("uploadFile: request %v, unsupported %v; want no request and an error", upload.Request, upload.Unsupported)
+	}
+	want := path + ":" + strconv.Itoa(lineOf(t, path, "requestBody:")) + ":7: request body of uploadFile (POST /files) is multipart/form-data; only JSON and application/x-www-form-urlencoded bodies are generated"
+	if got := upload.Unsupported.Error(); got != want {
+		t.Errorf("uploadFile unsupported = %q, want %q", got, want)
 	}
 }
