@@ -1,19 +1,9 @@
 package generator
 
-import (
-	"cmp"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
+import "github.com/idemgen/idemgen/spec"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
-	"github.com/idemgen/idemgen/spec"
-)
-
-// The media types a request body may have; the first one an operation
-// declares in this order is planned.
+// The kinds of bodies that are generated (see BodyType.MediaType); a
+// request body that offers both is planned as JSON.
 const (
 	MediaJSON = "application/json"
 	MediaForm = "application/x-www-form-urlencoded"
@@ -35,8 +25,8 @@ type TypePlan struct {
 	// caller can report them.
 	Renames []Rename
 	// Names is the package namespace holding every name in Decls and their
-	// enum constants; a caller that declares more
-	// package-level symbols claims them here.
+	// enum constants; a caller that declares more package-level symbols
+	// claims them here.
 	Names *Namespace
 }
 
@@ -145,8 +135,10 @@ const (
 type TypeDecl struct {
 	Name string
 	Kind DeclKind
-	// Source says where the schema is: "#/components/schemas/Order" for a
-	// component, or the owner and the property path for an inline schema.
+	// Source says where the schema is, as the doc comment words it:
+	// "schema #/components/schemas/Order" for a component, or the property
+	// path and the owning body for an inline schema ("property delivery of
+	// the request body of createOrder (POST /orders)").
 	Source string
 	// Owner is the operation whose body holds an inline schema; nil for
 	// components, which operations share.
@@ -199,251 +191,3 @@ type TypeOptions struct {
 	// planned type or constant gets one of them.
 	Reserved []string
 }
-
-// formMethod is the method every struct reached from a form body gets.
-const formMethod = "DecodeForm"
-
-// PlanTypes plans the Go types of the request and response bodies of ops,
-// which belong to doc. The result depends only on the operations and their
-// schemas, not on the order of ops. Errors (an operation name taken twice,
-// an x-go-type that is not a Go type name) are *spec.Error values with
-// positions, all of them in one spec.ErrorList.
-func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*TypePlan, error) {
-	p := &typePlanner{
-		file:     doc.Path,
-		opts:     opts,
-		byRef:    map[string]*GoType{},
-		building: map[string]bool{},
-		open:     map[*TypeDecl]bool{},
-		opNames:  NewNamespace(),
-		plan:     &TypePlan{Names: NewNamespace()},
-	}
-	p.plan.Names.Reserve("the caller", opts.Reserved...)
-	sorted := slices.Clone(ops)
-	slices.SortStableFunc(sorted, func(a, b *spec.Operation) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Method, b.Method), cmp.Compare(a.ID, b.ID))
-	})
-	for _, op := range sorted {
-		p.operation(op)
-	}
-	p.name()
-	p.markForm()
-	if len(p.errs) > 0 {
-		slices.SortStableFunc(p.errs, func(a, b *spec.Error) int {
-			if a.Pos.Before(b.Pos) {
-				return -1
-			}
-			if b.Pos.Before(a.Pos) {
-				return 1
-			}
-			return strings.Compare(a.Msg, b.Msg)
-		})
-		return nil, p.errs
-	}
-	return p.plan, nil
-}
-
-// typePlanner holds the state of one PlanTypes call.
-type typePlanner struct {
-	file string
-	opts TypeOptions
-	plan *TypePlan
-	errs spec.ErrorList
-	// byRef maps the $ref of a component schema to its type, so
-	// operations share it. The $ref, not the *openapi3.Schema, is the
-	// identity: kin-openapi may resolve one $ref to several copies.
-	byRef map[string]*GoType
-	// building holds the component schemas being planned, to cut cycles.
-	building map[string]bool
-	// open holds the structs whose fields are being planned: a required
-	// field of one of them is a cycle and becomes a pointer.
-	open map[*TypeDecl]bool
-	// opNames holds the operations' names.
-	opNames *Namespace
-	// pending holds each declaration with the name it wants, in discovery
-	// order; name assigns the final names.
-	pending []*pendingDecl
-}
-
-// pendingDecl is a declaration waiting for its final name.
-type pendingDecl struct {
-	decl *TypeDecl
-	// parent and want make the wanted name, as in hint.
-	parent *pendingDecl
-	want   string
-	// component is the $ref of a component schema; empty for inline ones.
-	component string
-	// fields holds the wanted Go name of each field, parallel to Fields.
-	fields []string
-}
-
-func (p *typePlanner) errorf(pos spec.Position, msg string) {
-	p.errs = append(p.errs, &spec.Error{Pos: pos, Msg: msg})
-}
-
-// operation plans the bodies of one operation.
-func (p *typePlanner) operation(op *spec.Operation) {
-	id := op.ID
-	if id == "" {
-		id = op.Method + " " + op.Path
-	}
-	where := op.Method + " " + op.Path
-	if op.ID != "" {
-		where = op.ID + " (" + where + ")"
-	}
-	name, err := p.opNames.Claim(GoName(id), "operation "+where, op.Pos)
-	if err != nil {
-		p.errs = append(p.errs, err.(*spec.Error))
-	}
-	ot := &OperationTypes{Op: op, Name: name}
-	p.plan.Operations = append(p.plan.Operations, ot)
-	if op.Op == nil {
-		return
-	}
-	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
-		key, kind, m := pickMedia(rb.Value.Content, MediaJSON, MediaForm)
-		if m == nil {
-			keys := slices.Sorted(maps.Keys(rb.Value.Content))
-			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Msg: "request body of " + where + " is " + strings.Join(keys, ", ") + "; only JSON and application/x-www-form-urlencoded bodies are generated"}
-		} else {
-			ot.Request = &BodyType{
-				MediaType:   kind,
-				ContentType: key,
-				Required:    rb.Value.Required,
-				Pos:         p.pos(m.Origin, op.Pos),
-				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
-			}
-			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
-				p.errorf(ot.Request.Pos, "form request body of "+where+" is not an object with properties; only those decode from a form")
-			}
-		}
-	}
-	ot.Response = p.response(op, id, where)
-}
-
-// response plans the lowest 2xx response with a JSON body.
-func (p *typePlanner) response(op *spec.Operation, id, where string) *BodyType {
-	if op.Op.Responses == nil {
-		return nil
-	}
-	codes := op.Op.Responses.Keys()
-	slices.Sort(codes)
-	for _, code := range codes {
-		status, err := strconv.Atoi(code)
-		if err != nil || status < 200 || status > 299 {
-			continue
-		}
-		r := op.Op.Responses.Value(code)
-		if r == nil || r.Value == nil {
-			continue
-		}
-		key, _, m := pickMedia(r.Value.Content, MediaJSON)
-		if m == nil {
-			continue
-		}
-		return &BodyType{
-			MediaType:   MediaJSON,
-			ContentType: key,
-			Status:      status,
-			Pos:         p.pos(m.Origin, op.Pos),
-			Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Response", source: code + " response body of " + where, owner: op}),
-		}
-	}
-	return nil
-}
-
-// pickMedia returns the content entry of the first of kinds the content
-// has: the entry named exactly like the kind, else the first in sorted
-// order whose media type is of that kind (see mediaKind).
-func pickMedia(content openapi3.Content, kinds ...string) (key, kind string, m *openapi3.MediaType) {
-	keys := slices.Sorted(maps.Keys(content))
-	for _, kind := range kinds {
-		if m := content[kind]; m != nil {
-			return kind, kind, m
-		}
-		for _, key := range keys {
-			if mediaKind(key) == kind {
-				return key, kind, content[key]
-			}
-		}
-	}
-	return "", "", nil
-}
-
-// mediaKind is MediaJSON for application/json and any structured +json
-// type, MediaForm for form bodies, parameters and case ignored; "" for
-// everything else.
-func mediaKind(key string) string {
-	base, _, _ := strings.Cut(key, ";")
-	base = strings.ToLower(strings.TrimSpace(base))
-	switch {
-	case base == MediaJSON, strings.HasPrefix(base, "application/") && strings.HasSuffix(base, "+json"):
-		return MediaJSON
-	case base == MediaForm:
-		return MediaForm
-	}
-	return ""
-}
-
-// hint is what an inline schema is named after.
-type hint struct {
-	// parent is the declaration the schema is inside; nil for a body or a
-	// component. The schema's type wants the parent's final name followed
-	// by name, so CreateOrderRequest renamed to CreateOrderRequest2 has a
-	// CreateOrderRequest2Delivery.
-	parent *pendingDecl
-	// name is the Go name the schema's type wants, after the parent's.
-	name string
-	// source describes the schema for doc comments.
-	source string
-	owner  *spec.Operation
-	// component is the $ref of a component schema being planned; children
-	// of it are inline and have none.
-	component string
-}
-
-// child is the hint of a schema inside the one h names that has no
-// declaration of its own in between (an array's items, a map's values).
-func (h hint) child(name, what string) hint {
-	return hint{parent: h.parent, name: h.name + name, source: what + " of the " + h.source, owner: h.owner}
-}
-
-// property is the hint of a property of the struct pd declares.
-func (h hint) property(pd *pendingDecl, name string) hint {
-	return hint{parent: pd, name: GoName(name), source: "property " + name + " of the " + h.source, owner: h.owner}
-}
-
-// pos returns the position an origin records, or fallback.
-func (p *typePlanner) pos(o *openapi3.Origin, fallback spec.Position) spec.Position {
-	if o == nil || o.Key == nil {
-		if fallback.File == "" {
-			fallback.File = p.file
-		}
-		return fallback
-	}
-	file := o.Key.File
-	if file == "" {
-		file = p.file
-	}
-	return spec.Position{File: file, Line: o.Key.Line, Col: o.Key.Column}
-}
-
-// zeroPos is the position of a schema whose origin is unknown: the file.
-func (p *typePlanner) zeroPos() spec.Position {
-	return spec.Position{File: p.file}
-}
-
-// propertyPos is where a property is declared: its own origin, else the
-// origin of the schema it refers to, else the struct's position.
-func (p *typePlanner) propertyPos(ref *openapi3.SchemaRef, fallback spec.Position) spec.Position {
-	if ref.Origin != nil && ref.Origin.Key != nil {
-		return p.pos(ref.Origin, fallback)
-	}
-	if ref.Value != nil {
-		return p.pos(ref.Value.Origin, fallback)
-	}
-	return fallback
-}
-
-// componentPrefix starts the $ref of a schema under components.
-const componentPrefix = "#/components/schemas/"
