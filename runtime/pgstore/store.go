@@ -22,17 +22,24 @@ const BusinessSavepoint = "idem_business"
 type Store struct {
 	claim, get, complete string
 	tombstone, purge     string
+	enqueue              string
 }
 
-var tableName = regexp.MustCompile(`\bidempotency_record\b`)
+var (
+	tableName  = regexp.MustCompile(`\bidempotency_record\b`)
+	outboxName = regexp.MustCompile(`\bidempotency_outbox\b`)
+)
 
 // New returns a Store whose statements address the table in schema, or
 // through the search_path when schema is empty.
 func New(schema string) *Store {
 	q := func(sql string) string { return sql }
 	if schema != "" {
-		qualified := pgx.Identifier{schema, "idempotency_record"}.Sanitize()
-		q = func(sql string) string { return tableName.ReplaceAllLiteralString(sql, qualified) }
+		record := pgx.Identifier{schema, "idempotency_record"}.Sanitize()
+		outbox := pgx.Identifier{schema, "idempotency_outbox"}.Sanitize()
+		q = func(sql string) string {
+			return outboxName.ReplaceAllLiteralString(tableName.ReplaceAllLiteralString(sql, record), outbox)
+		}
 	}
 	return &Store{
 		claim:     q(sqlcdb.ClaimRecord),
@@ -40,6 +47,7 @@ func New(schema string) *Store {
 		complete:  q(sqlcdb.CompleteRecord),
 		tombstone: q(sqlcdb.TombstoneExpired),
 		purge:     q(sqlcdb.DeletePurged),
+		enqueue:   q(sqlcdb.EnqueueEffect),
 	}
 }
 

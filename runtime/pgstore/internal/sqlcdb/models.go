@@ -8,6 +8,20 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type IdempotencyOutbox struct {
+	Scope       string
+	OperationID pgtype.UUID
+	Seq         int32
+	Effect      string
+	EffectKey   string
+	OnUnknown   string
+	Payload     []byte
+	State       string
+	Attempts    int32
+	AvailableAt pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+}
+
 type IdempotencyRecord struct {
 	Scope           string
 	IdempotencyKey  string
