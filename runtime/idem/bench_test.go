@@ -47,11 +47,47 @@ func mustStatus(b *testing.B, r idemtest.Response, want int) {
 	}
 }
 
-// BenchmarkBareInsert is the baseline: the same business function in a
-// plain transaction of its own, behind a plain handler, no idempotency.
-func BenchmarkBareInsert(b *testing.B) {
+// BenchmarkCreateOrder is Must show 10. Its sub-benchmarks run in turn on
+// one database, so -count 6 interleaves them and machine noise hits all
+// three alike; compare them with benchstat -col /path:
+//
+//   - path=bare: the baseline, the same business function in a plain
+//     transaction of its own behind a plain handler, no idempotency;
+//   - path=new: a new operation (fresh key) through the runtime: key
+//     parsing, fingerprint, claim, business insert, stored response, commit;
+//   - path=replay: retries of completed operations, cycling over 1024 keys.
+func BenchmarkCreateOrder(b *testing.B) {
 	_, pool := benchPool(b)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	bare := bareHandler(pool)
+	h := newHandler(b, pool, orderContract(), idem.Config{}, createOrder)
+	const replayKeys = 1024
+	for i := range replayKeys {
+		mustStatus(b, post(h, "tenant-a", fmt.Sprintf("replay-%d", i), benchBody), http.StatusCreated)
+	}
+	var run atomic.Int64 // keeps new keys fresh across repeated runs
+	b.Run("path=bare", func(b *testing.B) {
+		runParallel(b, func(int64) { mustStatus(b, post(bare, "tenant-a", "", benchBody), http.StatusCreated) })
+	})
+	b.Run("path=new", func(b *testing.B) {
+		prefix := "new-" + strconv.FormatInt(run.Add(1), 10) + "-"
+		runParallel(b, func(i int64) {
+			mustStatus(b, post(h, "tenant-a", prefix+strconv.FormatInt(i, 10), benchBody), http.StatusCreated)
+		})
+	})
+	b.Run("path=replay", func(b *testing.B) {
+		runParallel(b, func(i int64) {
+			r := post(h, "tenant-a", fmt.Sprintf("replay-%d", i%replayKeys), benchBody)
+			if r.Header.Get("Idempotent-Replayed") != "true" {
+				b.Fatalf("status %d body %s, want a replay", r.Status, r.Body)
+			}
+		})
+	})
+}
+
+// bareHandler serves createOrder without idempotency, in a plain
+// transaction.
+func bareHandler(pool *pgxpool.Pool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -82,33 +118,5 @@ func BenchmarkBareInsert(b *testing.B) {
 		}
 		w.WriteHeader(resp.Status)
 		_, _ = w.Write(resp.Body)
-	})
-	runParallel(b, func(int64) { mustStatus(b, post(h, "tenant-a", "", benchBody), http.StatusCreated) })
-}
-
-// BenchmarkNewOperation runs a new operation (fresh key) through the
-// runtime: key parsing, fingerprint, claim, business insert, stored
-// response, commit.
-func BenchmarkNewOperation(b *testing.B) {
-	_, pool := benchPool(b)
-	h := newHandler(b, pool, orderContract(), idem.Config{}, createOrder)
-	runParallel(b, func(i int64) {
-		mustStatus(b, post(h, "tenant-a", "new-"+strconv.FormatInt(i, 10), benchBody), http.StatusCreated)
-	})
-}
-
-// BenchmarkReplay replays completed operations, cycling over 1024 keys.
-func BenchmarkReplay(b *testing.B) {
-	const keys = 1024
-	_, pool := benchPool(b)
-	h := newHandler(b, pool, orderContract(), idem.Config{}, createOrder)
-	for i := range keys {
-		mustStatus(b, post(h, "tenant-a", fmt.Sprintf("replay-%d", i), benchBody), http.StatusCreated)
-	}
-	runParallel(b, func(i int64) {
-		r := post(h, "tenant-a", fmt.Sprintf("replay-%d", i%keys), benchBody)
-		if r.Header.Get("Idempotent-Replayed") != "true" {
-			b.Fatalf("status %d body %s, want a replay", r.Status, r.Body)
-		}
 	})
 }

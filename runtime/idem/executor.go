@@ -93,12 +93,11 @@ func (e *Executor) Do(ctx context.Context, c *Contract, call Call, fn BusinessFu
 func (e *Executor) do(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
 	start := time.Now()
 	now := e.clock.Now()
-	op := &Operation{Name: c.Operation, Scope: call.Scope, Key: call.Key}
 	id, err := newUUID()
 	if err != nil {
 		return nil, err
 	}
-	op.ID = formatUUID(id)
+	op := &Operation{ID: formatUUID(id), Name: c.Operation, Scope: call.Scope, Key: call.Key, id: id, store: e.store, clock: e.clock}
 	claim := pgstore.Claim{
 		Scope: call.Scope, Key: call.Key, Fingerprint: call.Fingerprint[:], OperationID: id,
 		CreatedAt: now, ExpiresAt: now.Add(c.Retention), PurgeAt: now.Add(c.Retention + c.Tombstone),

@@ -35,9 +35,12 @@ type handler struct {
 	exec      *Executor
 	contract  Contract
 	scope     ScopeFunc
-	fn        BusinessFunc
 	pathParam PathParamFunc
 	maxBody   int64
+	// prepare fingerprints a request and returns the business function
+	// that runs it: the raw-body path of NewHandler or the typed path of
+	// NewTypedHandler.
+	prepare func(req *Request) (fingerprint.Sum, BusinessFunc, error)
 }
 
 // NewHandler returns the net/http handler of one idempotent operation. It
@@ -48,14 +51,31 @@ type handler struct {
 // Idempotent-Replayed: true. Errors are application/problem+json with the
 // types of docs/problems.md.
 func NewHandler(exec *Executor, c Contract, scope ScopeFunc, fn BusinessFunc, opts ...HandlerOption) (http.Handler, error) {
-	if exec == nil || scope == nil || fn == nil {
-		return nil, errors.New("idem: NewHandler needs an executor, a scope function and a business function")
+	if fn == nil {
+		return nil, errors.New("idem: NewHandler needs a business function")
+	}
+	h, err := newHandler(exec, c, scope, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec, method, route := h.contract.Fingerprint, h.contract.Method, h.contract.Route
+	h.prepare = func(req *Request) (fingerprint.Sum, BusinessFunc, error) {
+		sum, err := spec.Sum(fingerprint.Request{Method: method, Route: route, PathParams: req.PathParams, Body: req.Body})
+		return sum, fn, bodyError(err)
+	}
+	return h, nil
+}
+
+// newHandler checks and normalises what every handler needs.
+func newHandler(exec *Executor, c Contract, scope ScopeFunc, opts []HandlerOption) (*handler, error) {
+	if exec == nil || scope == nil {
+		return nil, errors.New("idem: a handler needs an executor and a scope function")
 	}
 	nc, err := c.normalized()
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{exec: exec, contract: nc, scope: scope, fn: fn, pathParam: (*http.Request).PathValue,
+	h := &handler{exec: exec, contract: nc, scope: scope, pathParam: (*http.Request).PathValue,
 		maxBody: int64(nc.Fingerprint.MaxBodySize)}
 	if h.maxBody <= 0 {
 		h.maxBody = fingerprint.MaxBodySize
@@ -64,6 +84,19 @@ func NewHandler(exec *Executor, c Contract, scope ScopeFunc, fn BusinessFunc, op
 		o(h)
 	}
 	return h, nil
+}
+
+// bodyError maps a fingerprint error to the request error it answers with.
+func bodyError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fingerprint.ErrBodyTooLarge):
+		return ErrBodyTooLarge
+	case errors.Is(err, fingerprint.ErrInvalidJSON), errors.Is(err, fingerprint.ErrInvalidValue):
+		return fmt.Errorf("%w: %s", ErrInvalidBody, strings.TrimPrefix(err.Error(), "fingerprint: "))
+	}
+	return err
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -122,17 +155,12 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 			req.PathParams[name] = h.pathParam(r, name)
 		}
 	}
-	if key == "" {
-		return h.exec.unprotected(r.Context(), c, req, h.fn)
-	}
-	sum, err := c.Fingerprint.Sum(fingerprint.Request{Method: c.Method, Route: c.Route, PathParams: req.PathParams, Body: body})
-	switch {
-	case errors.Is(err, fingerprint.ErrBodyTooLarge):
-		return nil, ErrBodyTooLarge
-	case errors.Is(err, fingerprint.ErrInvalidJSON), errors.Is(err, fingerprint.ErrInvalidValue):
-		return nil, fmt.Errorf("%w: %s", ErrInvalidBody, strings.TrimPrefix(err.Error(), "fingerprint: "))
-	case err != nil:
+	sum, fn, err := h.prepare(req)
+	if err != nil {
 		return nil, err
 	}
-	return h.exec.do(r.Context(), c, Call{Scope: scope, Key: key, Fingerprint: sum, Request: req}, h.fn)
+	if key == "" {
+		return h.exec.unprotected(r.Context(), c, req, fn)
+	}
+	return h.exec.do(r.Context(), c, Call{Scope: scope, Key: key, Fingerprint: sum, Request: req}, fn)
 }

@@ -2,9 +2,12 @@ package idem
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemgen/idemgen/runtime/pgstore"
 )
 
 // Operation identifies the running operation to the business function.
@@ -13,6 +16,34 @@ type Operation struct {
 	Name  string // the contract's operation name
 	Scope string // the trusted scope the key lives in
 	Key   string // the idempotency key
+
+	id    [16]byte
+	store *pgstore.Store
+	clock Clock
+}
+
+// Effect is a side effect of an operation, executed later through the
+// outbox.
+type Effect struct {
+	// Name is the effect's name in the contract, such as confirmation_email.
+	Name string
+	// OnUnknown is the contract's policy when the effect's outcome is
+	// unknown: retry, verify or halt.
+	OnUnknown string
+	// Payload is what the effect handler needs, usually JSON.
+	Payload []byte
+}
+
+// Enqueue writes e to the outbox through tx, the transaction the business
+// function was given, so the effect exists exactly when the operation
+// commits. It returns the effect's key, stable across retries, for the
+// effect handler to pass on to the provider.
+func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, error) {
+	if o.store == nil {
+		return "", errors.New("idem: Enqueue on an operation the executor did not start")
+	}
+	return o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Name: e.Name,
+		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now()})
 }
 
 // Request is what the business function gets of the HTTP request: the raw

@@ -22,7 +22,7 @@ func (e *Executor) unprotected(ctx context.Context, c *Contract, req *Request, f
 	if err != nil {
 		return nil, err
 	}
-	op := &Operation{ID: formatUUID(id), Name: c.Operation}
+	op := &Operation{ID: formatUUID(id), Name: c.Operation, id: id, store: e.store, clock: e.clock}
 	resp, err := fn(ctx, tx, op, req)
 	if err != nil {
 		return nil, fmt.Errorf("idem: %s: %w", c.Operation, err)
