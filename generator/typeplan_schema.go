@@ -46,8 +46,10 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 		return p.external(s, x)
 	}
 	if len(s.AllOf) > 0 {
-		if len(s.AllOf) == 1 && len(s.Properties) == 0 {
-			return p.typeOf(s.AllOf[0], h)
+		// allOf with one part that has a shape, the others only adding a
+		// description or nullable, is that part.
+		if parts := shaped(s.AllOf); len(parts) == 1 && len(s.Properties) == 0 {
+			return p.typeOf(parts[0], h)
 		}
 		return p.structOf(s, h)
 	}
@@ -296,6 +298,23 @@ func nullable(ref *openapi3.SchemaRef) bool {
 		}
 	}
 	return false
+}
+
+// shaped drops the parts that only annotate (a description, nullable)
+// and give no type, properties, items, enum or composition.
+func shaped(refs openapi3.SchemaRefs) openapi3.SchemaRefs {
+	var out openapi3.SchemaRefs
+	for _, r := range refs {
+		if r == nil || r.Value == nil {
+			continue
+		}
+		s := r.Value
+		if r.Ref != "" || s.Type != nil && len(s.Type.Slice()) > 0 || len(s.Properties) > 0 || s.Items != nil || len(s.Enum) > 0 ||
+			len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0 || s.AdditionalProperties.Schema != nil || s.Extensions["x-go-type"] != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // nonNull drops the branches that only allow null.

@@ -50,12 +50,13 @@ type Item struct {
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
-	CreatedAt *time.Time        `json:"created_at,omitempty"`
-	ID        string            `json:"id"`
-	Items     []Item            `json:"items"`
-	Status    Status            `json:"status"`
-	Tags      []string          `json:"tags,omitempty"`
-	Totals    map[string]*int64 `json:"totals,omitempty"`
+	CreatedAt      *time.Time        `json:"created_at,omitempty"`
+	ID             string            `json:"id"`
+	Items          []Item            `json:"items"`
+	PreviousStatus *Status           `json:"previous_status,omitempty"`
+	Status         Status            `json:"status"`
+	Tags           []string          `json:"tags,omitempty"`
+	Totals         map[string]*int64 `json:"totals,omitempty"`
 }
 
 // Status is the schema #/components/schemas/Status.
