@@ -51,6 +51,11 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 		if parts := shaped(s.AllOf); len(parts) == 1 && len(s.Properties) == 0 {
 			return p.typeOf(parts[0], h)
 		}
+		// Merging is only faithful when every part is an object; a union
+		// or a scalar among the parts stays raw JSON rather than lose it.
+		if !mergeable(s, map[*openapi3.Schema]bool{}) {
+			return &GoType{Kind: TypeRaw}
+		}
 		return p.structOf(s, h)
 	}
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
@@ -298,6 +303,24 @@ func nullable(ref *openapi3.SchemaRef) bool {
 		}
 	}
 	return false
+}
+
+// mergeable reports whether s and every shaped part of its allOf are
+// plain objects whose properties a struct can hold.
+func mergeable(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
+	if seen[s] {
+		return true
+	}
+	seen[s] = true
+	if t := schemaType(s); t != "" && t != openapi3.TypeObject || len(s.OneOf)+len(s.AnyOf) > 0 || s.Extensions["x-go-type"] != nil {
+		return false
+	}
+	for _, part := range shaped(s.AllOf) {
+		if !mergeable(part.Value, seen) {
+			return false
+		}
+	}
+	return true
 }
 
 // shaped drops the parts that only annotate (a description, nullable)

@@ -143,6 +143,8 @@ func TestPlanStructs(t *testing.T) {
 			{"CreatedAt", "created_at", "*time.Time", false, false},
 			{"ID", "id", "string", true, false},
 			{"Items", "items", "[]Item", true, false},
+			// allOf with a oneOf part cannot be one struct.
+			{"Payment", "payment", "json.RawMessage", false, false},
 			// allOf of a $ref and a description is the $ref.
 			{"PreviousStatus", "previous_status", "*Status", false, true},
 			{"Status", "status", "Status", true, false},

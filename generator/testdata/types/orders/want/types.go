@@ -53,6 +53,7 @@ type Order struct {
 	CreatedAt      *time.Time        `json:"created_at,omitempty"`
 	ID             string            `json:"id"`
 	Items          []Item            `json:"items"`
+	Payment        json.RawMessage   `json:"payment,omitempty"`
 	PreviousStatus *Status           `json:"previous_status,omitempty"`
 	Status         Status            `json:"status"`
 	Tags           []string          `json:"tags,omitempty"`
