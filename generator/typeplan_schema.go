@@ -271,13 +271,14 @@ func schemaType(s *openapi3.Schema) string {
 }
 
 // stringEnum returns the values of a string enum, or nil when s has no
-// enum or one with values that are not strings.
+// enum or one with values that are not strings. A null value (an enum of
+// a nullable schema) makes the schema nullable, not the enum untyped.
 func stringEnum(s *openapi3.Schema) []string {
-	if len(s.Enum) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(s.Enum))
+	var out []string
 	for _, v := range s.Enum {
+		if v == nil {
+			continue
+		}
 		str, ok := v.(string)
 		if !ok {
 			return nil
@@ -294,7 +295,7 @@ func nullable(ref *openapi3.SchemaRef) bool {
 		return false
 	}
 	s := ref.Value
-	if s.Nullable || s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
+	if s.Nullable || s.Type != nil && s.Type.Includes(openapi3.TypeNull) || slices.Contains(s.Enum, nil) {
 		return true
 	}
 	for _, b := range append(slices.Clone(s.OneOf), s.AnyOf...) {

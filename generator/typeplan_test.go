@@ -218,6 +218,7 @@ func TestPlanOpenAPI31(t *testing.T) {
 		{"Floor", "floor", "int64", true, false},
 		{"Mixed", "mixed", "json.RawMessage", false, false},
 		{"Name", "name", "*string", true, true},
+		{"View", "view", "*UpdateRoomRequestView", false, true},
 	}
 	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomRequest"))); diff != "" {
 		t.Errorf("UpdateRoomRequest fields (-want +got):\n%s", diff)

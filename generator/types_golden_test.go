@@ -70,8 +70,8 @@ func TestTypesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test ./generator -run TestTypesGolden -update)", err)
 			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s\nrun go test ./generator -run TestTypesGolden -update", wantFile, diff)
+			if string(want) != string(got) {
+				t.Errorf("%s is stale:\n%s\nrun go test ./generator -run TestTypesGolden -update", wantFile, Diff(wantFile, "generated", want, got))
 			}
 		})
 	}

@@ -6,12 +6,22 @@ import "encoding/json"
 
 // UpdateRoomRequest is the request body of updateRoom (PATCH /rooms).
 type UpdateRoomRequest struct {
-	Capacity *int64          `json:"capacity,omitempty"`
-	Features []string        `json:"features,omitempty"`
-	Floor    int64           `json:"floor"`
-	Mixed    json.RawMessage `json:"mixed,omitempty"`
-	Name     *string         `json:"name"`
+	Capacity *int64                 `json:"capacity,omitempty"`
+	Features []string               `json:"features,omitempty"`
+	Floor    int64                  `json:"floor"`
+	Mixed    json.RawMessage        `json:"mixed,omitempty"`
+	Name     *string                `json:"name"`
+	View     *UpdateRoomRequestView `json:"view,omitempty"`
 }
+
+// UpdateRoomRequestView is the property view of the request body of updateRoom (PATCH /rooms).
+type UpdateRoomRequestView string
+
+// The values of UpdateRoomRequestView.
+const (
+	UpdateRoomRequestViewSea    UpdateRoomRequestView = "sea"
+	UpdateRoomRequestViewGarden UpdateRoomRequestView = "garden"
+)
 
 // UpdateRoomResponseItem is the item of the 200 response body of updateRoom (PATCH /rooms).
 type UpdateRoomResponseItem struct {
