@@ -114,7 +114,8 @@ const maxSQLIdentifier = 63
 // words splits s at every rune that is neither a letter nor a digit and at
 // case changes: a lower-case letter or digit followed by an upper-case
 // letter (startTime), and the last capital of a run followed by a
-// lower-case letter (HTTPServer → HTTP Server).
+// lower-case letter (HTTPServer → HTTP Server), except a plural s that
+// ends the word (userIDs → user IDs).
 func words(s string) []string {
 	var out []string
 	rs := []rune(s)
@@ -139,13 +140,19 @@ func words(s string) []string {
 		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			flush(i)
 			start = i
-		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-1 > start:
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-1 > start && !pluralS(rs, i):
 			flush(i - 1)
 			start = i - 1
 		}
 	}
 	flush(len(rs))
 	return out
+}
+
+// pluralS reports whether rs[i] is an s that ends a word after a run of
+// capitals (IDs, URLs), which stays with the run.
+func pluralS(rs []rune, i int) bool {
+	return rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
 }
 
 // UnexportedName turns a name into an unexported Go identifier for locals

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemgen/idemgen/generator"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -162,16 +163,16 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 }
 
 func TestVersionText(t *testing.T) {
-	if got, want := versionText(nil, false), "idemgen "+version+"\n"; got != want {
+	if got, want := versionText(nil, false), "idemgen "+generator.Version+"\n"; got != want {
 		t.Errorf("without build info: %q, want %q", got, want)
 	}
 	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/idemgen/idemgen", Version: "v0.1.0"}}
-	want := "idemgen " + version + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
+	want := "idemgen " + generator.Version + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
 	if got := versionText(info, true); got != want {
 		t.Errorf("with build info: %q, want %q", got, want)
 	}
 	stdout, _, _ := runIdemgen("version")
-	if !strings.HasPrefix(stdout, "idemgen "+version+"\n") {
+	if !strings.HasPrefix(stdout, "idemgen "+generator.Version+"\n") {
 		t.Errorf("idemgen version printed %q", stdout)
 	}
 }

@@ -5,10 +5,9 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-)
 
-// version is the version of idemgen.
-const version = "0.1.0-dev"
+	"github.com/idemgen/idemgen/generator"
+)
 
 // newVersionCommand builds idemgen version.
 func newVersionCommand() *cobra.Command {
@@ -27,7 +26,7 @@ func newVersionCommand() *cobra.Command {
 // when the binary carries build information, its module version and Go
 // version.
 func versionText(info *debug.BuildInfo, ok bool) string {
-	s := "idemgen " + version + "\n"
+	s := "idemgen " + generator.Version + "\n"
 	if ok && info != nil {
 		s += fmt.Sprintf("module %s %s\n%s\n", info.Main.Path, info.Main.Version, info.GoVersion)
 	}
