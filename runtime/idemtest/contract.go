@@ -1,0 +1,105 @@
+package idemtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+)
+
+// Fixture is what a service supplies for one operation's contract tests.
+type Fixture[T any] struct {
+	// Request returns a valid request the business accepts, as the typed
+	// body, and its path parameters. Each call may return a request for a
+	// new entity (a fresh natural key); RunContract calls it once per
+	// operation a scenario starts and reuses that request for the
+	// scenario's retries. Request must not return a body another call
+	// still holds: Change mutates it.
+	Request func() (*T, map[string]string)
+	// Effects counts the operation's business effects visible in the
+	// database for a scope (for example rows in orders). The scope is the
+	// one the executor hands the business function as Operation.Scope, so
+	// the business must record it with its effects.
+	Effects func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error)
+}
+
+// ContractCase is one generated operation under test.
+type ContractCase[T any] struct {
+	Operation idem.Typed[T] // as the generated Routes wires it
+	// ConnString names a database/schema holding the business tables and
+	// (after RunContract migrates it) the idempotency tables. Give each
+	// RunContract a schema of its own (pgtest.ConnString): the retention
+	// scenario sweeps the idempotency table, and a sweep is by time, not
+	// by scope.
+	ConnString string
+	Fixture    Fixture[T]
+	// Change alters a significant field of a request so it fingerprints
+	// differently; nil when the generator found none.
+	Change func(*T)
+	// NaturalKey is true when the contract declares a natural key: then
+	// the same content under a new key is the same entity, and the "new
+	// key, two effects" scenario does not apply.
+	NaturalKey bool
+	// Encode renders a typed request as a request body and its
+	// Content-Type; nil means JSON (encoding/json).
+	Encode func(*T) ([]byte, string, error)
+}
+
+// RunContract runs the operation's contract as subtests of t, against
+// PostgreSQL. It migrates the idempotency tables into c.ConnString (schema
+// "", so the connection string's search_path decides) and serves every
+// request through idem.NewTypedHandler on an http.ServeMux pattern made of
+// the contract's method and route, at a URL built from the fixture's path
+// parameters. Each scenario builds its own executors, hooks and clock, and
+// uses scopes of its own, so scenarios never see each other's records or
+// effects; the scope comes from the X-Idemtest-Scope header, a trusted
+// scope function of the test (the service's own scope function is not
+// under test here).
+//
+// The key travels in the contract's header, or, when Key.BodyPointer is
+// set, in the body: the encoded body is decoded as JSON, the member at the
+// pointer is set to the scenario's key (intermediate objects are created)
+// and the body is encoded again. A body key therefore needs a JSON body.
+//
+// The scenarios, in order:
+//
+//   - concurrent duplicates: 16 identical requests over 4 pools released
+//     together, 3 rounds with fresh keys, give one effect per round and one
+//     answer (under concurrency reject, a duplicate may also get the 409
+//     operation-in-progress problem). The wait-timeout is raised to 30s
+//     here so a slow machine gives replays, not 409s; the timeout itself is
+//     the wait-timeout scenario's.
+//   - lost response: the response of a committed request is lost; the
+//     retry replays the stored answer.
+//   - changed field: the same key with a changed significant field is a 422
+//     idempotency-key-reused problem, and runs nothing.
+//   - new key: the same content under a new key is a second operation
+//     (skipped for a natural key).
+//   - other scope: the same key in another scope is an independent
+//     operation.
+//   - wait-timeout: a duplicate of a request held inside its transaction
+//     gets 409 operation-in-progress with Retry-After (the wait-timeout is
+//     shortened to 300ms to keep the suite fast); nothing of the held
+//     request is visible before it commits.
+//   - retention: past the contract's retention a retry is a 409
+//     operation-expired and runs nothing, also after the sweep made the
+//     record a tombstone; past the tombstone period the sweep deletes the
+//     record and the key runs as a new operation. The fake clock of this
+//     scenario lies wholly in the past, so its sweeps never reach records
+//     of the other scenarios, which use the wall clock.
+//   - rolled back: an attempt that fails after the business function ran,
+//     before commit, leaves no effect, and its retry runs once.
+func RunContract[T any](t *testing.T, c ContractCase[T]) {
+	t.Helper()
+	r := newContractRun(t, c)
+	t.Run("concurrent_duplicates_one_effect", r.concurrentDuplicates)
+	t.Run("lost_response_replays", r.lostResponse)
+	t.Run("changed_field_422", r.changedField)
+	t.Run("new_key_new_operation", r.newKey)
+	t.Run("other_scope_independent", r.otherScope)
+	t.Run("past_wait_timeout_409", r.pastWaitTimeout)
+	t.Run("retention_expired_then_purged", r.retention)
+	t.Run("rolled_back_attempt_leaves_no_effect", r.rolledBack)
+}

@@ -1,0 +1,302 @@
+package idemtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/pgstore"
+)
+
+// scopeHeader carries the scope of a contract-test request; the test's
+// scope function trusts it.
+const scopeHeader = "X-Idemtest-Scope"
+
+// contractRun is the state RunContract shares between its scenarios.
+type contractRun[T any] struct {
+	c ContractCase[T]
+	// contract is c.Operation.Contract with the defaults the executor
+	// applies written out, so scenarios can compute with them.
+	contract idem.Contract
+	pool     *pgxpool.Pool
+}
+
+// newContractRun checks c, opens a pool on c.ConnString and migrates the
+// idempotency tables into it.
+func newContractRun[T any](t *testing.T, c ContractCase[T]) *contractRun[T] {
+	t.Helper()
+	if c.Fixture.Request == nil || c.Fixture.Effects == nil {
+		t.Fatal("idemtest: RunContract needs Fixture.Request and Fixture.Effects")
+	}
+	if c.Operation.Fingerprint == nil || c.Operation.Run == nil {
+		t.Fatal("idemtest: RunContract needs the operation's Fingerprint and Run")
+	}
+	r := &contractRun[T]{c: c, contract: withDefaults(c.Operation.Contract)}
+	r.pool = openPool(t, c.ConnString, 8)
+	if err := pgstore.Migrate(t.Context(), r.pool, ""); err != nil {
+		t.Fatalf("idemtest: migrating the idempotency tables: %v", err)
+	}
+	return r
+}
+
+// withDefaults fills the zero fields the scenarios compute with, as the
+// executor does.
+func withDefaults(c idem.Contract) idem.Contract {
+	if c.Key.Header == "" && c.Key.BodyPointer == "" {
+		c.Key.Header = idem.DefaultKeyHeader
+	}
+	if c.Key.MaxLength == 0 {
+		c.Key.MaxLength = idem.DefaultKeyMaxLen
+	}
+	if c.Retention == 0 {
+		c.Retention = idem.DefaultRetention
+	}
+	if c.Tombstone == 0 {
+		c.Tombstone = idem.DefaultTombstone
+	}
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = idem.DefaultWaitTimeout
+	}
+	return c
+}
+
+// openPool opens a pool of at most maxConns connections, closed when t ends.
+func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		t.Fatalf("idemtest: connection string: %v", err)
+	}
+	cfg.MaxConns = maxConns
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("idemtest: opening a pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// server returns the operation under contract served on its own executor
+// over pool, configured by cfg, routed through an http.ServeMux as the
+// generated Routes would route it.
+func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.Contract, cfg idem.Config) (http.Handler, *idem.Executor) {
+	t.Helper()
+	cfg.Pool = pool
+	exec, err := idem.NewExecutor(cfg)
+	if err != nil {
+		t.Fatalf("idemtest: NewExecutor: %v", err)
+	}
+	op := r.c.Operation
+	op.Contract = contract
+	h, err := idem.NewTypedHandler(exec, op, trustedScope)
+	if err != nil {
+		t.Fatalf("idemtest: NewTypedHandler: %v", err)
+	}
+	mux := http.NewServeMux()
+	if err := handle(mux, contract.Method+" "+contract.Route, h); err != nil {
+		t.Fatalf("idemtest: routing %s %s on http.ServeMux: %v", contract.Method, contract.Route, err)
+	}
+	return mux, exec
+}
+
+// handle registers h at pattern, turning the panic of an invalid pattern
+// into an error.
+func handle(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%v", v)
+		}
+	}()
+	mux.Handle(pattern, h)
+	return nil
+}
+
+// trustedScope is the scope function of the contract tests.
+func trustedScope(req *http.Request) (string, error) {
+	s := req.Header.Get(scopeHeader)
+	if s == "" {
+		return "", errors.New("idemtest: request without " + scopeHeader)
+	}
+	return s, nil
+}
+
+// prepared is a request of the fixture, encoded once for all the requests
+// a scenario sends with it.
+type prepared struct {
+	target      string
+	body        []byte
+	contentType string
+}
+
+// prepare encodes a fixture request and builds its URL.
+func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string) prepared {
+	t.Helper()
+	target, err := buildTarget(r.contract.Route, params)
+	if err != nil {
+		t.Fatalf("idemtest: %v", err)
+	}
+	encode := r.c.Encode
+	if encode == nil {
+		encode = encodeJSON[T]
+	}
+	b, contentType, err := encode(body)
+	if err != nil {
+		t.Fatalf("idemtest: encoding the fixture's request: %v", err)
+	}
+	return prepared{target: target, body: b, contentType: contentType}
+}
+
+// fresh prepares a new request of the fixture.
+func (r *contractRun[T]) fresh(t *testing.T) prepared {
+	t.Helper()
+	body, params := r.c.Fixture.Request()
+	return r.prepare(t, body, params)
+}
+
+func encodeJSON[T any](body *T) ([]byte, string, error) {
+	b, err := json.Marshal(body)
+	return b, "application/json", err
+}
+
+// buildTarget replaces each {name} of route with the escaped path
+// parameter.
+func buildTarget(route string, params map[string]string) (string, error) {
+	var b strings.Builder
+	rest := route
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("route %q: unclosed {", route)
+		}
+		name := rest[open+1 : open+end]
+		v := params[name]
+		if v == "" {
+			return "", fmt.Errorf("route %q: the fixture gave no value for path parameter %q", route, name)
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(url.PathEscape(v))
+		rest = rest[open+end+1:]
+	}
+}
+
+// request builds one HTTP request of p with scope and key, bound to ctx.
+func (r *contractRun[T]) request(t *testing.T, ctx context.Context, p prepared, scope, key string) *http.Request {
+	t.Helper()
+	body := p.body
+	if ptr := r.contract.Key.BodyPointer; ptr != "" {
+		var err error
+		if body, err = withBodyKey(body, p.contentType, ptr, key); err != nil {
+			t.Fatalf("idemtest: putting the key into the body at %s: %v", ptr, err)
+		}
+	}
+	req := httptest.NewRequestWithContext(ctx, r.contract.Method, p.target, bytes.NewReader(body))
+	if p.contentType != "" {
+		req.Header.Set("Content-Type", p.contentType)
+	}
+	if r.contract.Key.Header != "" {
+		req.Header.Set(r.contract.Key.Header, key)
+	}
+	req.Header.Set(scopeHeader, scope)
+	return req
+}
+
+// withBodyKey sets the member at the JSON pointer ptr of a JSON body to
+// key, creating missing intermediate objects, and encodes the body again.
+func withBodyKey(body []byte, contentType, ptr, key string) ([]byte, error) {
+	if mt, _, err := mime.ParseMediaType(contentType); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return nil, fmt.Errorf("a key in the body needs a JSON body, the fixture's is %q", contentType)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, fmt.Errorf("pointer %q does not start with /", ptr)
+	}
+	tokens := strings.Split(ptr[1:], "/")
+	unescape := strings.NewReplacer("~1", "/", "~0", "~")
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("the body is not a JSON object")
+	}
+	for _, tok := range tokens[:len(tokens)-1] {
+		tok = unescape.Replace(tok)
+		next, ok := obj[tok].(map[string]any)
+		if !ok {
+			if _, present := obj[tok]; present && obj[tok] != nil {
+				return nil, fmt.Errorf("member %q is not an object", tok)
+			}
+			next = map[string]any{}
+			obj[tok] = next
+		}
+		obj = next
+	}
+	obj[unescape.Replace(tokens[len(tokens)-1])] = key
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// freshName returns prefix and random hex: scopes and keys no earlier run
+// on the same database used.
+func freshName(t *testing.T, prefix string) string {
+	t.Helper()
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatalf("idemtest: %v", err)
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// freshKey returns a new idempotency key within the contract's length
+// limit.
+func (r *contractRun[T]) freshKey(t *testing.T) string {
+	t.Helper()
+	k := freshName(t, "k")
+	if len(k) > r.contract.Key.MaxLength {
+		k = k[len(k)-r.contract.Key.MaxLength:]
+	}
+	return k
+}
+
+// effects counts the business effects in scope.
+func (r *contractRun[T]) effects(t *testing.T, scope string) int {
+	t.Helper()
+	n, err := r.c.Fixture.Effects(t.Context(), r.pool, scope)
+	if err != nil {
+		t.Fatalf("idemtest: Fixture.Effects(%q): %v", scope, err)
+	}
+	return n
+}
+
+// wantEffects fails t unless scope holds want effects.
+func (r *contractRun[T]) wantEffects(t *testing.T, scope string, want int, when string) {
+	t.Helper()
+	if got := r.effects(t, scope); got != want {
+		t.Fatalf("%s: %d business effects in the scope, want %d", when, got, want)
+	}
+}

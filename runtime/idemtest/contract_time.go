@@ -1,0 +1,127 @@
+package idemtest
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+)
+
+// shortWaitTimeout is the wait-timeout of the wait-timeout scenario when
+// the contract's is longer: the duplicate waits this long for the held
+// request before its 409.
+const shortWaitTimeout = 300 * time.Millisecond
+
+// sweepBatch is the batch size of the retention scenario's sweeps.
+const sweepBatch = 100
+
+// pastWaitTimeout holds a first request inside its transaction and wants a
+// duplicate to get 409 operation-in-progress with Retry-After, and the
+// first to complete once released. The wait-timeout is shortened to
+// shortWaitTimeout; under concurrency reject the 409 comes at once.
+func (r *contractRun[T]) pastWaitTimeout(t *testing.T) {
+	contract := r.contract
+	if contract.WaitTimeout > shortWaitTimeout {
+		contract.WaitTimeout = shortWaitTimeout
+		t.Logf("wait-timeout shortened from %s to %s to keep the suite fast", r.contract.WaitTimeout, shortWaitTimeout)
+	}
+	hold := NewHold()
+	held, _ := r.server(t, r.pool, contract, idem.Config{Hooks: idem.Hooks{AfterBusiness: hold.Hook}})
+	plain, _ := r.server(t, r.pool, contract, idem.Config{})
+	scope, key, p := freshName(t, "wait"), r.freshKey(t), r.fresh(t)
+
+	var first Response
+	done := make(chan struct{})
+	firstReq := r.request(t, t.Context(), p, scope, key)
+	go func() {
+		defer close(done)
+		first = Serve(held, firstReq)
+	}()
+	defer func() {
+		hold.Release()
+		<-done
+	}()
+	select {
+	case <-hold.Reached():
+	case <-done:
+		t.Fatalf("first request: got %s without reaching the AfterBusiness hook", describe(first))
+	}
+	r.wantEffects(t, scope, 0, "while the first request is held before its commit (the business must write through the transaction it is given)")
+
+	dup := Serve(plain, r.request(t, t.Context(), p, scope, key))
+	wantProblem(t, "duplicate past the wait-timeout", dup, http.StatusConflict, idem.ProblemInProgress)
+	wantRetryAfter(t, "duplicate past the wait-timeout", dup)
+
+	hold.Release()
+	<-done
+	wantAccepted(t, "held first request, released", first, false)
+	r.wantEffects(t, scope, 1, "after the held request completed")
+	retry := Serve(plain, r.request(t, t.Context(), p, scope, key))
+	wantAccepted(t, "retry after the held request completed", retry, true)
+	wantSameAnswer(t, "retry after the held request completed", first, retry)
+}
+
+// retention moves a fake clock past the contract's retention and tombstone
+// periods, sweeping on the way. The clock starts so far in the past that
+// the whole scenario ends before any record of the wall clock expires, so
+// its sweeps leave the other scenarios' records alone.
+func (r *contractRun[T]) retention(t *testing.T) {
+	ret, tomb := r.contract.Retention, r.contract.Tombstone
+	clock := NewFakeClock(time.Now().Add(-2 * (ret + tomb)).UTC())
+	h, exec := r.server(t, r.pool, r.contract, idem.Config{Clock: clock})
+	scope, key, p := freshName(t, "retention"), r.freshKey(t), r.fresh(t)
+
+	first := Serve(h, r.request(t, t.Context(), p, scope, key))
+	wantAccepted(t, "first request", first, false)
+	within := Serve(h, r.request(t, t.Context(), p, scope, key))
+	wantAccepted(t, "retry within retention", within, true)
+
+	clock.Advance(ret + time.Second)
+	late := Serve(h, r.request(t, t.Context(), p, scope, key))
+	wantProblem(t, "retry past retention ("+ret.String()+")", late, http.StatusConflict, idem.ProblemExpired)
+	r.wantEffects(t, scope, 1, "after a retry past retention")
+
+	if _, err := exec.Sweep(t.Context(), sweepBatch); err != nil {
+		t.Fatalf("sweep past retention: %v", err)
+	}
+	if state := r.recordState(t, scope, key); state != "tombstone" {
+		t.Fatalf("after a sweep past retention: record state %q, want tombstone", state)
+	}
+	late = Serve(h, r.request(t, t.Context(), p, scope, key))
+	wantProblem(t, "retry of a tombstone", late, http.StatusConflict, idem.ProblemExpired)
+	r.wantEffects(t, scope, 1, "after a retry of a tombstone")
+
+	clock.Advance(tomb)
+	if _, err := exec.Sweep(t.Context(), sweepBatch); err != nil {
+		t.Fatalf("sweep past the tombstone period: %v", err)
+	}
+	if state := r.recordState(t, scope, key); state != "" {
+		t.Fatalf("after a sweep past retention+tombstone (%s+%s): record state %q, want the record deleted", ret, tomb, state)
+	}
+	again := p
+	if r.c.NaturalKey {
+		again = r.fresh(t) // the first entity still exists under its natural key
+	}
+	res := Serve(h, r.request(t, t.Context(), again, scope, key))
+	wantAccepted(t, "the key after its record was deleted", res, false)
+	r.wantEffects(t, scope, 2, "after the key ran again past its tombstone period")
+}
+
+// recordState returns the state of the record holding (scope, key), ""
+// when there is none.
+func (r *contractRun[T]) recordState(t *testing.T, scope, key string) string {
+	t.Helper()
+	var state string
+	err := r.pool.QueryRow(t.Context(), "SELECT state FROM idempotency_record WHERE scope = $1 AND idempotency_key = $2", scope, key).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ""
+	}
+	if err != nil {
+		t.Fatalf("idemtest: reading the record: %v", err)
+	}
+	return state
+}
