@@ -135,12 +135,16 @@ func duration(d time.Duration) jen.Code {
 // with one enqueuer per effect.
 func emitHandle(f *jen.File, op *OperationPlan) {
 	f.Commentf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.", op.HandleType, where(op))
-	f.Type().Id(op.HandleType).Struct(
+	fields := []jen.Code{
 		jen.Op("*").Qual(idemImport, "Operation"),
 		jen.Comment("Header holds response headers to send; those the contract replays are stored with the response."),
 		jen.Id("Header").Qual(httpImport, "Header"),
-		jen.Id("tx").Qual(pgxImport, "Tx"),
-	)
+	}
+	for _, pf := range op.PathFields {
+		fields = append(fields, jen.Commentf("%s is the path parameter %s.", pf.Field, pf.Param), jen.Id(pf.Field).String())
+	}
+	fields = append(fields, jen.Id("tx").Qual(pgxImport, "Tx"))
+	f.Type().Id(op.HandleType).Struct(fields...)
 	for _, e := range op.Effects {
 		f.Commentf("%s writes the %s effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is %q.", e.Method, e.Name, string(e.OnUnknown))
 		f.Func().Params(jen.Id("o").Op("*").Id(op.HandleType)).Id(e.Method).Params(

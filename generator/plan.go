@@ -36,6 +36,8 @@ type OperationPlan struct {
 	// response's, or the lowest documented 2xx.
 	SuccessStatus int
 	Effects       []EffectPlan
+	// PathFields are the handle's fields that carry the path parameters.
+	PathFields []PathField
 
 	// The names of the operation's generated symbols.
 	HandleType      string // the exported operation handle type
@@ -44,6 +46,12 @@ type OperationPlan struct {
 	DecodeFunc      string
 	TypedFunc       string
 	ChangeFunc      string
+}
+
+// PathField is a path parameter as a field of the operation handle.
+type PathField struct {
+	Param string
+	Field string
 }
 
 // EffectPlan is one side effect with the name of its enqueuer method.
@@ -97,6 +105,8 @@ func deferred(op *spec.Operation) string {
 		return "webhook receivers come with the inbox"
 	case op.Contract.Mode.Value == spec.ModePhased:
 		return "phased mode comes with recovery points and leases"
+	case op.Contract.Replay.Value == spec.ReplayCurrent:
+		return "replay: current (answering retries with the resource's current state) is not supported yet; use replay: stored"
 	}
 	return ""
 }
@@ -129,6 +139,9 @@ func planOperation(ot *OperationTypes, names *Namespace) (*OperationPlan, spec.E
 			Method:    methods.Unique("Enqueue"+GoName(e.Name.Value), "effect "+e.Name.Value, e.Pos),
 			OnUnknown: e.OnUnknown.Value,
 		})
+	}
+	for _, name := range p.PathParams {
+		p.PathFields = append(p.PathFields, PathField{Param: name, Field: methods.Unique(GoName(name), "path parameter "+name, op.Pos)})
 	}
 	var errs spec.ErrorList
 	if ot.Request != nil {

@@ -105,13 +105,15 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 	if op.Types.Request != nil {
 		call = append(call, jen.Id("req"))
 	}
-	run := []jen.Code{
-		jen.Id("handle").Op(":=").Op("&").Id(op.HandleType).Values(jen.Dict{
-			jen.Id("Operation"): jen.Id("op"),
-			jen.Id("Header"):    jen.Qual(httpImport, "Header").Values(),
-			jen.Id("tx"):        jen.Id("tx"),
-		}),
+	handle := jen.Dict{
+		jen.Id("Operation"): jen.Id("op"),
+		jen.Id("Header"):    jen.Qual(httpImport, "Header").Values(),
+		jen.Id("tx"):        jen.Id("tx"),
 	}
+	for _, pf := range op.PathFields {
+		handle[jen.Id(pf.Field)] = jen.Id("r").Dot("PathParams").Index(jen.Lit(pf.Param))
+	}
+	run := []jen.Code{jen.Id("handle").Op(":=").Op("&").Id(op.HandleType).Values(handle)}
 	if op.Types.Response != nil {
 		run = append(run,
 			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("h").Dot(op.Types.Name).Call(call...),
@@ -140,6 +142,7 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("tx").Qual(pgxImport, "Tx"),
 			jen.Id("op").Op("*").Qual(idemImport, "Operation"),
+			jen.Id(requestParamName(op)).Op("*").Qual(idemImport, "Request"),
 			jen.Id(runReqName(op)).Op("*").Add(t.Clone()),
 		).Params(jen.Op("*").Qual(idemImport, "Response"), jen.Error()).Block(run...),
 	}
@@ -154,6 +157,15 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 	f.Func().Id(op.TypedFunc).Params(jen.Id("h").Id("Handlers")).Qual(idemImport, "Typed").Index(t.Clone()).Block(
 		jen.Return(jen.Qual(idemImport, "Typed").Index(t.Clone()).Values(typed)),
 	)
+}
+
+// requestParamName is the name of Run's *idem.Request parameter, which
+// only operations with path parameters read.
+func requestParamName(op *OperationPlan) string {
+	if len(op.PathFields) == 0 {
+		return "_"
+	}
+	return "r"
 }
 
 // runReqName is the name of the typed request parameter of Run; unused

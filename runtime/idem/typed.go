@@ -23,9 +23,10 @@ type Typed[T any] struct {
 	// reflection; for the JSON encoding of the same request it equals
 	// Contract.Fingerprint.Sum.
 	Fingerprint func(body *T, params map[string]string) (fingerprint.Sum, error)
-	// Run is the business function on the typed request. A *Rejection
-	// error answers with its problem instead of an error.
-	Run func(ctx context.Context, tx pgx.Tx, op *Operation, body *T) (*Response, error)
+	// Run is the business function on the typed request; req carries the
+	// path parameters and the header. A *Rejection error answers with its
+	// problem instead of an error.
+	Run func(ctx context.Context, tx pgx.Tx, op *Operation, req *Request, body *T) (*Response, error)
 }
 
 // NewTypedHandler returns the net/http handler of a generated operation.
@@ -51,8 +52,8 @@ func NewTypedHandler[T any](exec *Executor, t Typed[T], scope ScopeFunc, opts ..
 		if err != nil {
 			return fingerprint.Sum{}, nil, bodyError(err)
 		}
-		run := func(ctx context.Context, tx pgx.Tx, op *Operation, _ *Request) (*Response, error) {
-			res, err := t.Run(ctx, tx, op, body)
+		run := func(ctx context.Context, tx pgx.Tx, op *Operation, req *Request) (*Response, error) {
+			res, err := t.Run(ctx, tx, op, req, body)
 			var rej *Rejection
 			if errors.As(err, &rej) {
 				return rej.response()

@@ -70,7 +70,7 @@ func typedHandler(tb testing.TB, d *db) http.Handler {
 			return &o, nil
 		},
 		Fingerprint: fingerprintTypedOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, o *typedOrder) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, o *typedOrder) (*idem.Response, error) {
 			var id int64
 			if err := tx.QueryRow(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id",
 				op.Scope, o.Customer, o.Amount).Scan(&id); err != nil {

@@ -1,0 +1,3 @@
+package main
+
+//go:generate go run github.com/idemgen/idemgen/cmd/idemgen generate --config idemgen.yaml
