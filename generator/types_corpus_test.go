@@ -65,6 +65,7 @@ func TestTypesCorpus(t *testing.T) {
 			continue
 		}
 		src := renderTypes(t, c.pkg, plan)
+		checkNoAny(t, c.file, src)
 		planned := time.Since(start) - loaded
 		reversed := slices.Clone(ops)
 		slices.Reverse(reversed)

@@ -47,6 +47,7 @@ func TestTypesGolden(t *testing.T) {
 				wantFile, stale = stale, wantFile
 			} else {
 				got = renderTypes(t, "api", plan)
+				checkNoAny(t, name, got)
 				if formatted, err := format.Source(got); err != nil || string(formatted) != string(got) {
 					t.Errorf("emitted code is not gofmt-clean (format error: %v)", err)
 				}

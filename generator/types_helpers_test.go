@@ -2,6 +2,9 @@ package generator
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,6 +147,35 @@ func goCmd(t testing.TB, dir string, args ...string) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, truncateLines(string(out), 40))
+	}
+}
+
+// checkNoAny fails when a declared type or a struct field of src uses
+// interface{} or any: the typed request path must have none.
+func checkNoAny(t testing.TB, name string, src []byte) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ast.Inspect(spec.(*ast.TypeSpec).Type, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.InterfaceType:
+					t.Errorf("%s: interface type in %s", name, spec.(*ast.TypeSpec).Name.Name)
+				case *ast.Ident:
+					if n.Name == "any" {
+						t.Errorf("%s: any in %s", name, spec.(*ast.TypeSpec).Name.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
 }
 
