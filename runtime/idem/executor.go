@@ -154,8 +154,8 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	if err != nil {
 		return nil, fmt.Errorf("idem: %s: %w", c.Operation, err)
 	}
-	if resp == nil {
-		return nil, fmt.Errorf("idem: %s: business function returned no response", c.Operation)
+	if resp == nil || resp.Status < 100 || resp.Status > 999 {
+		return nil, fmt.Errorf("idem: %s: business function returned no response or an invalid status", c.Operation)
 	}
 	if err := e.hooks.run(ctx, HookAfterBusiness, op); err != nil {
 		return nil, err

@@ -55,6 +55,9 @@ func TestUnstoredFailureFreesKey(t *testing.T) {
 		{"error", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
 			return nil, errors.New("payment provider down")
 		}, http.StatusInternalServerError},
+		{"no status", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
+			return &idem.Response{Body: []byte("forgot the status")}, nil
+		}, http.StatusInternalServerError},
 		{"panic", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
 			panic("business bug")
 		}, 0},
