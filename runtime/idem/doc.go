@@ -8,4 +8,30 @@
 // It depends on the standard library, pgx, runtime/fingerprint and
 // runtime/pgstore; it must not import the generator, the spec packages or
 // any test helper.
+//
+// # Decisions
+//
+// The claim is INSERT … ON CONFLICT DO NOTHING on (scope, key), sent with
+// BEGIN and the read of the record in one batch. A duplicate blocks on the
+// primary key until the first transaction ends; lock_timeout, set for the
+// claim statement only, bounds that wait at wait-timeout (SQLSTATE 55P03
+// becomes 409 with Retry-After). Reject mode is the same path with a 1 ms
+// lock_timeout rather than an advisory lock: no extra statement, one code
+// path, and no dependency on advisory locks, which CockroachDB lacks. Its
+// cost: any other lock wait of the claim over 1 ms (a contended relation
+// extension lock under heavy inserts) also answers 409, which the client
+// retries after Retry-After.
+//
+// Expiry is decided from the injected Clock when a retry arrives, never from
+// whether the sweeper has run. A record past its tombstone period stays
+// expired until the sweeper deletes it; the key is then free again.
+//
+// A panic in the business function or a hook rolls the transaction back,
+// freeing the key, and is then propagated unchanged: the executor does not
+// hide bugs, and net/http (or a recovery middleware) turns it into a closed
+// connection or a 500 as for any other handler.
+//
+// EventWaited is reported for a replay of a record completed after this
+// request started by the executor's clock: the first request was still
+// running when the duplicate arrived, so the duplicate waited for it.
 package idem
