@@ -3,6 +3,7 @@ package idemtest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -69,6 +70,9 @@ const (
 	brokenEnv            = "IDEMTEST_BROKEN"  // selects the service of TestBrokenHelper
 	brokenHelperTestName = "TestBrokenHelper" // the child's test
 	routeOrders          = "/shops/{shop}/orders"
+	// testShop is the only shop the service knows; its space and slash
+	// must survive the URL RunContract builds.
+	testShop = "shop 1/a"
 )
 
 // orderCase returns createOrder's contract case on a fresh schema holding
@@ -115,7 +119,7 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 				if s.naturalKey {
 					o.ExternalID = fmt.Sprintf("ext-%d", i)
 				}
-				return o, map[string]string{"shop": "shop 1/a"}
+				return o, map[string]string{"shop": testShop}
 			},
 			Effects: func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error) {
 				var n int
@@ -193,9 +197,13 @@ func fingerprintOrder(ignoreAmount bool) func(*order, map[string]string) (finger
 }
 
 // runOrder is createOrder's business function: it inserts the order in the
-// scope's tenant and the path's shop and answers 201 with it. broken selects a faulty version.
+// scope's tenant and the path's shop and answers 201 with it; an unknown
+// shop is a 404. broken selects a faulty version.
 func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *idem.Operation, *idem.Request, *order) (*idem.Response, error) {
 	return func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request, o *order) (*idem.Response, error) {
+		if shop := req.PathParams["shop"]; shop != testShop {
+			return nil, &idem.Rejection{Status: http.StatusNotFound, Title: "Unknown shop", Detail: shop}
+		}
 		var db interface {
 			QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 		} = tx
@@ -294,7 +302,8 @@ func TestRunContractFailsBrokenServices(t *testing.T) {
 			if diff := cmp.Diff(want, failed); diff != "" {
 				t.Errorf("failed scenarios (-want +got):\n%s\nchild output:\n%s", diff, out)
 			}
-			if exitErr, ok := err.(*exec.ExitError); len(want) > 0 && (!ok || exitErr.ExitCode() == 0) {
+			var exitErr *exec.ExitError
+			if len(want) > 0 && (!errors.As(err, &exitErr) || exitErr.ExitCode() == 0) {
 				t.Errorf("child: %v, want a non-zero exit for a broken service\nchild output:\n%s", err, out)
 			}
 			if len(want) == 0 && err != nil {

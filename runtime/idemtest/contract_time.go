@@ -25,7 +25,7 @@ const sweepBatch = 100
 // shortWaitTimeout; under concurrency reject the 409 comes at once.
 func (r *contractRun[T]) pastWaitTimeout(t *testing.T) {
 	contract := r.contract
-	if contract.WaitTimeout > shortWaitTimeout {
+	if contract.Concurrency == idem.ConcurrencyWait && contract.WaitTimeout > shortWaitTimeout {
 		contract.WaitTimeout = shortWaitTimeout
 		t.Logf("wait-timeout shortened from %s to %s to keep the suite fast", r.contract.WaitTimeout, shortWaitTimeout)
 	}
