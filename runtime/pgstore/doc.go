@@ -7,11 +7,11 @@
 // internal/sqlcdb; the executor sends the same sqlc-verified SQL constants.
 // Portability: the table leads its key with the scope, for distribution by
 // scope. The SQL is plain INSERT … ON CONFLICT, row-value IN and FOR UPDATE
-// SKIP LOCKED, which Citus, YugabyteDB and CockroachDB accept; the
-// exception is the claim's wait bound, set_config on lock_timeout and a
-// custom setting (idem.saved_lock_timeout) to restore it, which CockroachDB
-// does not support (there, drop the bound and rely on its own contention
-// handling, or set lock_timeout for the session).
+// SKIP LOCKED, which Citus and YugabyteDB accept as PostgreSQL does. The
+// part to verify per engine and version is the claim's wait bound:
+// set_config on lock_timeout plus a custom setting (idem.saved_lock_timeout)
+// to restore it; CockroachDB's support for lock_timeout, custom settings and
+// SKIP LOCKED has changed across releases, and it has not been tested here.
 //
 // It is the storage stage of the runtime: it depends on pgx only and must
 // not import the executor (runtime/idem), the generator or the spec packages.
