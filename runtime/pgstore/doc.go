@@ -5,6 +5,7 @@
 //
 // Its queries are compiled by sqlc v1.31.1 from schema/ and queries/ into
 // internal/sqlcdb; the executor sends the same sqlc-verified SQL constants.
+//
 // Portability: the table leads its key with the scope, for distribution by
 // scope. The SQL is plain INSERT … ON CONFLICT, row-value IN and FOR UPDATE
 // SKIP LOCKED, which Citus and YugabyteDB accept as PostgreSQL does. The
