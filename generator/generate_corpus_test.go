@@ -1,0 +1,285 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/idemgen/idemgen/spec"
+)
+
+// corpusFixture is the hand-written half of a generated package's contract
+// tests: it satisfies newContractFixture with handlers whose methods are
+// all nil. The corpus packages are vetted, never run, so it only has to
+// compile.
+const corpusFixture = `package %s
+
+import "testing"
+
+func newContractFixture(t *testing.T) *contractFixture {
+	t.Skip("corpus packages are compiled and vetted, not run")
+	return &contractFixture{Handlers: struct{ Handlers }{}}
+}
+`
+
+// corpusOptions are the options every corpus spec is generated with:
+// contract tests, plain migrations and sqlc files, so every emitter runs.
+func corpusOptions(pkg string) Options {
+	return Options{
+		Package:       pkg,
+		GoDir:         pkg,
+		Migrations:    MigrationsPlain,
+		MigrationsDir: pkg + "/migrations",
+		SQLCDir:       pkg + "/sqlc",
+		Tests:         true,
+	}
+}
+
+// loadCorpus loads a corpus spec in place with spec.Load.
+func loadCorpus(t testing.TB, file string) *spec.Document {
+	t.Helper()
+	doc, err := spec.Load(context.Background(), file, spec.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load %s: %v", file, err)
+	}
+	return doc
+}
+
+// TestGenerateCorpus annotates every mutating operation of each corpus
+// spec, read in place, generates it whole with contract tests, and requires
+// the generated packages to build and pass go vet with a minimal fixture,
+// with no empty interface in the generated non-test code. Every annotated
+// operation is generated, deferred or blocked by a document defect, and
+// the counts add up.
+func TestGenerateCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates large specs and builds and vets them")
+	}
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("no shared/corpus directory above the package")
+	}
+	mod := newScratchModule(t)
+	var pkgs []string
+	for _, c := range generateCorpus {
+		start := time.Now()
+		doc := loadCorpus(t, filepath.Join(dir, c.file))
+		loaded := time.Since(start)
+		annotated := annotateCorpus(doc)
+		if annotated != c.mutating {
+			t.Errorf("%s: annotated %d mutating operations, want %d", c.file, annotated, c.mutating)
+		}
+		blocked := 0
+		for _, op := range doc.Operations {
+			if op.Contract != nil && len(op.Blocked) > 0 {
+				blocked++
+				for _, d := range op.Blocked {
+					t.Logf("%s: blocked %s: %s: %s", c.file, describe(op), d.Pos, d.Message)
+				}
+			}
+		}
+		start = time.Now()
+		out, err := Generate([]*spec.Document{doc}, corpusOptions(c.pkg))
+		generated := time.Since(start)
+		if err != nil {
+			t.Errorf("%s: %v", c.file, err)
+			continue
+		}
+		for _, d := range out.Deferred {
+			t.Logf("%s: deferred: %s: %s", c.file, d.Pos, d.Message)
+		}
+		tests := contractTests(t, out.Files, c.pkg)
+		if want := annotated - blocked - len(out.Deferred); tests != want {
+			t.Errorf("%s: %d contract tests generated, want %d (%d annotated - %d blocked - %d deferred)", c.file, tests, want, annotated, blocked, len(out.Deferred))
+		}
+		var lines int
+		for _, f := range out.Files {
+			if strings.HasSuffix(f.Path, ".go") && !strings.HasSuffix(f.Path, "_test.go") {
+				for _, found := range emptyInterfaces(t, f) {
+					t.Errorf("%s: %s", c.file, found)
+				}
+			}
+			lines += bytes.Count(f.Content, []byte("\n"))
+			mod.write(t, f.Path, f.Content)
+		}
+		mod.write(t, c.pkg+"/contract_fixture_test.go", fmt.Appendf(nil, corpusFixture, c.pkg))
+		pkgs = append(pkgs, c.pkg)
+		t.Logf("%s: %d mutating operations annotated: %d generated, %d deferred, %d blocked; %d files, %d lines; load %v, generate %v",
+			c.file, annotated, tests, len(out.Deferred), blocked, len(out.Files), lines, loaded.Round(time.Millisecond), generated.Round(time.Millisecond))
+	}
+	for _, pkg := range pkgs {
+		for _, verb := range []string{"build", "vet"} {
+			start := time.Now()
+			mod.goCmd(t, verb, "./"+pkg)
+			t.Logf("go %s ./%s: %v", verb, pkg, time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
+
+// TestGenerateCorpusDeterministic generates Stripe three times, the last
+// from a document whose operations are shuffled, and requires identical
+// files.
+func TestGenerateCorpusDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates the Stripe spec three times")
+	}
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("no shared/corpus directory above the package")
+	}
+	file := filepath.Join(dir, "stripe-spec3.yaml")
+	generate := func(shuffle bool) []File {
+		doc := loadCorpus(t, file)
+		annotateCorpus(doc)
+		if shuffle {
+			r := rand.New(rand.NewPCG(1, 2))
+			r.Shuffle(len(doc.Operations), func(i, j int) {
+				doc.Operations[i], doc.Operations[j] = doc.Operations[j], doc.Operations[i]
+			})
+		}
+		out, err := Generate([]*spec.Document{doc}, corpusOptions("stripe"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Files
+	}
+	first := generate(false)
+	for _, shuffle := range []bool{false, true} {
+		again := generate(shuffle)
+		if len(again) != len(first) {
+			t.Fatalf("shuffled %v: %d files, want %d", shuffle, len(again), len(first))
+		}
+		for i := range first {
+			if again[i].Path != first[i].Path || !bytes.Equal(again[i].Content, first[i].Content) {
+				t.Errorf("shuffled %v: %s differs from the first run's %s", shuffle, again[i].Path, first[i].Path)
+			}
+		}
+	}
+}
+
+// TestCorpusOverlayAnnotates checks that the overlay the CLI benchmark
+// annotates a spec with gives the contracts the in-process tests construct,
+// so both measure the same generation.
+func TestCorpusOverlayAnnotates(t *testing.T) {
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("no shared/corpus directory above the package")
+	}
+	file := filepath.Join(dir, "adyen-CheckoutService-v67.json")
+	bare := loadCorpus(t, file)
+	overlay := corpusOverlay(t, bare, t.TempDir())
+	got, err := spec.Load(context.Background(), file, spec.LoadOptions{Overlays: []string{overlay}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotateCorpus(bare)
+	if len(got.Operations) != len(bare.Operations) {
+		t.Fatalf("%d operations with the overlay, want %d", len(got.Operations), len(bare.Operations))
+	}
+	withEffects := 0
+	for i, op := range got.Operations {
+		want := bare.Operations[i].Contract
+		if diff := cmp.Diff(want, op.Contract, cmpopts.IgnoreTypes(spec.Position{})); diff != "" {
+			t.Errorf("%s: contract from the overlay (-want +got):\n%s", describe(op), diff)
+		}
+		if want != nil && len(want.Effects) > 0 {
+			withEffects++
+		}
+	}
+	if withEffects == 0 {
+		t.Error("no operation has effects; the corpus annotation should give some")
+	}
+}
+
+// contractTests counts the generated contract tests of a package, one per
+// generated operation.
+func contractTests(t testing.TB, files []File, pkg string) int {
+	t.Helper()
+	for _, f := range files {
+		if path.Dir(f.Path) == pkg && strings.HasSuffix(f.Path, "_contract_test.go") {
+			return bytes.Count(f.Content, []byte("\nfunc TestContract"))
+		}
+	}
+	t.Fatalf("no contract test file among the generated files of %s", pkg)
+	return 0
+}
+
+// emptyInterfaces lists, with positions, every interface{} and every use
+// of the identifier any in a generated Go file: the typed request path must
+// have none. Comments are not code and are not searched.
+func emptyInterfaces(t testing.TB, f File) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, f.Path, f.Content, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("parse generated %s: %v", f.Path, err)
+	}
+	var found []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.InterfaceType:
+			if n.Methods == nil || len(n.Methods.List) == 0 {
+				found = append(found, fmt.Sprintf("%s: interface{}", fset.Position(n.Pos())))
+			}
+		case *ast.Ident:
+			if n.Name == "any" {
+				found = append(found, fmt.Sprintf("%s: any", fset.Position(n.Pos())))
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// scratchModule is a temporary Go module that resolves
+// github.com/idemgen/idemgen to this repository.
+type scratchModule struct{ dir string }
+
+func newScratchModule(t testing.TB) *scratchModule {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root := repoRoot(t)
+	m := &scratchModule{dir: t.TempDir()}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.write(t, "go.mod", []byte("module example.com/generated\n\ngo 1.26\n\nrequire github.com/idemgen/idemgen v0.0.0\n\nreplace github.com/idemgen/idemgen => "+root+"\n"))
+	m.write(t, "go.sum", sum)
+	return m
+}
+
+// write writes a file at a slash-separated path in the module.
+func (m *scratchModule) write(t testing.TB, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(m.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goCmd runs the go command in the module, failing the test with its
+// output when it fails.
+func (m *scratchModule) goCmd(t testing.TB, args ...string) {
+	t.Helper()
+	goCmd(t, m.dir, args...)
+}
