@@ -50,9 +50,14 @@ func (r *contractRun[T]) concurrentDuplicates(t *testing.T) {
 			case isReplay(res):
 			case reject && res.Status == http.StatusConflict:
 				wantProblem(t, fmt.Sprintf("round %d, request %d (concurrency reject)", round, i), res, http.StatusConflict, idem.ProblemInProgress)
+			case res.Status < 200 || res.Status > 399:
+				t.Errorf("round %d, request %d: got %s; want the operation's answer or its replay", round, i, describe(res))
 			default:
 				fresh = append(fresh, i)
 			}
+		}
+		if t.Failed() {
+			t.FailNow()
 		}
 		if len(fresh) != 1 {
 			t.Fatalf("round %d: %d of %d identical requests were answered as new operations (requests %v), want exactly 1 and the others replayed",
