@@ -99,6 +99,12 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 	case openapi3.TypeArray:
 		return &GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}
 	case openapi3.TypeObject:
+		// A struct cannot hold members beyond its fields: named properties
+		// with an additionalProperties schema stay raw JSON rather than
+		// drop those members.
+		if len(s.Properties) > 0 && s.AdditionalProperties.Schema != nil {
+			return &GoType{Kind: TypeRaw}
+		}
 		// additionalProperties: false without properties is an object
 		// that must be empty (Stripe's DELETE bodies): an empty struct.
 		if len(s.Properties) > 0 || s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has {
@@ -307,13 +313,14 @@ func nullable(ref *openapi3.SchemaRef) bool {
 }
 
 // mergeable reports whether s and every shaped part of its allOf are
-// plain objects whose properties a struct can hold.
+// plain objects whose properties a struct can hold (no unions, scalars or
+// additionalProperties schemas).
 func mergeable(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
 	if seen[s] {
 		return true
 	}
 	seen[s] = true
-	if t := schemaType(s); t != "" && t != openapi3.TypeObject || len(s.OneOf)+len(s.AnyOf) > 0 || s.Extensions["x-go-type"] != nil {
+	if t := schemaType(s); t != "" && t != openapi3.TypeObject || len(s.OneOf)+len(s.AnyOf) > 0 || s.Extensions["x-go-type"] != nil || s.AdditionalProperties.Schema != nil {
 		return false
 	}
 	for _, part := range shaped(s.AllOf) {

@@ -130,6 +130,9 @@ func TestPlanStructs(t *testing.T) {
 			{"Discount", "discount", "json.RawMessage", false, false},
 			{"Extra", "extra", "json.RawMessage", false, false},
 			{"Items", "items", "[]Item", true, false},
+			// Properties and an additionalProperties schema: no struct
+			// holds both.
+			{"Labels", "labels", "json.RawMessage", false, false},
 			{"Metadata", "metadata", "map[string]string", false, false},
 			{"Note", "note", "*string", false, true},
 		}},

@@ -20,6 +20,7 @@ type CreateOrderRequest struct {
 	Discount   json.RawMessage            `json:"discount,omitempty"`
 	Extra      json.RawMessage            `json:"extra,omitempty"`
 	Items      []Item                     `json:"items"`
+	Labels     json.RawMessage            `json:"labels,omitempty"`
 	Metadata   map[string]string          `json:"metadata,omitempty"`
 	Note       *string                    `json:"note,omitempty"`
 }
