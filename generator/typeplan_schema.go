@@ -100,9 +100,9 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 		return &GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}
 	case openapi3.TypeObject:
 		// A struct cannot hold members beyond its fields: named properties
-		// with an additionalProperties schema stay raw JSON rather than
-		// drop those members.
-		if len(s.Properties) > 0 && s.AdditionalProperties.Schema != nil {
+		// with an additionalProperties schema or patternProperties stay
+		// raw JSON rather than drop those members.
+		if len(s.Properties) > 0 && (s.AdditionalProperties.Schema != nil || len(s.PatternProperties) > 0) {
 			return &GoType{Kind: TypeRaw}
 		}
 		// additionalProperties: false without properties is an object
@@ -320,7 +320,8 @@ func mergeable(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
 		return true
 	}
 	seen[s] = true
-	if t := schemaType(s); t != "" && t != openapi3.TypeObject || len(s.OneOf)+len(s.AnyOf) > 0 || s.Extensions["x-go-type"] != nil || s.AdditionalProperties.Schema != nil {
+	if t := schemaType(s); t != "" && t != openapi3.TypeObject || len(s.OneOf)+len(s.AnyOf) > 0 || s.Extensions["x-go-type"] != nil ||
+		s.AdditionalProperties.Schema != nil || len(s.PatternProperties) > 0 {
 		return false
 	}
 	for _, part := range shaped(s.AllOf) {

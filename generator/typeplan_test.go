@@ -221,6 +221,7 @@ func TestPlanOpenAPI31(t *testing.T) {
 		{"Floor", "floor", "int64", true, false},
 		{"Mixed", "mixed", "json.RawMessage", false, false},
 		{"Name", "name", "*string", true, true},
+		{"Tags", "tags", "json.RawMessage", false, false},
 		{"View", "view", "*UpdateRoomRequestView", false, true},
 	}
 	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomRequest"))); diff != "" {

@@ -11,6 +11,7 @@ type UpdateRoomRequest struct {
 	Floor    int64                  `json:"floor"`
 	Mixed    json.RawMessage        `json:"mixed,omitempty"`
 	Name     *string                `json:"name"`
+	Tags     json.RawMessage        `json:"tags,omitempty"`
 	View     *UpdateRoomRequestView `json:"view,omitempty"`
 }
 
