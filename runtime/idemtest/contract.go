@@ -52,7 +52,9 @@ type ContractCase[T any] struct {
 // "", so the connection string's search_path decides) and serves every
 // request through idem.NewTypedHandler on an http.ServeMux pattern made of
 // the contract's method and route, at a URL built from the fixture's path
-// parameters. Each scenario builds its own executors, hooks and clock, and
+// parameters (a route the standard mux rejects, such as /calls/{Sid}.json,
+// is served with anonymous wildcards and its parameters are matched from
+// the path). Each scenario builds its own executors, hooks and clock, and
 // uses scopes of its own, so scenarios never see each other's records or
 // effects; the scope comes from the X-Idemtest-Scope header, a trusted
 // scope function of the test (the service's own scope function is not

@@ -91,7 +91,7 @@ func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
 
 // server returns the operation under contract served on its own executor
 // over pool, configured by cfg, routed through an http.ServeMux as the
-// generated Routes would route it.
+// generated Routes would route it (see newMuxRoute).
 func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.Contract, cfg idem.Config) (http.Handler, *idem.Executor) {
 	t.Helper()
 	cfg.Pool = pool
@@ -99,29 +99,21 @@ func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.
 	if err != nil {
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
+	route, err := newMuxRoute(contract.Method, contract.Route)
+	if err != nil {
+		t.Fatalf("idemtest: %v", err)
+	}
 	op := r.c.Operation
 	op.Contract = contract
-	h, err := idem.NewTypedHandler(exec, op, trustedScope)
+	h, err := idem.NewTypedHandler(exec, op, trustedScope, route.options()...)
 	if err != nil {
 		t.Fatalf("idemtest: NewTypedHandler: %v", err)
 	}
 	mux := http.NewServeMux()
-	if err := handle(mux, contract.Method+" "+contract.Route, h); err != nil {
+	if err := handle(mux, route.pattern, h); err != nil {
 		t.Fatalf("idemtest: routing %s %s on http.ServeMux: %v", contract.Method, contract.Route, err)
 	}
 	return mux, exec
-}
-
-// handle registers h at pattern, turning the panic of an invalid pattern
-// into an error.
-func handle(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("%v", v)
-		}
-	}()
-	mux.Handle(pattern, h)
-	return nil
 }
 
 // trustedScope is the scope function of the contract tests.
