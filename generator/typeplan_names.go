@@ -69,19 +69,20 @@ func (p *typePlanner) name() {
 func (p *typePlanner) markForm() {
 	for _, ot := range p.plan.Operations {
 		if ot.Request != nil && ot.Request.MediaType == MediaForm {
-			markForm(ot.Request.Type)
+			markFormType(ot.Request.Type)
 		}
 	}
 }
 
-func markForm(t *GoType) {
+// markFormType sets Form on the declarations t reaches.
+func markFormType(t *GoType) {
 	switch {
 	case t.Elem != nil:
-		markForm(t.Elem)
+		markFormType(t.Elem)
 	case t.Decl != nil && !t.Decl.Form:
 		t.Decl.Form = true
 		for _, f := range t.Decl.Fields {
-			markForm(f.Type)
+			markFormType(f.Type)
 		}
 	}
 }
