@@ -44,6 +44,7 @@ func NewTypedHandler[T any](exec *Executor, t Typed[T], scope ScopeFunc, opts ..
 	h.prepare = func(req *Request) (fingerprint.Sum, BusinessFunc, error) {
 		body := new(T)
 		if t.Decode != nil {
+			var err error // per request: prepare runs concurrently
 			if body, err = t.Decode(req); err != nil {
 				return fingerprint.Sum{}, nil, err
 			}
