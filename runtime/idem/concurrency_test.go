@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemtest"
@@ -20,9 +21,11 @@ func TestConcurrentDuplicatesExecuteOnce(t *testing.T) {
 		pools      = 4
 	)
 	d := newDB(t)
+	c := orderContract()
+	c.WaitTimeout = time.Minute // this test is about exactly-once; a loaded machine must not turn waits into 409s
 	handlers := make([]http.Handler, pools)
 	for i := range handlers {
-		handlers[i] = newHandler(t, d.newPool(t, 8), orderContract(), idem.Config{}, createOrder)
+		handlers[i] = newHandler(t, d.newPool(t, 8), c, idem.Config{}, createOrder)
 	}
 	body := `{"customer":"c-1","amount":1200,"items":["a","b"]}`
 	for round := range rounds {
