@@ -11,13 +11,14 @@ import (
 
 // Fixture is what a service supplies for one operation's contract tests.
 type Fixture[T any] struct {
-	// Request returns a valid request the business accepts, as the typed
-	// body, and its path parameters. Each call may return a request for a
-	// new entity (a fresh natural key); RunContract calls it once per
-	// operation a scenario starts and reuses that request for the
-	// scenario's retries. Request must not return a body another call
-	// still holds: Change mutates it.
-	Request func() (*T, map[string]string)
+	// Request returns a valid request the business accepts in scope, as
+	// the typed body, and its path parameters. An operation on an existing
+	// resource (cancel an order) creates that resource in scope first. Each
+	// call may return a request for a new entity (a fresh natural key);
+	// RunContract calls it once per operation a scenario starts and reuses
+	// that request for the scenario's retries. Request must not return a
+	// body another call still holds: Change mutates it.
+	Request func(scope string) (*T, map[string]string)
 	// Effects counts the operation's business effects visible in the
 	// database for a scope (for example rows in orders). The scope is the
 	// one the executor hands the business function as Operation.Scope, so

@@ -152,9 +152,9 @@ func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string
 }
 
 // fresh prepares a new request of the fixture.
-func (r *contractRun[T]) fresh(t *testing.T) prepared {
+func (r *contractRun[T]) fresh(t *testing.T, scope string) prepared {
 	t.Helper()
-	body, params := r.c.Fixture.Request()
+	body, params := r.c.Fixture.Request(scope)
 	return r.prepare(t, body, params)
 }
 

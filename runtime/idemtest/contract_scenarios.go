@@ -35,7 +35,7 @@ func (r *contractRun[T]) concurrentDuplicates(t *testing.T) {
 	}
 	scope := freshName(t, "concurrent")
 	for round := range concurrentRounds {
-		p, key := r.fresh(t), r.freshKey(t)
+		p, key := r.fresh(t, scope), r.freshKey(t)
 		reqs := make([]*http.Request, concurrentRequests)
 		for i := range reqs {
 			reqs[i] = r.request(t, t.Context(), p, scope, key)
@@ -81,7 +81,8 @@ func (r *contractRun[T]) concurrentDuplicates(t *testing.T) {
 // retry to get the stored answer.
 func (r *contractRun[T]) lostResponse(t *testing.T) {
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{Hooks: idem.Hooks{AfterCommit: FailFirst(1)}})
-	scope, key, p := freshName(t, "lost"), r.freshKey(t), r.fresh(t)
+	scope := freshName(t, "lost")
+	key, p := r.freshKey(t), r.fresh(t, scope)
 	lost := Serve(h, r.request(t, t.Context(), p, scope, key))
 	if lost.Status != 0 {
 		t.Fatalf("first request: got %s; want the response lost (the AfterCommit hook fails, the adapter aborts)", describe(lost))
@@ -103,7 +104,7 @@ func (r *contractRun[T]) changedField(t *testing.T) {
 	}
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
 	scope, key := freshName(t, "changed"), r.freshKey(t)
-	body, params := r.c.Fixture.Request()
+	body, params := r.c.Fixture.Request(scope)
 	p := r.prepare(t, body, params)
 	first := Serve(h, r.request(t, t.Context(), p, scope, key))
 	wantAccepted(t, "first request", first, false)
@@ -126,7 +127,8 @@ func (r *contractRun[T]) newKey(t *testing.T) {
 		t.Skip("the contract declares a natural key: the same content under a new key is the same entity")
 	}
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
-	scope, p := freshName(t, "newkey"), r.fresh(t)
+	scope := freshName(t, "newkey")
+	p := r.fresh(t, scope)
 	first := Serve(h, r.request(t, t.Context(), p, scope, r.freshKey(t)))
 	wantAccepted(t, "first key", first, false)
 	second := Serve(h, r.request(t, t.Context(), p, scope, r.freshKey(t)))
@@ -135,18 +137,17 @@ func (r *contractRun[T]) newKey(t *testing.T) {
 }
 
 // otherScope sends one key in two scopes and wants two independent
-// operations. Without a natural key the content is the same too, so a
-// scope leak would show as a replay; with one, the second scope gets a
-// request of its own, since the entity may be unique across scopes.
+// operations. The second scope gets a request the fixture made for it (an
+// operation on an existing resource needs one of that scope's resources),
+// so a scope leak shows as a 422 or a replay where a new operation must
+// answer.
 func (r *contractRun[T]) otherScope(t *testing.T) {
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
-	scopeA, scopeB, key, p := freshName(t, "scope-a"), freshName(t, "scope-b"), r.freshKey(t), r.fresh(t)
+	scopeA, scopeB := freshName(t, "scope-a"), freshName(t, "scope-b")
+	key, p := r.freshKey(t), r.fresh(t, scopeA)
 	first := Serve(h, r.request(t, t.Context(), p, scopeA, key))
 	wantAccepted(t, "first scope", first, false)
-	pb := p
-	if r.c.NaturalKey {
-		pb = r.fresh(t)
-	}
+	pb := r.fresh(t, scopeB)
 	second := Serve(h, r.request(t, t.Context(), pb, scopeB, key))
 	wantAccepted(t, "same key in another scope", second, false)
 	r.wantEffects(t, scopeA, 1, "first scope, after the other scope's request")
@@ -160,7 +161,8 @@ func (r *contractRun[T]) otherScope(t *testing.T) {
 // commit, and wants no effect of it, then one from the retry.
 func (r *contractRun[T]) rolledBack(t *testing.T) {
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{Hooks: idem.Hooks{AfterBusiness: FailFirst(1)}})
-	scope, key, p := freshName(t, "rollback"), r.freshKey(t), r.fresh(t)
+	scope := freshName(t, "rollback")
+	key, p := r.freshKey(t), r.fresh(t, scope)
 	failed := Serve(h, r.request(t, t.Context(), p, scope, key))
 	if failed.Status < 500 {
 		t.Fatalf("attempt failed before commit: got %s; want a 5xx", describe(failed))

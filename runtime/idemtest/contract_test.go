@@ -113,7 +113,7 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 		},
 		ConnString: cs,
 		Fixture: idemtest.Fixture[order]{
-			Request: func() (*order, map[string]string) {
+			Request: func(string) (*order, map[string]string) {
 				i := n.Add(1)
 				o := &order{Customer: fmt.Sprintf("c-%d", i), Amount: 100 + i, Note: "leave at the door"}
 				if s.naturalKey {

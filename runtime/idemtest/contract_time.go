@@ -32,7 +32,8 @@ func (r *contractRun[T]) pastWaitTimeout(t *testing.T) {
 	hold := NewHold()
 	held, _ := r.server(t, r.pool, contract, idem.Config{Hooks: idem.Hooks{AfterBusiness: hold.Hook}})
 	plain, _ := r.server(t, r.pool, contract, idem.Config{})
-	scope, key, p := freshName(t, "wait"), r.freshKey(t), r.fresh(t)
+	scope := freshName(t, "wait")
+	key, p := r.freshKey(t), r.fresh(t, scope)
 
 	var first Response
 	done := make(chan struct{})
@@ -73,7 +74,8 @@ func (r *contractRun[T]) retention(t *testing.T) {
 	ret, tomb := r.contract.Retention, r.contract.Tombstone
 	clock := NewFakeClock(time.Now().Add(-2 * (ret + tomb)).UTC())
 	h, exec := r.server(t, r.pool, r.contract, idem.Config{Clock: clock})
-	scope, key, p := freshName(t, "retention"), r.freshKey(t), r.fresh(t)
+	scope := freshName(t, "retention")
+	key, p := r.freshKey(t), r.fresh(t, scope)
 
 	first := Serve(h, r.request(t, t.Context(), p, scope, key))
 	wantAccepted(t, "first request", first, false)
@@ -104,7 +106,7 @@ func (r *contractRun[T]) retention(t *testing.T) {
 	}
 	again := p
 	if r.c.NaturalKey {
-		again = r.fresh(t) // the first entity still exists under its natural key
+		again = r.fresh(t, scope) // the first entity still exists under its natural key
 	}
 	res := Serve(h, r.request(t, t.Context(), again, scope, key))
 	wantAccepted(t, "the key after its record was deleted", res, false)
