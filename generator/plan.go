@@ -88,6 +88,11 @@ func PlanSpec(doc *spec.Document, reserved []string) (*Plan, error) {
 	p.Types = types
 	var errs spec.ErrorList
 	for _, ot := range types.Operations {
+		if ot.Unsupported != nil {
+			p.Deferred = append(p.Deferred, spec.Diagnostic{Pos: ot.Unsupported.Pos, Severity: spec.SeverityWarning, Rule: "GEN002",
+				Message: describe(ot.Op) + " is not generated: " + ot.Unsupported.Msg, Hint: "give the operation a JSON or form request body"})
+			continue
+		}
 		op, fpErrs := planOperation(ot, types.Names)
 		errs = append(errs, fpErrs...)
 		p.Operations = append(p.Operations, op)
