@@ -153,3 +153,8 @@ const (
 	DefaultWaitTimeout = 5 * time.Second
 	DefaultLease       = 30 * time.Second
 )
+
+// DefaultStoreFailures is the built-in store-failures: business refusals
+// (4xx) are final, so a retry gets the same refusal instead of running the
+// operation again; 5xx and errors always free the key.
+var DefaultStoreFailures = []string{"4xx"}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,7 @@ func merge(op, defaults *block) *Contract {
 	c.Concurrency = pick(op.c.Concurrency, def.c.Concurrency, ConcurrencyWait, at)
 	c.WaitTimeout = pick(op.c.WaitTimeout, def.c.WaitTimeout, DefaultWaitTimeout, at)
 	c.Replay = pick(op.c.Replay, def.c.Replay, ReplayStored, at)
-	c.StoreFailures = pick(op.c.StoreFailures, def.c.StoreFailures, nil, at)
+	c.StoreFailures = pick(op.c.StoreFailures, def.c.StoreFailures, slices.Clone(DefaultStoreFailures), at)
 	c.Mode = pick(op.c.Mode, def.c.Mode, ModeAtomic, at)
 	c.Lease = pick(op.c.Lease, def.c.Lease, DefaultLease, at)
 	c.Effects = pickList(op.hasEffects, op.c.Effects, def.c.Effects)

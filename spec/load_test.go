@@ -107,7 +107,7 @@ func TestLoadMergesDefaultsWithPositions(t *testing.T) {
 		Concurrency:   builtin(ConcurrencyWait, empty),
 		WaitTimeout:   builtin(DefaultWaitTimeout, empty),
 		Replay:        builtin(ReplayStored, empty),
-		StoreFailures: builtin([]string(nil), empty),
+		StoreFailures: builtin([]string{"4xx"}, empty),
 		Mode:          builtin(ModeAtomic, empty),
 		Lease:         builtin(DefaultLease, empty),
 	}

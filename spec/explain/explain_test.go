@@ -125,7 +125,7 @@ func TestBuild(t *testing.T) {
 		{orders, "Significant fields", []string{"no request body; the path parameters `shop` and `id` and the key identify it"}},
 		{orders, "Replay", []string{"A retry within 24h with the same `Idempotency-Key` header and the same `shop` and `id` in the path returns the current state of the resource"}},
 		{orders, "Concurrent duplicate", []string{"waits up to 5s"}},
-		{orders, "Failures", []string{"Only successful responses are stored"}},
+		{orders, "Failures", []string{"Final client errors (4xx) are stored and replayed"}},
 		{orders, "Mode", []string{"Atomic"}},
 		{orders, "Effects", []string{"None declared."}},
 	}
