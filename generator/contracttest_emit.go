@@ -61,7 +61,9 @@ func emitContractTest(f *jen.File, op *OperationPlan) {
 	if op.Types.Request != nil && changeTarget(op) != nil {
 		c[jen.Id("Change")] = jen.Id(op.ChangeFunc)
 	}
-	if len(op.Contract.NaturalKey) > 0 {
+	// A natural key in the body, or a resource named in the path, makes
+	// the same content the same entity.
+	if len(op.Contract.NaturalKey) > 0 || len(op.PathParams) > 0 {
 		c[jen.Id("NaturalKey")] = jen.True()
 	}
 	name := "TestContract" + op.Types.Name

@@ -75,6 +75,12 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 				}
 				docs = append(docs, doc)
 			}
+			if findings := contractErrors(docs); len(findings) > 0 {
+				if err := spec.WriteReport(cmd.ErrOrStderr(), spec.FormatText, findings); err != nil {
+					return err
+				}
+				return &exitError{code: exitFindings, err: errors.New("the contracts have errors (see idemgen check); nothing was generated")}
+			}
 			out, err := generator.Generate(docs, opts)
 			if err != nil {
 				return &exitError{code: exitUnusable, err: err}
@@ -179,4 +185,20 @@ func commonRoot(opts *generator.Options) (string, error) {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// contractErrors returns the error-level findings of the lint rules. A
+// contract with one would generate code that does not keep it. Defects of
+// the OpenAPI document itself are not among them: they only keep the
+// operations they touch from being generated.
+func contractErrors(docs []*spec.Document) []spec.Diagnostic {
+	var out []spec.Diagnostic
+	for _, doc := range docs {
+		for _, d := range spec.Check(doc, spec.CheckOptions{}) {
+			if d.Severity == spec.SeverityError && strings.HasPrefix(d.Rule, "IDEM") {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func transcript(stdout, stderr string, code int) string {
 
 // goldenOutputs runs check and, when the spec is usable, explain, and
 // returns the files that make up the case's expected output.
-func goldenOutputs(c goldenCase) map[string]string {
+func goldenOutputs(t *testing.T, c goldenCase) map[string]string {
 	args := slices.Concat([]string{"check", "--format", "text"}, c.checkArgs, c.loadArgs, []string{c.spec})
 	stdout, stderr, code := runIdemgen(args...)
 	files := map[string]string{"check.txt": transcript(stdout, stderr, code)}
@@ -113,7 +113,40 @@ func goldenOutputs(c goldenCase) map[string]string {
 	if stderr != "" || code != exitOK {
 		files["explain.err.txt"] = transcript("", stderr, code)
 	}
+	generated(t, c, files)
 	return files
+}
+
+// goldenPackage is the Go package name of every case's generated code.
+const goldenPackage = "golden"
+
+// generated runs generate for the case into a temporary directory and
+// adds what it wrote under generate/, with its transcript in
+// generate.txt.
+func generated(t *testing.T, c goldenCase, files map[string]string) {
+	t.Helper()
+	tmp := t.TempDir()
+	args := slices.Concat([]string{"generate"}, c.loadArgs, []string{"--spec", c.spec,
+		"--out", filepath.Join(tmp, "go"), "--package", goldenPackage, "--tests",
+		"--migrations", "plain", "--migrations-dir", filepath.Join(tmp, "migrations"),
+		"--sqlc", filepath.Join(tmp, "sqlc")})
+	stdout, stderr, code := runIdemgen(args...)
+	files["generate.txt"] = transcript(stdout, strings.ReplaceAll(stderr, tmp, "$TMP"), code)
+	err := filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(tmp, p)
+		if err != nil {
+			return err
+		}
+		content, err := os.ReadFile(p)
+		files[filepath.ToSlash(filepath.Join("generate", rel))] = string(content)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestGolden runs idemgen check and explain on every spec in
@@ -126,7 +159,7 @@ func TestGolden(t *testing.T) {
 	cases := goldenCases(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := goldenOutputs(c)
+			got := goldenOutputs(t, c)
 			dir := filepath.Join(goldenDir, c.name)
 			if *update {
 				writeGolden(t, dir, got)
@@ -150,7 +183,11 @@ func writeGolden(t *testing.T, dir string, files map[string]string) {
 		t.Fatal(err)
 	}
 	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,7 +203,7 @@ func compareGolden(t *testing.T, dir string, got map[string]string) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		path := filepath.Join(dir, name)
+		path := filepath.Join(dir, filepath.FromSlash(name))
 		want, err := os.ReadFile(path)
 		if err != nil {
 			t.Errorf("%v\nrun: go test ./cmd/idemgen -run TestGolden -update", err)
@@ -176,15 +213,19 @@ func compareGolden(t *testing.T, dir string, got map[string]string) {
 			t.Errorf("%s differs:\n%s\nIf the new output is right, run: go test ./cmd/idemgen -run TestGolden -update", path, diff)
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if _, ok := got[e.Name()]; !ok {
-			t.Errorf("%s is not produced any more; run: go test ./cmd/idemgen -run TestGolden -update", filepath.Join(dir, e.Name()))
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-	}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if _, ok := got[filepath.ToSlash(rel)]; !ok {
+			t.Errorf("%s is not produced any more; run: go test ./cmd/idemgen -run TestGolden -update", p)
+		}
+		return nil
+	})
 }
 
 // removeStale deletes golden directories of cases that no longer exist.

@@ -39,9 +39,10 @@ type ContractCase[T any] struct {
 	// Change alters a significant field of a request so it fingerprints
 	// differently; nil when the generator found none.
 	Change func(*T)
-	// NaturalKey is true when the contract declares a natural key: then
-	// the same content under a new key is the same entity, and the "new
-	// key, two effects" scenario does not apply.
+	// NaturalKey is true when the request names its entity: a natural key
+	// in the contract, or an existing resource in the path (cancel order
+	// 42). Then the same content under a new key is the same entity, and
+	// the "new key, two effects" scenario does not apply.
 	NaturalKey bool
 	// Encode renders a typed request as a request body and its
 	// Content-Type; nil means JSON (encoding/json).
