@@ -54,6 +54,7 @@ func TestContractCancelOrder(t *testing.T) {
 		Change:     changeCancelOrder,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CancelOrder,
+		NaturalKey: true,
 		Operation:  typedCancelOrder(fx.Handlers),
 	})
 }

@@ -113,13 +113,14 @@ var contractCancelOrder = idem.Contract{
 		MaxLength: 255,
 		Required:  true,
 	},
-	Method:      "POST",
-	Operation:   "cancelOrder",
-	PathParams:  []string{"order_id"},
-	Retention:   72 * time.Hour,
-	Route:       "/orders/{order_id}/cancel",
-	Tombstone:   720 * time.Hour,
-	WaitTimeout: 5 * time.Second,
+	Method:        "POST",
+	Operation:     "cancelOrder",
+	PathParams:    []string{"order_id"},
+	Retention:     72 * time.Hour,
+	Route:         "/orders/{order_id}/cancel",
+	StoreFailures: []idem.StatusClass{{Class: 4}},
+	Tombstone:     720 * time.Hour,
+	WaitTimeout:   5 * time.Second,
 }
 
 // CancelOrderOperation is what the business method of cancelOrder (POST /orders/{order_id}/cancel) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
