@@ -205,6 +205,51 @@ func TestCorpusOverlayAnnotates(t *testing.T) {
 	}
 }
 
+// TestCorpusKeyHeaderPassesLint checks that the copies the CLI benchmark
+// generates from document the key header on every mutating operation
+// without a duplicate, so that, with the corpus overlay, idemgen generate
+// finds no contract error and the copy has no defect the original lacks.
+func TestCorpusKeyHeaderPassesLint(t *testing.T) {
+	dir := corpusDir(t)
+	if dir == "" {
+		t.Skip("no shared/corpus directory above the package")
+	}
+	// Twilio documents no key header, Adyen v67 documents it everywhere.
+	for _, name := range []string{"twilio-twilio_api_v2010.json", "adyen-CheckoutService-v67.json"} {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(dir, name)
+			original := loadCorpus(t, file)
+			tmp := t.TempDir()
+			overlay := corpusOverlay(t, original, tmp)
+			doc, err := spec.Load(context.Background(), documentKeyHeader(t, file, tmp), spec.LoadOptions{Overlays: []string{overlay}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Defects) != len(original.Defects) {
+				t.Errorf("%d defects in the copy, %d in the original:\n%v", len(doc.Defects), len(original.Defects), doc.Defects)
+			}
+			annotated := 0
+			for _, op := range doc.Operations {
+				if op.Contract == nil {
+					continue
+				}
+				annotated++
+				if op.Op.Parameters.GetByInAndName("header", spec.DefaultKeyHeader) == nil && op.PathItem.Parameters.GetByInAndName("header", spec.DefaultKeyHeader) == nil {
+					t.Errorf("%s does not document %s", describe(op), spec.DefaultKeyHeader)
+				}
+			}
+			if want := annotateCorpus(original); annotated != want {
+				t.Errorf("%d operations annotated in the copy, want %d", annotated, want)
+			}
+			for _, d := range spec.Check(doc, spec.CheckOptions{}) {
+				if d.Severity == spec.SeverityError {
+					t.Errorf("%s: %s %s", d.Pos, d.Rule, d.Message)
+				}
+			}
+		})
+	}
+}
+
 // contractTests counts the generated contract tests of a package, one per
 // generated operation.
 func contractTests(t testing.TB, files []File, pkg string) int {
