@@ -1,0 +1,99 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyExample copies the orders example's spec and configuration into a
+// temporary directory and returns it.
+func copyExample(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"openapi.yaml", "idemgen.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "examples", "orders", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGenerateCheck is the CI drift check: --check passes on fresh output,
+// and after the spec changes it writes nothing, prints a diff and exits 1.
+func TestGenerateCheck(t *testing.T) {
+	dir := copyExample(t)
+	config := filepath.Join(dir, "idemgen.yaml")
+	if _, stderr, code := runIdemgen("generate", "--config", config); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s", code, stderr)
+	}
+	if stdout, stderr, code := runIdemgen("generate", "--config", config, "--check"); code != exitOK || stdout != "" {
+		t.Fatalf("generate --check on fresh output: exit %d\n%s%s", code, stdout, stderr)
+	}
+	spec := filepath.Join(dir, "openapi.yaml")
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "wait-timeout: 5s", "wait-timeout: 7s", 1)
+	if changed == string(data) {
+		t.Fatal("the example spec has no wait-timeout: 5s to change")
+	}
+	if err := os.WriteFile(spec, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "shop", "openapi_operations.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runIdemgen("generate", "--config", config, "--check")
+	if code != exitFindings {
+		t.Fatalf("generate --check after a spec change: exit %d, want %d\n%s", code, exitFindings, stderr)
+	}
+	for _, want := range []string{"--- a/shop/openapi_operations.go", "-\tWaitTimeout:   5 * time.Second,", "+\tWaitTimeout:   7 * time.Second,"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the drift diff does not contain %q:\n%s", want, stdout)
+		}
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "shop", "openapi_operations.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Error("generate --check changed a file")
+	}
+}
+
+// TestGenerateRefusesContractErrors checks that a contract with an
+// error-level finding generates nothing.
+func TestGenerateRefusesContractErrors(t *testing.T) {
+	out := t.TempDir()
+	spec := filepath.Join("..", "..", "testdata", "specs", "IDEM001-fingerprint-pointer-missing.yaml")
+	_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
+	if code != exitFindings || !strings.Contains(stderr, "IDEM001") {
+		t.Fatalf("generate of a contract with an error: exit %d, want %d with IDEM001\n%s", code, exitFindings, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("generate wrote %d entries although the contract has an error", len(entries))
+	}
+}
+
+// TestGenerateConfigErrors checks that a bad idemgen.yaml is unusable input
+// with a positioned reason.
+func TestGenerateConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "idemgen.yaml")
+	if err := os.WriteFile(config, []byte("specs: [openapi.yaml]\npackage: shop\npackge: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runIdemgen("generate", "--config", config)
+	want := config + `:3:1: packge: unknown key (did you mean "package"?)`
+	if code != exitUnusable || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUnusable, want)
+	}
+}
