@@ -104,6 +104,21 @@ func repoRoot(t testing.TB) string {
 // runs go vet on all of it, then go test when some of the files are tests.
 func vetModule(t testing.TB, files map[string][]byte) {
 	t.Helper()
+	dir := writeModule(t, files)
+	goCmd(t, dir, "vet", "./...")
+	for name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			goCmd(t, dir, "test", "./...")
+			return
+		}
+	}
+}
+
+// writeModule writes files (slash-separated path → content) into a
+// temporary module that resolves github.com/idemgen/idemgen to this
+// repository, and returns its directory. It skips t without a go command.
+func writeModule(t testing.TB, files map[string][]byte) string {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
@@ -128,13 +143,7 @@ func vetModule(t testing.TB, files map[string][]byte) {
 	for name, data := range files {
 		write(name, data)
 	}
-	goCmd(t, dir, "vet", "./...")
-	for name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			goCmd(t, dir, "test", "./...")
-			return
-		}
-	}
+	return dir
 }
 
 // goCmd runs the go command in dir and fails the test with its output when
