@@ -135,7 +135,10 @@ func checkWalkPath(t *GoType, segs []string, exclude bool) string {
 				return ""
 			}
 			if s == wildcard {
-				continue
+				if !last {
+					return "* over an object's members is supported only as the last segment; name the member instead"
+				}
+				return ""
 			}
 			f := fieldByJSON(t.Decl, s)
 			if f == nil {

@@ -100,13 +100,30 @@ func (e *fingerprintEmitter) selected(expr jen.Code, t *GoType, segs []string, e
 			return nil
 		}
 		field := jen.Add(expr).Dot(f.Name)
-		inner := e.selected(field, f.Type, segs[1:], ex, un, depth)
-		if cond := presence(field, f); cond != nil {
-			return []jen.Code{jen.If(cond).Block(inner...)}
+		cond := presence(field, f)
+		if cond == nil {
+			return e.selected(field, f.Type, segs[1:], ex, un, depth)
 		}
-		return inner
+		return []jen.Code{jen.If(cond).Block(e.present(field, f.Type, segs[1:], ex, un, depth)...)}
 	}
 	return nil
+}
+
+// present is selected for an optional field whose presence condition
+// already holds: the field is not nil, nor empty.
+func (e *fingerprintEmitter) present(field jen.Code, t *GoType, segs []string, ex, un relative, depth int) []jen.Code {
+	switch {
+	case t.Kind == TypePointer && len(segs) == 0:
+		return e.pointee(field, t.Elem, ex, un, depth)
+	case t.Kind == TypePointer && t.Elem.Kind == TypeDeclared && t.Elem.Decl.Kind == DeclStruct:
+		return e.selected(field, t.Elem, segs, ex, un, depth)
+	case t.Kind == TypePointer:
+		x := jen.Id("x" + strconv.Itoa(depth))
+		return append([]jen.Code{jen.Add(x).Op(":=").Op("*").Add(field)}, e.selected(x, t.Elem, segs, ex, un, depth+1)...)
+	case len(segs) == 0:
+		return e.nonNil(field, t, ex, un, depth)
+	}
+	return e.selected(field, t, segs, ex, un, depth)
 }
 
 // presence is the condition under which encoding/json writes a field, or
@@ -143,16 +160,15 @@ func (e *fingerprintEmitter) value(expr jen.Code, t *GoType, ex, un relative, de
 		return []jen.Code{w.Dot("String").Call(jen.Add(expr).Dot("Format").Call(jen.Qual(timeImport, "RFC3339Nano")))}
 	case TypeRaw:
 		return []jen.Code{jen.If(jen.Len(expr).Op("==").Lit(0)).Block(w.Clone().Dot("Null").Call()).
-			Else().Block(jen.Id(writer).Dot("JSON").Call(expr))}
+			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
 	case TypeExternal:
 		return []jen.Code{w.Dot("Marshaled").Call(jen.Qual(jsonImport, "Marshal").Call(expr))}
 	case TypePointer:
 		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
 			Else().Block(e.pointee(expr, t.Elem, ex, un, depth)...)}
-	case TypeSlice:
-		return e.slice(expr, t, ex, un, depth)
-	case TypeMap:
-		return e.mapValue(expr, t, ex, un, depth)
+	case TypeSlice, TypeMap:
+		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
+			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
 	case TypeDeclared:
 		if t.Decl.Kind == DeclEnum {
 			return []jen.Code{w.Dot("String").Call(jen.String().Call(expr))}
@@ -185,6 +201,21 @@ func (e *fingerprintEmitter) pointee(ptr jen.Code, elem *GoType, ex, un relative
 	return e.value(jen.Op("*").Add(ptr), elem, ex, un, depth)
 }
 
+// nonNil returns the statements that write a slice, map or raw value known
+// not to be nil, as encoding/json writes it.
+func (e *fingerprintEmitter) nonNil(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
+	switch t.Kind {
+	case TypeSlice:
+		return e.slice(expr, t, ex, un, depth)
+	case TypeMap:
+		return e.mapValue(expr, t, ex, un, depth)
+	case TypeRaw:
+		return []jen.Code{jen.Id(writer).Dot("JSON").Call(expr)}
+	}
+	return e.value(expr, t, ex, un, depth)
+}
+
+// slice writes a non-nil slice.
 func (e *fingerprintEmitter) slice(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
 	begin, end := "BeginArray", "EndArray"
 	if un.here() {
@@ -197,11 +228,10 @@ func (e *fingerprintEmitter) slice(expr jen.Code, t *GoType, ex, un relative, de
 		loop = append(loop, jen.For(jen.List(jen.Id("_"), elem).Op(":=").Range().Add(expr)).Block(
 			e.value(elem, t.Elem, exElem, unElem, depth+1)...))
 	}
-	loop = append(loop, jen.Id(writer).Dot(end).Call())
-	return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
-		Else().Block(loop...)}
+	return append(loop, jen.Id(writer).Dot(end).Call())
 }
 
+// mapValue writes a non-nil map, members in canonical order.
 func (e *fingerprintEmitter) mapValue(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
 	d := strconv.Itoa(depth)
 	keys, k, elem := jen.Id("keys"+d), jen.Id("k"+d), jen.Id("e"+d)
@@ -222,9 +252,7 @@ func (e *fingerprintEmitter) mapValue(expr jen.Code, t *GoType, ex, un relative,
 		each = append(each, e.value(elem, t.Elem, exElem, unElem, depth+1)...)
 		body = append(body, jen.For(jen.List(jen.Id("_"), k).Op(":=").Range().Qual(fingerprintImport, "SortKeys").Call(keys)).Block(each...))
 	}
-	body = append(body, jen.Id(writer).Dot("EndObject").Call())
-	return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
-		Else().Block(body...)}
+	return append(body, jen.Id(writer).Dot("EndObject").Call())
 }
 
 // structFields returns the statements that write a struct's members in
@@ -238,10 +266,13 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *TypeDecl, ex, un rel
 		}
 		field := jen.Add(expr).Dot(f.Name)
 		write := []jen.Code{jen.Id(writer).Dot("Key").Call(jen.Lit(f.JSONName))}
-		if !f.Required && f.Type.Kind == TypePointer {
-			write = append(write, e.pointee(field, f.Type.Elem, exF, unF, depth)...)
-		} else {
+		switch {
+		case f.Required:
 			write = append(write, e.value(field, f.Type, exF, unF, depth)...)
+		case f.Type.Kind == TypePointer:
+			write = append(write, e.pointee(field, f.Type.Elem, exF, unF, depth)...)
+		default:
+			write = append(write, e.nonNil(field, f.Type, exF, unF, depth)...)
 		}
 		if cond := presence(field, f); cond != nil {
 			stmts = append(stmts, jen.If(cond).Block(write...))
