@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"path"
 	"slices"
 	"strings"
@@ -116,14 +115,15 @@ func newGoFile(pkg string) *jen.File {
 	return f
 }
 
-// render formats a file; jennifer already gofmts, and format.Source checks
-// the result is Go.
+// render renders a file. jennifer's Render runs format.Source itself and
+// fails when the result is not Go, so the output is gofmt-clean; formatting
+// it a second time cost a fifth of the generation time on Stripe.
 func render(f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	return format.Source(buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // emitVersion declares the generator version and ties the package to the
