@@ -86,9 +86,13 @@ func TestBookingsContract(t *testing.T) {
 			want["TestContract"+op+"/"+scenario] = result
 		}
 	}
+	// The hand-written tests of the service also run; go test failed
+	// above if one of them failed, so only the generated ones are compared.
 	got := map[string]string{}
 	for _, m := range testResult.FindAllStringSubmatch(output, -1) {
-		got[m[2]] = m[1]
+		if strings.HasPrefix(m[2], "TestContract") || strings.HasPrefix(m[2], "TestFingerprint") {
+			got[m[2]] = m[1]
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results of the generated tests (-want +got):\n%s\noutput:\n%s", diff, output)
