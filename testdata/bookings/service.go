@@ -108,7 +108,7 @@ func stay(in, out string) (time.Time, time.Time, error) {
 // cards and the housekeeping notice. Checking in a booking that is already
 // checked in changes nothing and answers with the booking.
 func (Service) CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckIn) (*Booking, error) {
-	b, err := readBooking(ctx, tx, op.Scope, op.BookingID, true)
+	b, err := lockBooking(ctx, tx, op.Scope, op.BookingID)
 	if err != nil {
 		return nil, err
 	}
@@ -133,25 +133,14 @@ func (Service) CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBooking
 	return b, nil
 }
 
-// querier is what reading a booking needs: a transaction or a pool.
-type querier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// ReadBooking returns a tenant's booking, or a 404 Rejection.
-func ReadBooking(ctx context.Context, db querier, tenant, id string) (*Booking, error) {
-	return readBooking(ctx, db, tenant, id, false)
-}
-
-func readBooking(ctx context.Context, db querier, tenant, id string, forUpdate bool) (*Booking, error) {
-	sql := `SELECT id::text, room_id, guest_name, guest_email, guest_phone, check_in, check_out, guests, status
-		FROM bookings WHERE tenant = $1 AND id::text = $2`
-	if forUpdate {
-		sql += " FOR UPDATE"
-	}
+// lockBooking reads a tenant's booking and locks its row for the rest of
+// the transaction, or returns a 404 Rejection.
+func lockBooking(ctx context.Context, tx pgx.Tx, tenant, id string) (*Booking, error) {
+	const sql = `SELECT id::text, room_id, guest_name, guest_email, guest_phone, check_in, check_out, guests, status
+		FROM bookings WHERE tenant = $1 AND id::text = $2 FOR UPDATE`
 	var b Booking
 	var checkIn, checkOut time.Time
-	err := db.QueryRow(ctx, sql, tenant, id).Scan(&b.ID, &b.RoomID, &b.Guest.Name, &b.Guest.Email, &b.Guest.Phone,
+	err := tx.QueryRow(ctx, sql, tenant, id).Scan(&b.ID, &b.RoomID, &b.Guest.Name, &b.Guest.Email, &b.Guest.Phone,
 		&checkIn, &checkOut, &b.Guests, &b.Status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, &idem.Rejection{Status: http.StatusNotFound, Type: ProblemNoSuchBooking, Title: "No such booking",
