@@ -23,7 +23,9 @@ func shipmentType() *GoType {
 }
 
 func TestPlanFingerprintPointers(t *testing.T) {
-	field := func(v string) spec.Field[string] { return spec.Field[string]{Value: v, Pos: spec.Position{File: "s.yaml", Line: 7, Col: 9}} }
+	field := func(v string) spec.Field[string] {
+		return spec.Field[string]{Value: v, Pos: spec.Position{File: "s.yaml", Line: 7, Col: 9}}
+	}
 	tests := []struct {
 		name                       string
 		include, exclude, unorderd []string

@@ -61,11 +61,7 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 		w.Key("/client_sent_at")
 		w.BeginArray()
 		if req.ClientSentAt != nil {
-			if req.ClientSentAt == nil {
-				w.Null()
-			} else {
-				w.String((*req.ClientSentAt).Format(time.RFC3339Nano))
-			}
+			w.String((*req.ClientSentAt).Format(time.RFC3339Nano))
 		}
 		w.EndArray()
 		w.Key("/customer_id")
