@@ -50,12 +50,15 @@ type fields struct {
 	params []string
 	// noBody reports whether the operation has no request body.
 	noBody bool
+	// naturalKey reports whether the contract names the entity's natural
+	// key.
+	naturalKey bool
 }
 
 // significant describes the fingerprint of the operation.
 func significant(op *spec.Operation) fields {
 	fp := op.Contract.Fingerprint
-	f := fields{params: pathParams(op)}
+	f := fields{params: pathParams(op), naturalKey: len(op.Contract.NaturalKey) > 0}
 	f.noBody = op.Op == nil || op.Op.RequestBody == nil
 	included := map[string]bool{}
 	for _, inc := range fp.Include {
@@ -125,6 +128,12 @@ func (f fields) sentence() string {
 			s += ", and on " + f.paramsPhrase()
 		}
 		s += ". The same key with different significant content gets 422, and nothing of the first request is disclosed."
+	}
+	switch {
+	case f.naturalKey:
+		return s + " The same content under a new key is a new request, which the natural key below keeps from creating a second entity."
+	case len(f.params) > 0:
+		return s + " The same content under a new key is a new operation on the same resource."
 	}
 	return s + " The same content under a new key is a new operation."
 }
