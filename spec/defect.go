@@ -180,11 +180,7 @@ func scalarEnd(data []byte, start int, n *yaml.Node) int {
 // validated: they are no concern of idemgen's).
 func (l *loader) findDefects(ctx context.Context, doc *Document) error {
 	doc.Defects = append(doc.Defects, l.dangling...)
-	var opts []openapi3.ValidationOption
-	opts = append(opts, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation())
-	if doc.OpenAPI.IsOpenAPI31OrLater() {
-		opts = append(opts, openapi3.IsOpenAPI31OrLater())
-	}
+	v := newOpValidator(doc.OpenAPI)
 	for _, op := range doc.Operations {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -199,7 +195,7 @@ func (l *loader) findDefects(ctx context.Context, doc *Document) error {
 			found = append(found, pathParamDefects(op)...)
 		}
 		if len(op.Blocked) == 0 {
-			if err := op.Op.Validate(ctx, opts...); err != nil {
+			if err := v.validate(ctx, op.Op); err != nil {
 				found = append(found, Diagnostic{
 					Pos:      op.Pos,
 					Severity: SeverityError,
