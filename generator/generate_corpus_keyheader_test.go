@@ -24,7 +24,8 @@ const keyHeaderParameter = "IdemgenIdempotencyKey"
 // corpus specs leave the header to their SDKs; an overlay may change only
 // contract blocks, so the header goes into a copy. Operations that already
 // document the header, inline or through a local $ref, are left alone. The
-// copy is YAML whatever src is; it stays outside the repository.
+// copy is JSON or YAML as src is, so tools parse it as they parse the
+// original; it stays outside the repository.
 func documentKeyHeader(t testing.TB, src, dir string) string {
 	t.Helper()
 	data, err := os.ReadFile(src)
@@ -74,15 +75,33 @@ func documentKeyHeader(t testing.TB, src, dir string) string {
 			list.Content = append(list.Content, mapping(scalar("$ref"), scalar("#/components/parameters/"+keyHeaderParameter)))
 		}
 	}
-	out, err := yaml.Marshal(&root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".keyheader.yaml")
+	out := marshalLike(t, src, &root)
+	path := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".keyheader"+filepath.Ext(src))
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// marshalLike encodes root as JSON when src is a JSON file, else as YAML.
+func marshalLike(t testing.TB, src string, root *yaml.Node) []byte {
+	t.Helper()
+	if !strings.EqualFold(filepath.Ext(src), ".json") {
+		out, err := yaml.Marshal(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var v any
+	if err := root.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // unescapeJSON re-encodes a JSON document so its strings hold UTF-8 rather
