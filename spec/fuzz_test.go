@@ -1,7 +1,10 @@
 package spec
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -137,4 +140,37 @@ func checkContract(t *testing.T, c *Contract) {
 			}
 		}
 	}
+}
+
+// FuzzLoad feeds arbitrary documents to Load. It must never panic, and
+// must return either a document or a positioned error.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{
+		specHead + "        retention: 72h\n",
+		specHead + "        concurrency: wiat\n",
+		sharedBadSchema,
+		"openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\nwebhooks:\n  w:\n    post:\n      x-idempotency: {key: {in: body, name: /id}}\n      responses: {\"200\": {description: ok}}\n",
+		"openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a/{id}:\n    get:\n      responses: {\"200\": {content: {application/json: {schema: {$ref: '#/nope'}}}}}\n",
+		`{"openapi": "3.0.3", "paths": {"/a": {"$ref": "#/paths/~1a"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "fuzz.yaml")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Load(context.Background(), p, LoadOptions{})
+		if (doc == nil) == (err == nil) {
+			t.Fatalf("got document %v and error %v, want exactly one", doc, err)
+		}
+		if err == nil {
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Pos.File != p {
+			t.Errorf("error %T %v does not name the file", err, err)
+		}
+	})
 }
