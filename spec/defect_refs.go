@@ -71,6 +71,7 @@ func (w *refWalker) ref(ref string) {
 	}
 }
 
+// parameter walks a parameter's reference, schema and content.
 func (w *refWalker) parameter(p *openapi3.ParameterRef) {
 	if p == nil {
 		return
@@ -82,6 +83,7 @@ func (w *refWalker) parameter(p *openapi3.ParameterRef) {
 	}
 }
 
+// content walks the schema of each media type.
 func (w *refWalker) content(c openapi3.Content) {
 	for _, mt := range c {
 		if mt != nil {
@@ -90,6 +92,7 @@ func (w *refWalker) content(c openapi3.Content) {
 	}
 }
 
+// schema walks a schema reference and every schema below it, each once.
 func (w *refWalker) schema(s *openapi3.SchemaRef) {
 	if s == nil {
 		return

@@ -20,6 +20,8 @@ type opValidator struct {
 	schemas map[*openapi3.Schema]error
 }
 
+// newOpValidator returns a validator with the options for doc's OpenAPI
+// version, examples and schema defaults left alone.
 func newOpValidator(doc *openapi3.T) *opValidator {
 	opts := []openapi3.ValidationOption{
 		openapi3.DisableExamplesValidation(),
@@ -115,6 +117,7 @@ func (s *stripper) take(schema *openapi3.SchemaRef, where string) *openapi3.Sche
 	return s.empty
 }
 
+// parameter copies a parameter with its schemas replaced.
 func (s *stripper) parameter(p *openapi3.ParameterRef) *openapi3.ParameterRef {
 	if p == nil || p.Value == nil {
 		return p
@@ -128,6 +131,8 @@ func (s *stripper) parameter(p *openapi3.ParameterRef) *openapi3.ParameterRef {
 	return &ref
 }
 
+// response copies the response for status code with the schemas of its
+// content and headers replaced.
 func (s *stripper) response(r *openapi3.ResponseRef, code string) *openapi3.ResponseRef {
 	if r == nil || r.Value == nil {
 		return r
@@ -156,6 +161,8 @@ func (s *stripper) response(r *openapi3.ResponseRef, code string) *openapi3.Resp
 	return &ref
 }
 
+// content copies c with each media type's schema replaced; where names the
+// place of c in messages.
 func (s *stripper) content(c openapi3.Content, where string) openapi3.Content {
 	if c == nil {
 		return nil

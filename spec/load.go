@@ -92,6 +92,7 @@ type loader struct {
 	overlayNodes map[*yaml.Node]string
 }
 
+// newLoader returns the loader for one Load of the root file at path.
 func newLoader(path string) *loader {
 	return &loader{
 		rootKey:      sourceKey(path),
