@@ -9,7 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -58,7 +60,7 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 		return nil, l.errs.errOrNil()
 	}
 	if err != nil {
-		return nil, &Error{Pos: Position{File: path}, Msg: "invalid OpenAPI document: " + oneLine(err.Error())}
+		return nil, kinError(root, err)
 	}
 
 	doc := &Document{Path: path, OpenAPI: t}
@@ -374,6 +376,35 @@ func (l *loader) resolveRef(src *source, ref string) (*source, *yaml.Node, bool)
 	}
 	n, ok := lookupPointer(src.root, frag)
 	return src, n, ok
+}
+
+// kinLine and kinPointer find the place in a kin-openapi parse error, such
+// as "… construct errors: line 6: cannot construct !!int `5` into … in
+// /paths/~1a/get/responses".
+var (
+	kinLine    = regexp.MustCompile(`line (\d+): `)
+	kinPointer = regexp.MustCompile(` in (/\S*)$`)
+)
+
+// kinError turns a kin-openapi load error into a positioned *Error: at the
+// node its JSON pointer names when the root file has it, else at the line
+// it names, else at the file.
+func kinError(root *source, err error) *Error {
+	msg := oneLine(err.Error())
+	pos := Position{File: root.file}
+	if m := kinLine.FindAllStringSubmatchIndex(msg, -1); m != nil {
+		last := m[len(m)-1]
+		if line, err := strconv.Atoi(msg[last[2]:last[3]]); err == nil {
+			pos.Line, pos.Col = line, 1
+		}
+		msg = msg[last[1]:]
+	}
+	if m := kinPointer.FindStringSubmatch(msg); m != nil {
+		if n, ok := lookupPointer(root.root, m[1]); ok {
+			pos = root.pos(n)
+		}
+	}
+	return &Error{Pos: pos, Msg: "invalid OpenAPI document: " + msg}
 }
 
 // oneLine folds a multi-line message into one line.

@@ -69,3 +69,16 @@ func TestLoadDuplicateKeysInRoot(t *testing.T) {
 		t.Errorf("error:\n got: %s\nwant: %s", got, want)
 	}
 }
+
+func TestLoadKinErrorsArePositioned(t *testing.T) {
+	head := "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    get:\n"
+	tests := map[string]string{
+		"      responses: 5\n":       "t.yaml:6:18: invalid OpenAPI document: cannot construct !!int `5` into map[string]*openapi3.ResponseRef in /paths/~1a/get/responses",
+		"      parameters: {a: 1}\n": "t.yaml:6:19: invalid OpenAPI document: cannot construct !!map into openapi3.Parameters in /paths/~1a/get/parameters",
+	}
+	for tail, want := range tests {
+		if got := loadErr(t, head+tail); got != want {
+			t.Errorf("Load(%q):\n got: %s\nwant: %s", tail, got, want)
+		}
+	}
+}
