@@ -14,9 +14,10 @@ import (
 
 // BenchmarkGenerateCorpusCLI runs the idemgen binary on each corpus spec,
 // annotated whole through an overlay written at run time, and reports the
-// wall time per run and the peak resident set of the process (the
-// figure /usr/bin/time -v prints as "Maximum resident set size"). IDEMGEN_BIN names the binary; without it
-// the benchmark builds ./cmd/idemgen once. When OAPI_CODEGEN names an
+// wall time per run and the peak resident set of the process, as GNU time
+// measures it (the figure /usr/bin/time -v prints as "Maximum resident set
+// size"; hence linux only). IDEMGEN_BIN names the binary; without it the
+// benchmark builds ./cmd/idemgen once. When OAPI_CODEGEN names an
 // oapi-codegen binary, the same spec is also run through
 //
 //	oapi-codegen -generate types,std-http-server -package x SPEC
@@ -82,10 +83,11 @@ func benchCommand(b *testing.B, args func(out string) []string) {
 			b.Fatal(err)
 		}
 		rss := filepath.Join(out, "rss")
-		cmd := exec.Command(timeBin, append([]string{"-f", "%M", "-o", rss}, args(out)...)...)
+		a := args(out)
+		cmd := exec.Command(timeBin, append([]string{"-f", "%M", "-o", rss}, a...)...)
 		cmd.Dir = out
 		if output, err := cmd.CombinedOutput(); err != nil {
-			b.Skipf("%s failed: %v\n%s", filepath.Base(cmd.Args[5]), err, truncateLines(string(output), 10))
+			b.Skipf("%s failed: %v\n%s", filepath.Base(a[0]), err, truncateLines(string(output), 10))
 		}
 		kib, err := readPeakKiB(rss)
 		if err != nil {
