@@ -12,16 +12,19 @@ import (
 )
 
 // generateCorpus lists the corpus specs generated whole, with the number of
-// mutating operations each has: every one is annotated.
+// mutating operations each has (every one is annotated) and the number
+// generated. The rest are Square's UpdateVendor, blocked by its undeclared
+// path parameter, and the operations with multipart/form-data bodies
+// (Stripe's PostFiles, four of Square's), deferred to a later release.
 var generateCorpus = []struct {
-	file, pkg string
-	mutating  int
+	file, pkg           string
+	mutating, generated int
 }{
-	{"stripe-spec3.yaml", "stripe", 252},
-	{"square-api.json", "square", 189},
-	{"twilio-twilio_api_v2010.json", "twilio", 94},
-	{"adyen-CheckoutService-v72.json", "adyen72", 25},
-	{"adyen-CheckoutService-v67.json", "adyen67", 17},
+	{"stripe-spec3.yaml", "stripe", 252, 251},
+	{"square-api.json", "square", 189, 184},
+	{"twilio-twilio_api_v2010.json", "twilio", 94, 94},
+	{"adyen-CheckoutService-v72.json", "adyen72", 25, 25},
+	{"adyen-CheckoutService-v67.json", "adyen67", 17, 17},
 }
 
 // isMutating reports whether an HTTP method changes state.

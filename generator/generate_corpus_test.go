@@ -64,7 +64,7 @@ func loadCorpus(t testing.TB, file string) *spec.Document {
 // the generated packages to build and pass go vet with a minimal fixture,
 // with no empty interface in the generated non-test code. Every annotated
 // operation is generated, deferred or blocked by a document defect, and
-// the counts add up.
+// the counts add up to the expected ones.
 func TestGenerateCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates large specs and builds and vets them")
@@ -105,6 +105,9 @@ func TestGenerateCorpus(t *testing.T) {
 		tests := contractTests(t, out.Files, c.pkg)
 		if want := annotated - blocked - len(out.Deferred); tests != want {
 			t.Errorf("%s: %d contract tests generated, want %d (%d annotated - %d blocked - %d deferred)", c.file, tests, want, annotated, blocked, len(out.Deferred))
+		}
+		if tests != c.generated {
+			t.Errorf("%s: %d operations generated, want %d: update generateCorpus if the generator now supports more, fix it if it supports less", c.file, tests, c.generated)
 		}
 		var lines int
 		for _, f := range out.Files {
@@ -288,6 +291,26 @@ func emptyInterfaces(t testing.TB, f File) []string {
 		return true
 	})
 	return found
+}
+
+// TestEmptyInterfaces checks the scan TestGenerateCorpus relies on: it
+// finds interface{} and any in code, not in comments, and not an interface
+// with methods.
+func TestEmptyInterfaces(t *testing.T) {
+	src := `package p
+
+// Any value is fine: any, interface{}.
+type Handlers interface{ Run() error }
+
+var v interface{}
+
+func f(a any) {}
+`
+	got := emptyInterfaces(t, File{Path: "p.go", Content: []byte(src)})
+	want := []string{"p.go:6:7: interface{}", "p.go:8:10: any"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
 }
 
 // scratchModule is a temporary Go module that resolves
