@@ -26,6 +26,7 @@ const (
 	ProblemExpired          = ProblemTypeBase + "operation-expired"
 	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery"
 	ProblemInternal         = ProblemTypeBase + "internal-error"
+	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"
 )
 
 // Problem is an RFC 9457 problem details object.

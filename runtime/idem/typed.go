@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/pgstore"
 )
 
 // Typed is a generated operation whose request body decodes to a T: the
@@ -23,6 +25,12 @@ type Typed[T any] struct {
 	// reflection; for the JSON encoding of the same request it equals
 	// Contract.Fingerprint.Sum.
 	Fingerprint func(body *T, params map[string]string) (fingerprint.Sum, error)
+	// NaturalKey renders the entity's natural key from the typed request
+	// (canonical JSON of the contract's natural-key fields); nil when the
+	// contract declares none. The key is claimed in the operation's
+	// transaction before Run: an entity another operation of the scope
+	// already created answers 409 natural-key-exists without running Run.
+	NaturalKey func(body *T) (string, error)
 	// Run is the business function on the typed request; req carries the
 	// path parameters and the header. A *Rejection error answers with its
 	// problem instead of an error.
@@ -54,7 +62,11 @@ func NewTypedHandler[T any](exec *Executor, t Typed[T], scope ScopeFunc, opts ..
 			return fingerprint.Sum{}, nil, bodyError(err)
 		}
 		run := func(ctx context.Context, tx pgx.Tx, op *Operation, req *Request) (*Response, error) {
-			res, err := t.Run(ctx, tx, op, req, body)
+			var res *Response
+			err := claimNaturalKey(ctx, tx, op, t.NaturalKey, body)
+			if err == nil {
+				res, err = t.Run(ctx, tx, op, req, body)
+			}
 			var rej *Rejection
 			if errors.As(err, &rej) {
 				return rej.response()
@@ -103,4 +115,25 @@ func (r *Rejection) response() (*Response, error) {
 		return nil, err
 	}
 	return &Response{Status: r.Status, Header: http.Header{"Content-Type": {"application/problem+json"}}, Body: body}, nil
+}
+
+// claimNaturalKey claims the entity's natural key for op, or returns the
+// 409 Rejection that names the operation holding it.
+func claimNaturalKey[T any](ctx context.Context, tx pgx.Tx, op *Operation, key func(*T) (string, error), body *T) error {
+	if key == nil {
+		return nil
+	}
+	k, err := key(body)
+	if err != nil {
+		return fmt.Errorf("idem: natural key: %w", err)
+	}
+	if op.store == nil {
+		return errors.New("idem: natural key on an operation the executor did not start")
+	}
+	holder, err := op.store.ClaimNaturalKey(ctx, tx, pgstore.NaturalKey{Scope: op.Scope, Operation: op.Name, Key: k, OperationID: op.id, At: op.clock.Now()})
+	if err != nil || holder == "" {
+		return err
+	}
+	return &Rejection{Status: http.StatusConflict, Type: ProblemNaturalKeyExists, Title: "Entity exists",
+		Detail: "Another request of this scope already created this entity, in operation " + holder + "."}
 }

@@ -56,6 +56,12 @@ func fingerprintTypedOrder(o *typedOrder, params map[string]string) (fingerprint
 // a 422 problem after the insert.
 func typedHandler(tb testing.TB, d *db) http.Handler {
 	tb.Helper()
+	return typedHandlerWith(tb, d, nil)
+}
+
+// typedHandlerWith is typedHandler with a natural-key function.
+func typedHandlerWith(tb testing.TB, d *db, naturalKey func(*typedOrder) (string, error)) http.Handler {
+	tb.Helper()
 	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool})
 	if err != nil {
 		tb.Fatal(err)
@@ -70,6 +76,7 @@ func typedHandler(tb testing.TB, d *db) http.Handler {
 			return &o, nil
 		},
 		Fingerprint: fingerprintTypedOrder,
+		NaturalKey:  naturalKey,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, o *typedOrder) (*idem.Response, error) {
 			var id int64
 			if err := tx.QueryRow(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id",

@@ -23,11 +23,14 @@ type Store struct {
 	claim, get, complete string
 	tombstone, purge     string
 	enqueue              string
+	claimNatural         string
+	naturalHolder        string
 }
 
 var (
-	tableName  = regexp.MustCompile(`\bidempotency_record\b`)
-	outboxName = regexp.MustCompile(`\bidempotency_outbox\b`)
+	tableName   = regexp.MustCompile(`\bidempotency_record\b`)
+	outboxName  = regexp.MustCompile(`\bidempotency_outbox\b`)
+	naturalName = regexp.MustCompile(`\bidempotency_natural_key\b`)
 )
 
 // New returns a Store whose statements address the table in schema, or
@@ -37,8 +40,11 @@ func New(schema string) *Store {
 	if schema != "" {
 		record := pgx.Identifier{schema, "idempotency_record"}.Sanitize()
 		outbox := pgx.Identifier{schema, "idempotency_outbox"}.Sanitize()
+		natural := pgx.Identifier{schema, "idempotency_natural_key"}.Sanitize()
 		q = func(sql string) string {
-			return outboxName.ReplaceAllLiteralString(tableName.ReplaceAllLiteralString(sql, record), outbox)
+			sql = tableName.ReplaceAllLiteralString(sql, record)
+			sql = outboxName.ReplaceAllLiteralString(sql, outbox)
+			return naturalName.ReplaceAllLiteralString(sql, natural)
 		}
 	}
 	return &Store{
@@ -48,6 +54,9 @@ func New(schema string) *Store {
 		tombstone: q(sqlcdb.TombstoneExpired),
 		purge:     q(sqlcdb.DeletePurged),
 		enqueue:   q(sqlcdb.EnqueueEffect),
+
+		claimNatural:  q(sqlcdb.ClaimNaturalKey),
+		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
 	}
 }
 

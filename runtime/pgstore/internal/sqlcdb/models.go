@@ -8,6 +8,14 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type IdempotencyNaturalKey struct {
+	Scope       string
+	Operation   string
+	NaturalKey  string
+	OperationID pgtype.UUID
+	CreatedAt   pgtype.Timestamptz
+}
+
 type IdempotencyOutbox struct {
 	Scope       string
 	OperationID pgtype.UUID

@@ -1,0 +1,14 @@
+-- name: ClaimNaturalKey :one
+-- Claims an entity's natural key for an operation; no row when another
+-- committed operation holds it (a concurrent claim waits for the holder's
+-- transaction to end).
+INSERT INTO idempotency_natural_key (scope, operation, natural_key, operation_id, created_at)
+VALUES (@scope::text, @operation::text, @natural_key::text, @operation_id::uuid, @created_at::timestamptz)
+ON CONFLICT (scope, operation, natural_key) DO NOTHING
+RETURNING operation_id;
+
+-- name: GetNaturalKeyHolder :one
+-- The operation that holds an entity's natural key.
+SELECT operation_id::text
+FROM idempotency_natural_key
+WHERE scope = @scope::text AND operation = @operation::text AND natural_key = @natural_key::text;
