@@ -32,6 +32,9 @@ func emitOperations(f *jen.File, plan *Plan) {
 			emitDecode(f, op)
 		}
 		emitFingerprint(f, op, fps)
+		if op.NaturalKeyFunc != "" {
+			emitNaturalKey(f, op, fps)
+		}
 	}
 	fps.emitWalkers(f)
 	emitHandlers(f, plan)
@@ -206,4 +209,33 @@ func emitFingerprint(f *jen.File, op *OperationPlan, fps *fingerprintEmitter) {
 	f.Func().Id(op.FingerprintFunc).Params(params...).Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(
 		jen.Return(jen.Qual(fingerprintImport, "SumWith").Call(args...)),
 	)
+}
+
+// emitNaturalKey declares the function that renders an operation's
+// natural key: a canonical JSON array holding, per natural-key field, [v]
+// or [] when it is absent.
+func emitNaturalKey(f *jen.File, op *OperationPlan, fps *fingerprintEmitter) {
+	t := op.Types.Request.Type
+	root := jen.Code(jen.Parens(jen.Op("*").Id("req")))
+	if t.Kind == TypeDeclared && t.Decl.Kind == DeclStruct {
+		root = jen.Id("req")
+	}
+	body := []jen.Code{
+		jen.Id(writer).Op(":=").New(jen.Qual(fingerprintImport, "Writer")),
+		jen.Id(writer).Dot("BeginArray").Call(),
+	}
+	var names []string
+	for _, nk := range op.NaturalKey {
+		names = append(names, nk.Pointer)
+		body = append(body, jen.Id(writer).Dot("BeginArray").Call())
+		body = append(body, fps.selected(root, t, nk.Segments, nil, nil, 0)...)
+		body = append(body, jen.Id(writer).Dot("EndArray").Call())
+	}
+	body = append(body,
+		jen.Id(writer).Dot("EndArray").Call(),
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id(writer).Dot("Result").Call(),
+		jen.Return(jen.String().Call(jen.Id("b")), jen.Err()),
+	)
+	f.Commentf("%s renders the natural key of a %s request (%s) as canonical JSON; the runtime claims it so that one entity is created once per scope.", op.NaturalKeyFunc, where(op), strings.Join(names, ", "))
+	f.Func().Id(op.NaturalKeyFunc).Params(jen.Id("req").Op("*").Add(t.Code())).Params(jen.String(), jen.Error()).Block(body...)
 }

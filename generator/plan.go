@@ -46,6 +46,10 @@ type OperationPlan struct {
 	DecodeFunc      string
 	TypedFunc       string
 	ChangeFunc      string
+	// NaturalKey holds the natural-key pointers in contract order; empty
+	// when the contract declares none.
+	NaturalKey     []IncludePointer
+	NaturalKeyFunc string
 }
 
 // PathField is a path parameter as a field of the operation handle.
@@ -151,6 +155,17 @@ func planOperation(ot *OperationTypes, names *Namespace) (*OperationPlan, spec.E
 	var errs spec.ErrorList
 	if ot.Request != nil {
 		p.Fingerprint, errs = planFingerprint(op.Contract, ot.Request.Type)
+		for _, f := range op.Contract.NaturalKey {
+			segs := pointerSegments(f.Value)
+			if msg := checkIncludePath(ot.Request.Type, segs); msg != "" {
+				errs = append(errs, &spec.Error{Pos: f.Pos, Path: "x-idempotency.natural-key", Msg: "pointer " + strconv.Quote(f.Value) + ": " + msg})
+				continue
+			}
+			p.NaturalKey = append(p.NaturalKey, IncludePointer{Pointer: f.Value, Segments: segs, Pos: f.Pos})
+		}
+		if len(p.NaturalKey) > 0 {
+			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
+		}
 	} else {
 		p.Fingerprint = &FingerprintPlan{}
 	}

@@ -146,6 +146,9 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 			jen.Id(runReqName(op)).Op("*").Add(t.Clone()),
 		).Params(jen.Op("*").Qual(idemImport, "Response"), jen.Error()).Block(run...),
 	}
+	if op.NaturalKeyFunc != "" {
+		typed[jen.Id("NaturalKey")] = jen.Id(op.NaturalKeyFunc)
+	}
 	if op.Types.Request != nil {
 		typed[jen.Id("Decode")] = jen.Id(op.DecodeFunc)
 		typed[jen.Id("Fingerprint")] = jen.Id(op.FingerprintFunc)

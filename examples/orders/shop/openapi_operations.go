@@ -104,6 +104,21 @@ func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprin
 	})
 }
 
+// naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders) request (/shop_id, /external_order_id) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+func naturalKeyCreateOrder(req *NewOrder) (string, error) {
+	w := new(fingerprint.Writer)
+	w.BeginArray()
+	w.BeginArray()
+	w.String(req.ShopID)
+	w.EndArray()
+	w.BeginArray()
+	w.String(req.ExternalOrderID)
+	w.EndArray()
+	w.EndArray()
+	b, err := w.Result()
+	return string(b), err
+}
+
 // contractCancelOrder is the run-time contract of cancelOrder (POST /orders/{order_id}/cancel).
 var contractCancelOrder = idem.Contract{
 	Concurrency: idem.ConcurrencyWait,
@@ -229,6 +244,7 @@ func typedCreateOrder(h Handlers) idem.Typed[NewOrder] {
 		Contract:    contractCreateOrder,
 		Decode:      decodeCreateOrder,
 		Fingerprint: fingerprintCreateOrder,
+		NaturalKey:  naturalKeyCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *NewOrder) (*idem.Response, error) {
 			handle := &CreateOrderOperation{
 				Header:    http.Header{},

@@ -108,6 +108,21 @@ func fingerprintCreateBooking(req *NewBooking, params map[string]string) (finger
 	})
 }
 
+// naturalKeyCreateBooking renders the natural key of a createBooking (POST /bookings) request (/room_id, /check_in) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+func naturalKeyCreateBooking(req *NewBooking) (string, error) {
+	w := new(fingerprint.Writer)
+	w.BeginArray()
+	w.BeginArray()
+	w.String(req.RoomID)
+	w.EndArray()
+	w.BeginArray()
+	w.String(req.CheckIn)
+	w.EndArray()
+	w.EndArray()
+	b, err := w.Result()
+	return string(b), err
+}
+
 // contractCheckInBooking is the run-time contract of checkInBooking (POST /bookings/{booking_id}/checkin).
 var contractCheckInBooking = idem.Contract{
 	Concurrency: idem.ConcurrencyWait,
@@ -207,6 +222,7 @@ func typedCreateBooking(h Handlers) idem.Typed[NewBooking] {
 		Contract:    contractCreateBooking,
 		Decode:      decodeCreateBooking,
 		Fingerprint: fingerprintCreateBooking,
+		NaturalKey:  naturalKeyCreateBooking,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *NewBooking) (*idem.Response, error) {
 			handle := &CreateBookingOperation{
 				Header:    http.Header{},

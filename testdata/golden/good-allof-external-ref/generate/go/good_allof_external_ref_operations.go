@@ -90,6 +90,24 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 	})
 }
 
+// naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders) request (/shop_id, /external_id, /ship~1to/city) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+func naturalKeyCreateOrder(req *CreateOrderRequest) (string, error) {
+	w := new(fingerprint.Writer)
+	w.BeginArray()
+	w.BeginArray()
+	w.String(req.ShopID)
+	w.EndArray()
+	w.BeginArray()
+	w.String(req.ExternalID)
+	w.EndArray()
+	w.BeginArray()
+	w.String(req.ShipTo.City)
+	w.EndArray()
+	w.EndArray()
+	b, err := w.Result()
+	return string(b), err
+}
+
 // Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
 type Handlers interface {
 	// CreateOrder runs createOrder (POST /orders) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
@@ -109,6 +127,7 @@ func typedCreateOrder(h Handlers) idem.Typed[CreateOrderRequest] {
 		Contract:    contractCreateOrder,
 		Decode:      decodeCreateOrder,
 		Fingerprint: fingerprintCreateOrder,
+		NaturalKey:  naturalKeyCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateOrderRequest) (*idem.Response, error) {
 			handle := &CreateOrderOperation{
 				Header:    http.Header{},
