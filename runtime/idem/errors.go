@@ -43,6 +43,7 @@ type RefusalError struct {
 	RetryAfter  time.Duration // advice for ErrInProgress
 }
 
+// Error returns the sentinel's message.
 func (e *RefusalError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the sentinel.
@@ -56,6 +57,7 @@ type HookError struct {
 	Err   error
 }
 
+// Error names the hook point and its error.
 func (e *HookError) Error() string { return fmt.Sprintf("idem: hook %s: %v", e.Point, e.Err) }
 
 // Unwrap returns the hook's error.
