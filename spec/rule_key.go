@@ -13,7 +13,7 @@ import (
 var ruleKeyHeaderUndocumented = Rule{
 	ID:       "IDEM009",
 	Name:     "key-header-undocumented",
-	Severity: SeverityError,
+	Severity: SeverityWarning,
 	Summary:  "a key header that the operation's parameters do not document",
 	check: func(r *ruleRun) {
 		if r.c == nil || r.c.Key.In.Value != KeyInHeader {
