@@ -4,6 +4,12 @@
 // PostgreSQL transaction, and the net/http adapter that speaks the HTTP
 // behaviour of DESIGN.md section 3 (problem+json, replays, 409/422).
 //
+// Generated code uses the typed path: Typed[T] and NewTypedHandler decode
+// the body once into the operation's request type and fingerprint that
+// value; a business method refuses with a Rejection, enqueues side effects
+// into the outbox with Operation.Enqueue, and an entity's natural key is
+// claimed in the same transaction before the business method runs.
+//
 // It is the execution stage of the runtime, called by generated handlers.
 // It depends on the standard library, pgx, runtime/fingerprint and
 // runtime/pgstore; it must not import the generator, the spec packages or

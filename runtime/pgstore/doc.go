@@ -1,7 +1,8 @@
 // Package pgstore is the PostgreSQL store of the idempotency runtime: the
-// idempotency_record schema (an embedded migration), the SQL protocol of a
-// claim, a lookup and a completion as statements to pipeline in a pgx.Batch,
-// and the retention sweeper.
+// schema (an embedded migration: the idempotency records, the outbox of side
+// effects and the natural-key claims), the SQL protocol of a claim, a lookup
+// and a completion as statements to pipeline in a pgx.Batch, effect
+// enqueueing, natural-key claims and the retention sweeper.
 //
 // Its queries are compiled by sqlc v1.31.1 from schema/ and queries/ into
 // internal/sqlcdb; the executor sends the same sqlc-verified SQL constants.
