@@ -27,24 +27,19 @@ type Store struct {
 	naturalHolder        string
 }
 
-var (
-	tableName   = regexp.MustCompile(`\bidempotency_record\b`)
-	outboxName  = regexp.MustCompile(`\bidempotency_outbox\b`)
-	naturalName = regexp.MustCompile(`\bidempotency_natural_key\b`)
-)
+// tableNames matches the store's tables in its SQL, so New can qualify
+// them with a schema.
+var tableNames = regexp.MustCompile(`\bidempotency_(record|outbox|natural_key)\b`)
 
-// New returns a Store whose statements address the table in schema, or
+// New returns a Store whose statements address the tables in schema, or
 // through the search_path when schema is empty.
 func New(schema string) *Store {
 	q := func(sql string) string { return sql }
 	if schema != "" {
-		record := pgx.Identifier{schema, "idempotency_record"}.Sanitize()
-		outbox := pgx.Identifier{schema, "idempotency_outbox"}.Sanitize()
-		natural := pgx.Identifier{schema, "idempotency_natural_key"}.Sanitize()
 		q = func(sql string) string {
-			sql = tableName.ReplaceAllLiteralString(sql, record)
-			sql = outboxName.ReplaceAllLiteralString(sql, outbox)
-			return naturalName.ReplaceAllLiteralString(sql, natural)
+			return tableNames.ReplaceAllStringFunc(sql, func(table string) string {
+				return pgx.Identifier{schema, table}.Sanitize()
+			})
 		}
 	}
 	return &Store{

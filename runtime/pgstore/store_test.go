@@ -85,6 +85,34 @@ func TestMigrateIntoNamedSchema(t *testing.T) {
 	if err != nil || local {
 		t.Errorf("a table on the search_path: %v, %v; want it only in %q", local, err, schema)
 	}
+
+	// The outbox and the natural-key table are qualified the same way.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	first, second := [16]byte{1}, [16]byte{2}
+	if _, err := s.Enqueue(ctx, tx, pgstore.Effect{Scope: "s", OperationID: first, Name: "mail", OnUnknown: "retry", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	nk := pgstore.NaturalKey{Scope: "s", Operation: "op", Key: `["a"]`, OperationID: first, At: t0}
+	if holder, err := s.ClaimNaturalKey(ctx, tx, nk); err != nil || holder != "" {
+		t.Fatalf("first natural-key claim: holder %q, %v; want it claimed", holder, err)
+	}
+	nk.OperationID = second
+	holder, err := s.ClaimNaturalKey(ctx, tx, nk)
+	if want := "01000000-0000-0000-0000-000000000000"; err != nil || holder != want {
+		t.Fatalf("second natural-key claim: holder %q, %v; want %s", holder, err, want)
+	}
+	for _, table := range []string{"idempotency_outbox", "idempotency_natural_key"} {
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, table}.Sanitize()).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Errorf("%d rows in %q.%s, want 1", n, schema, table)
+		}
+	}
 }
 
 // Sweep works in bounded batches and skips, never waits for, rows another
