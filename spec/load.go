@@ -50,17 +50,9 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 		return nil, err
 	}
 
-	kl := openapi3.NewLoader()
-	kl.IsExternalRefsAllowed = true
-	kl.IncludeOrigin = true
-	kl.Context = ctx
-	kl.ReadFromURIFunc = l.readURI
-	t, err := kl.LoadFromFile(path)
-	if len(l.errs) > 0 {
-		return nil, l.errs.errOrNil()
-	}
+	t, err := l.openAPI(ctx, root, path)
 	if err != nil {
-		return nil, kinError(root, err)
+		return nil, err
 	}
 
 	doc := &Document{Path: path, OpenAPI: t}
