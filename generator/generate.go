@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 
@@ -71,35 +72,38 @@ func Generate(docs []*spec.Document, opts Options) (*Output, error) {
 	out := &Output{Deferred: plan.Deferred}
 	base := specBase(doc.Path)
 
-	goFiles := []struct {
-		name string
-		emit func(*jen.File)
-	}{
-		{"idemgen.go", func(f *jen.File) { emitVersion(f, opts.Package) }},
-		{base + "_types.go", func(f *jen.File) { EmitTypes(f, plan.Types) }},
-		{base + "_operations.go", func(f *jen.File) { emitOperations(f, plan) }},
+	type goFile struct {
+		name   string
+		render func() ([]byte, error)
 	}
-	for _, g := range goFiles {
-		f := newGoFile(opts.Package)
-		g.emit(f)
-		content, err := render(f)
-		if err != nil {
-			return nil, fmt.Errorf("generator: %s: %w", g.name, err)
+	goFiles := []goFile{
+		{"idemgen.go", emitted(func(f *jen.File) { emitVersion(f, opts.Package) }, opts.Package)},
+		{base + "_types.go", emitted(func(f *jen.File) { EmitTypes(f, plan.Types) }, opts.Package)},
+		{base + "_operations.go", emitted(func(f *jen.File) { emitOperations(f, plan) }, opts.Package)},
+	}
+	if opts.Tests {
+		goFiles = append(goFiles, goFile{base + "_contract_test.go", func() ([]byte, error) { return emitContractTests(plan, opts) }})
+	}
+	// The files render at once: formatting is most of the time, and each
+	// file's is independent of the others'.
+	contents := make([][]byte, len(goFiles))
+	errs := make([]error, len(goFiles))
+	var wg sync.WaitGroup
+	for i, g := range goFiles {
+		wg.Go(func() { contents[i], errs[i] = g.render() })
+	}
+	wg.Wait()
+	for i, g := range goFiles {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("generator: %s: %w", g.name, errs[i])
 		}
-		out.Files = append(out.Files, File{Path: path.Join(opts.GoDir, g.name), Content: content})
+		out.Files = append(out.Files, File{Path: path.Join(opts.GoDir, g.name), Content: contents[i]})
 	}
 	sqlFiles, err := emitSQL(opts)
 	if err != nil {
 		return nil, err
 	}
 	out.Files = append(out.Files, sqlFiles...)
-	if opts.Tests {
-		test, err := emitContractTests(plan, opts)
-		if err != nil {
-			return nil, err
-		}
-		out.Files = append(out.Files, File{Path: path.Join(opts.GoDir, base+"_contract_test.go"), Content: test})
-	}
 	slices.SortFunc(out.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
@@ -113,6 +117,16 @@ func newGoFile(pkg string) *jen.File {
 	f.ImportAlias(fingerprintImport, "fingerprint")
 	f.ImportName(pgxImport, "pgx")
 	return f
+}
+
+// emitted returns the renderer of a Go file of package pkg whose
+// declarations emit writes.
+func emitted(emit func(*jen.File), pkg string) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		f := newGoFile(pkg)
+		emit(f)
+		return render(f)
+	}
 }
 
 // render renders a file. jennifer's Render runs format.Source itself and
