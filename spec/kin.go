@@ -17,14 +17,17 @@ import (
 )
 
 // openAPI builds kin-openapi's model of the document rooted in root, the
-// file at path. A self-contained document is decoded from the node tree
-// this loader already parsed, so the text is parsed once; that parse is
-// most of a load. Anything else (references into other files, dangling
-// references, YAML aliases) goes through kin-openapi's own loader, which
-// reads the files again through readURI.
+// file at path. A document that needs no other file is decoded from the
+// node tree this loader already parsed, so the text is parsed once; that
+// parse is most of a load. Anything else (references into other files or
+// URLs, dangling references, YAML aliases) goes through kin-openapi's own
+// loader, which reads the files again through readURI.
 func (l *loader) openAPI(ctx context.Context, root *source, path string) (*openapi3.T, error) {
 	if l.selfContained(root) {
-		return decodeOpenAPI(ctx, root, path)
+		t, err := decodeOpenAPI(ctx, root, path)
+		if !errors.Is(err, errNotSelfContained) {
+			return t, err
+		}
 	}
 	kl := openapi3.NewLoader()
 	kl.IsExternalRefsAllowed = true
@@ -41,18 +44,12 @@ func (l *loader) openAPI(ctx context.Context, root *source, path string) (*opena
 	return t, nil
 }
 
-// selfContained reports whether every $ref in root points into root
-// itself and resolves, and root has no aliases: a document decodeOpenAPI
-// can take.
+// selfContained reports whether root may be a document decodeOpenAPI can
+// take: no other file was read for it, none of its references dangles, and
+// it has no aliases. A reference to a URL is found out only when kin-openapi
+// resolves it (many sit where kin-openapi does not look).
 func (l *loader) selfContained(root *source) bool {
-	if len(l.dangling) > 0 || len(l.sources) != 1 {
-		return false
-	}
-	local := true
-	walkRefs(root.root, func(ref *yaml.Node) {
-		local = local && strings.HasPrefix(ref.Value, "#")
-	})
-	return local && !hasAlias(root.root)
+	return len(l.dangling) == 0 && len(l.sources) == 1 && !hasAlias(root.root)
 }
 
 // hasAlias reports whether an alias node is under n.
@@ -88,15 +85,22 @@ func decodeOpenAPI(ctx context.Context, root *source, path string) (*openapi3.T,
 	}
 	kl := openapi3.NewLoader()
 	kl.Context = ctx
-	// No location: every reference is local, and kin-openapi treats a
-	// document with a location but not loaded through it as an external
-	// one, which resolves its discriminator mappings as it would not for
-	// the root.
+	// No location, and external references refused: this path takes only
+	// local ones. kin-openapi also treats a document with a location but
+	// not loaded through it as an external one, which resolves its
+	// discriminator mappings as it would not for the root.
 	if err := kl.ResolveRefsIn(t, nil); err != nil {
+		if _, ok := errors.AsType[*openapi3.DisallowedExternalRefError](err); ok {
+			return nil, errNotSelfContained
+		}
 		return nil, kinError(root, err)
 	}
 	return t, nil
 }
+
+// errNotSelfContained is decodeOpenAPI's answer to a document that refers
+// to another file or a URL.
+var errNotSelfContained = errors.New("spec: the document refers outside itself")
 
 // decodeError positions an error of kin-openapi's decoder at the node it
 // is about and names that node's JSON pointer, as kin-openapi's loader

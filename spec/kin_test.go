@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -165,4 +166,18 @@ func originKey(v reflect.Value) string {
 	}
 	k = k.Elem()
 	return fmt.Sprintf("%s %d:%d %q", k.FieldByName("File").String(), k.FieldByName("Line").Int(), k.FieldByName("Column").Int(), k.FieldByName("Name").String())
+}
+
+// TestDecodeOpenAPIRefusesURLRefs checks that a reference kin-openapi
+// resolves to a URL sends the document back to kin-openapi's loader
+// rather than failing it.
+func TestDecodeOpenAPIRefusesURLRefs(t *testing.T) {
+	doc := "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: 'https://example.invalid/s.json#/S'}\n"
+	src, err := parseSource("t.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeOpenAPI(context.Background(), src, "t.yaml"); !errors.Is(err, errNotSelfContained) {
+		t.Fatalf("decodeOpenAPI = %v, want errNotSelfContained", err)
+	}
 }
