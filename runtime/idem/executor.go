@@ -115,7 +115,7 @@ func (e *Executor) do(ctx context.Context, c *Contract, call Call, fn BusinessFu
 		var b pgx.Batch
 		e.store.QueueClaim(&b, claim, opts)
 		br := conn.SendBatch(ctx, &b)
-		cr, err := e.store.ReadClaim(br, opts)
+		claimed, err := e.store.ReadClaim(br, opts)
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
@@ -126,12 +126,15 @@ func (e *Executor) do(ctx context.Context, c *Contract, call Call, fn BusinessFu
 			}
 			return nil, fmt.Errorf("idem: claim: %w", err)
 		}
-		if cr.Claimed {
+		if claimed {
 			return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, id, fn, opts.Savepoint, start)
 		}
-		rollback(ctx, conn)
-		if cr.Record != nil {
-			return e.answer(ctx, c, call, cr.Record, now, start)
+		rec, err := e.readHolder(ctx, conn, call)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			return e.answer(ctx, c, call, rec, now, start)
 		}
 	}
 	return nil, fmt.Errorf("idem: claim: the record holding the key vanished %d times", maxClaimAttempts)
@@ -193,6 +196,28 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 		return res, err
 	}
 	return res, nil
+}
+
+// readHolder reads the committed record that holds the key the claim did
+// not take, and rolls the claim's transaction back, in one round trip; nil
+// when the record went in between.
+func (e *Executor) readHolder(ctx context.Context, conn *pgx.Conn, call Call) (*pgstore.Record, error) {
+	var b pgx.Batch
+	e.store.QueueRecord(&b, call.Scope, call.Key)
+	b.Queue("ROLLBACK")
+	br := conn.SendBatch(ctx, &b)
+	rec, err := e.store.ReadRecord(br)
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		rollback(ctx, conn)
+		return nil, fmt.Errorf("idem: claim: %w", err)
+	}
+	return rec, nil
 }
 
 // answer decides a retry from the committed record that holds its key.

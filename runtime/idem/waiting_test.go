@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -133,5 +134,32 @@ func TestDuplicateWhileFirstRuns(t *testing.T) {
 				t.Errorf("%d orders, want 1", n)
 			}
 		})
+	}
+}
+
+// The claim bounds its own wait on the key with lock_timeout and puts the
+// session's setting back once it holds the key, so the business function's
+// lock waits keep the server's bound, not the contract's wait-timeout.
+func TestBusinessKeepsSessionLockTimeout(t *testing.T) {
+	d := newDB(t)
+	pool := d.newPool(t, 2)
+	c := orderContract()
+	c.WaitTimeout = 50 * time.Millisecond
+	var seen string
+	h := newHandler(t, pool, c, idem.Config{}, func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+		if err := tx.QueryRow(ctx, "SELECT current_setting('lock_timeout')").Scan(&seen); err != nil {
+			return nil, err
+		}
+		return createOrder(ctx, tx, op, req)
+	})
+	var session string
+	if err := pool.QueryRow(context.Background(), "SELECT current_setting('lock_timeout')").Scan(&session); err != nil {
+		t.Fatal(err)
+	}
+	if r := post(h, "tenant-a", "lock-timeout", benchBody); r.Status != http.StatusCreated {
+		t.Fatalf("status %d %s", r.Status, r.Body)
+	}
+	if seen != session {
+		t.Errorf("lock_timeout in the business function = %q, want the session's %q", seen, session)
 	}
 }

@@ -68,63 +68,69 @@ type ClaimOptions struct {
 	Savepoint bool
 }
 
-// ClaimResult is the answer to a queued claim: Claimed, or the committed
-// Record that holds the key, or neither when that record vanished between
-// the claim and the read (swept), in which case the caller retries.
-type ClaimResult struct {
-	Claimed bool
-	Record  *Record
-}
-
 // QueueClaim appends the claim protocol to b: [BEGIN (b must be empty),]
 // the INSERT … ON CONFLICT DO NOTHING RETURNING that bounds its own wait
-// with lock_timeout, the read of the record holding the key (which restores
-// lock_timeout) [, SAVEPOINT]. Read the results with ReadClaim.
+// with lock_timeout and restores it once it holds the key [, SAVEPOINT].
+// Read the results with ReadClaim.
 func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 	if o.Begin {
 		b.BeginTx(pgx.TxOptions{})
 	}
-	id := pgtype.UUID{Bytes: c.OperationID, Valid: true}
-	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, id,
+	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true},
 		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt), lockTimeoutSetting(o.LockTimeout))
-	b.Queue(s.get, c.Scope, c.Key, id)
 	if o.Savepoint {
 		b.Queue("SAVEPOINT " + BusinessSavepoint)
 	}
 }
 
-// ReadClaim reads the results of a QueueClaim with the same options. Any
-// error leaves the transaction aborted; the caller rolls back. A claim that
-// timed out waiting for the key fails with SQLSTATE 55P03
+// ReadClaim reads the results of a QueueClaim with the same options and
+// reports whether the caller now holds the key. When it does not, a
+// committed record holds it: read that with QueueRecord, then roll back.
+// Any error leaves the transaction aborted; the caller rolls back. A claim
+// that timed out waiting for the key fails with SQLSTATE 55P03
 // (lock_not_available).
-func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (ClaimResult, error) {
+func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (claimed bool, err error) {
 	if o.Begin {
 		if _, err := br.Exec(); err != nil {
-			return ClaimResult{}, err
+			return false, err
 		}
 	}
-	var res ClaimResult
-	var claimed pgtype.UUID
-	switch err := br.QueryRow().Scan(&claimed); {
+	var id pgtype.UUID
+	var restored string
+	switch err := br.QueryRow().Scan(&id, &restored); {
 	case err == nil:
-		res.Claimed = true
+		claimed = true
 	case !errors.Is(err, pgx.ErrNoRows):
-		return ClaimResult{}, err
-	}
-	var row sqlcdb.GetRecordRow
-	if err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
-		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt); err != nil {
-		return ClaimResult{}, err
-	}
-	if row.OperationID.Valid {
-		res.Record = recordFromRow(row)
+		return false, err
 	}
 	if o.Savepoint {
 		if _, err := br.Exec(); err != nil {
-			return ClaimResult{}, err
+			return false, err
 		}
 	}
-	return res, nil
+	return claimed, nil
+}
+
+// QueueRecord appends to b the read of the committed record that holds
+// (scope, key), for after a claim that did not take the key. Read it with
+// ReadRecord.
+func (s *Store) QueueRecord(b *pgx.Batch, scope, key string) {
+	b.Queue(s.get, scope, key)
+}
+
+// ReadRecord reads the result of a QueueRecord: the record, or nil when it
+// vanished (swept) since the claim, in which case the caller claims again.
+func (s *Store) ReadRecord(br pgx.BatchResults) (*Record, error) {
+	var row sqlcdb.GetRecordRow
+	err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
+		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return recordFromRow(row), nil
 }
 
 // QueueComplete appends the completion to b: [ROLLBACK TO SAVEPOINT when
@@ -166,7 +172,7 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 	r := &Record{
 		OperationID: row.OperationID.Bytes,
 		Fingerprint: row.Fingerprint,
-		State:       State(row.State.String),
+		State:       State(row.State),
 		Header:      row.ResponseHeaders,
 		Body:        row.ResponseBody,
 		ExpiresAt:   row.ExpiresAt.Time,

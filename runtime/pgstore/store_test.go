@@ -37,12 +37,12 @@ func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgst
 	s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
 		CreatedAt: created, ExpiresAt: created.Add(retention), PurgeAt: created.Add(retention + tombstone)}, opts)
 	br := conn.SendBatch(ctx, &b)
-	res, err := s.ReadClaim(br, opts)
+	claimed, err := s.ReadClaim(br, opts)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil || !res.Claimed {
-		t.Fatalf("claim %s: %+v, %v", key, res, err)
+	if err != nil || !claimed {
+		t.Fatalf("claim %s: claimed %v, %v", key, claimed, err)
 	}
 	var c pgx.Batch
 	s.QueueComplete(&c, pgstore.Completion{Scope: "s", Key: key, OperationID: id, State: pgstore.StateCompleted,
@@ -177,7 +177,7 @@ func TestClaimWaitIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := pgstore.New("")
-	claim := func(conn *pgxpool.Conn) (pgstore.ClaimResult, error) {
+	claim := func(conn *pgxpool.Conn) (bool, error) {
 		var id [16]byte
 		_, _ = rand.Read(id[:])
 		opts := pgstore.ClaimOptions{Begin: true, LockTimeout: 50 * time.Millisecond}
@@ -185,19 +185,19 @@ func TestClaimWaitIsBounded(t *testing.T) {
 		s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: "k", Fingerprint: []byte{1}, OperationID: id,
 			CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), PurgeAt: t0.Add(2 * time.Hour)}, opts)
 		br := conn.SendBatch(ctx, &b)
-		res, err := s.ReadClaim(br, opts)
+		claimed, err := s.ReadClaim(br, opts)
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		return res, err
+		return claimed, err
 	}
 	first, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Release()
-	if res, err := claim(first); err != nil || !res.Claimed {
-		t.Fatalf("first claim: %+v, %v", res, err)
+	if claimed, err := claim(first); err != nil || !claimed {
+		t.Fatalf("first claim: claimed %v, %v", claimed, err)
 	}
 	second, err := pool.Acquire(ctx)
 	if err != nil {

@@ -2,8 +2,11 @@
 -- Claims (scope, key) for a new operation. A concurrent claim of the same
 -- key blocks on the primary key until the first transaction ends; returns
 -- no row when a committed record already holds the key. The FROM clause
--- bounds that wait (SET LOCAL lock_timeout semantics) and remembers the
--- previous lock_timeout for GetRecord to restore, in this one statement.
+-- bounds that wait (SET LOCAL lock_timeout semantics) and RETURNING, which
+-- runs once the row is in, puts the previous lock_timeout back, so the
+-- business function's own lock waits are not cut short; all in this one
+-- statement. A claim that returns no row leaves the bound in place until
+-- the caller rolls back.
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at
 )
@@ -14,22 +17,17 @@ FROM (
            set_config('lock_timeout', @lock_timeout::text, true) AS bounded
 ) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
-RETURNING operation_id;
+RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout;
 
 -- name: GetRecord :one
--- Restores the lock_timeout ClaimRecord replaced (so the business
--- function's own lock waits are not cut short) and reads the record that
--- holds (scope, key) unless it is the caller's own claim; always one row,
--- all NULL when the caller claimed the key. Run as its own statement after
--- ClaimRecord so that, under READ COMMITTED, it sees the record committed
--- by the transaction the claim waited for.
-SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at
-FROM (
-    SELECT set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
-) AS restore_lock_timeout
-LEFT JOIN idempotency_record AS r
-    ON r.scope = @scope AND r.idempotency_key = @idempotency_key AND r.operation_id <> @claimed_operation_id;
+-- Reads the committed record that holds (scope, key), after a ClaimRecord
+-- that returned no row. It runs as its own statement so that, under READ
+-- COMMITTED, it sees the record committed by the transaction the claim
+-- waited for. No row means the record went (swept) in between.
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
+       completed_at, expires_at
+FROM idempotency_record
+WHERE scope = @scope AND idempotency_key = @idempotency_key;
 
 -- name: CompleteRecord :exec
 -- Stores the final response of a claimed operation in the claiming

@@ -22,7 +22,7 @@ FROM (
            set_config('lock_timeout', $8::text, true) AS bounded
 ) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
-RETURNING operation_id
+RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout
 `
 
 type ClaimRecordParams struct {
@@ -36,12 +36,20 @@ type ClaimRecordParams struct {
 	LockTimeout    string
 }
 
+type ClaimRecordRow struct {
+	OperationID         pgtype.UUID
+	RestoredLockTimeout string
+}
+
 // Claims (scope, key) for a new operation. A concurrent claim of the same
 // key blocks on the primary key until the first transaction ends; returns
 // no row when a committed record already holds the key. The FROM clause
-// bounds that wait (SET LOCAL lock_timeout semantics) and remembers the
-// previous lock_timeout for GetRecord to restore, in this one statement.
-func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (pgtype.UUID, error) {
+// bounds that wait (SET LOCAL lock_timeout semantics) and RETURNING, which
+// runs once the row is in, puts the previous lock_timeout back, so the
+// business function's own lock waits are not cut short; all in this one
+// statement. A claim that returns no row leaves the bound in place until
+// the caller rolls back.
+func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (ClaimRecordRow, error) {
 	row := q.db.QueryRow(ctx, ClaimRecord,
 		arg.Scope,
 		arg.IdempotencyKey,
@@ -52,9 +60,9 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (pgtyp
 		arg.PurgeAt,
 		arg.LockTimeout,
 	)
-	var operation_id pgtype.UUID
-	err := row.Scan(&operation_id)
-	return operation_id, err
+	var i ClaimRecordRow
+	err := row.Scan(&i.OperationID, &i.RestoredLockTimeout)
+	return i, err
 }
 
 const CompleteRecord = `-- name: CompleteRecord :exec
@@ -119,25 +127,21 @@ func (q *Queries) DeletePurged(ctx context.Context, arg DeletePurgedParams) (int
 }
 
 const GetRecord = `-- name: GetRecord :one
-SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at
-FROM (
-    SELECT set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
-) AS restore_lock_timeout
-LEFT JOIN idempotency_record AS r
-    ON r.scope = $1 AND r.idempotency_key = $2 AND r.operation_id <> $3
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
+       completed_at, expires_at
+FROM idempotency_record
+WHERE scope = $1 AND idempotency_key = $2
 `
 
 type GetRecordParams struct {
-	Scope              string
-	IdempotencyKey     string
-	ClaimedOperationID pgtype.UUID
+	Scope          string
+	IdempotencyKey string
 }
 
 type GetRecordRow struct {
 	OperationID     pgtype.UUID
 	Fingerprint     []byte
-	State           pgtype.Text
+	State           string
 	ResponseStatus  pgtype.Int4
 	ResponseHeaders []byte
 	ResponseBody    []byte
@@ -145,14 +149,12 @@ type GetRecordRow struct {
 	ExpiresAt       pgtype.Timestamptz
 }
 
-// Restores the lock_timeout ClaimRecord replaced (so the business
-// function's own lock waits are not cut short) and reads the record that
-// holds (scope, key) unless it is the caller's own claim; always one row,
-// all NULL when the caller claimed the key. Run as its own statement after
-// ClaimRecord so that, under READ COMMITTED, it sees the record committed
-// by the transaction the claim waited for.
+// Reads the committed record that holds (scope, key), after a ClaimRecord
+// that returned no row. It runs as its own statement so that, under READ
+// COMMITTED, it sees the record committed by the transaction the claim
+// waited for. No row means the record went (swept) in between.
 func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecordRow, error) {
-	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey, arg.ClaimedOperationID)
+	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey)
 	var i GetRecordRow
 	err := row.Scan(
 		&i.OperationID,
