@@ -154,11 +154,18 @@ var githubCommands = map[Severity]string{SeverityError: "error", SeverityWarning
 // escapeData escapes a workflow command's message as the Actions runner
 // expects.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return dataEscaper.Replace(s)
 }
+
+// dataEscaper and propertyEscaper are the escapes of escapeData and
+// escapeProperty.
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
 
 // escapeProperty escapes a workflow command property value, which must
 // also not contain : or ,.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return propertyEscaper.Replace(s)
 }

@@ -199,6 +199,10 @@ func volatileToken(p pointer) (string, bool) {
 // usually change on every attempt of the same operation.
 var volatileNames = []string{"timestamp", "nonce", "requestid", "traceid", "spanid", "correlationid", "traceparent", "tracestate"}
 
+// nameSeparators drops the separators of a field name, so snake, kebab
+// and camel case compare alike.
+var nameSeparators = strings.NewReplacer("_", "", "-", "")
+
 // isVolatileName reports whether a field name looks like something a
 // client sets anew on every attempt: a timestamp, a nonce, a request,
 // trace or correlation id, or a point in time named *_at or *At.
@@ -209,7 +213,7 @@ func isVolatileName(name string) bool {
 	if n := len(name); n > 2 && strings.HasSuffix(name, "At") && name[n-3] >= 'a' && name[n-3] <= 'z' {
 		return true
 	}
-	flat := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name))
+	flat := nameSeparators.Replace(strings.ToLower(name))
 	for _, v := range volatileNames {
 		if strings.HasSuffix(flat, v) || (v == "timestamp" && strings.Contains(flat, v)) {
 			return true

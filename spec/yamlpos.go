@@ -122,6 +122,9 @@ func mappingEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
+// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer token.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // lookupPointer resolves a JSON pointer (RFC 6901), such as
 // /components/schemas/Order, inside the tree rooted at n.
 func lookupPointer(n *yaml.Node, pointer string) (*yaml.Node, bool) {
@@ -133,7 +136,7 @@ func lookupPointer(n *yaml.Node, pointer string) (*yaml.Node, bool) {
 		return nil, false
 	}
 	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = pointerUnescaper.Replace(tok)
 		switch {
 		case n == nil:
 			return nil, false

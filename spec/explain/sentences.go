@@ -252,8 +252,11 @@ func pathParams(op *spec.Operation) []string {
 // field shows a JSON pointer as a field reference: without the leading
 // slash, escapes undone (/items/*/sku becomes items/*/sku).
 func field(pointer string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(strings.TrimPrefix(pointer, "/"))
+	return pointerUnescaper.Replace(strings.TrimPrefix(pointer, "/"))
 }
+
+// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // code wraps each string in backquotes.
 func code(ss []string) []string {
