@@ -230,20 +230,14 @@ func stampOrigins(v reflect.Value, node *yaml.Node, file string) {
 	}
 }
 
-// wrapped is the object a wrapper holds: the Value of a $ref wrapper (a
-// struct with Ref and Value fields) or the Schema of a BoolSchema; else
-// the invalid Value.
+// wrapped is the object a wrapper holds: the Value of a $ref wrapper or
+// the Schema of a BoolSchema; else the invalid Value.
 func wrapped(v reflect.Value) reflect.Value {
 	if v.Kind() != reflect.Struct {
 		return reflect.Value{}
 	}
-	if v.Type() == reflect.TypeFor[openapi3.BoolSchema]() {
-		return v.FieldByName("Schema")
-	}
-	if ref := v.FieldByName("Ref"); ref.IsValid() && ref.Kind() == reflect.String {
-		if value := v.FieldByName("Value"); value.IsValid() && value.Kind() == reflect.Pointer {
-			return value
-		}
+	if i := kinTypeOf(v.Type()).wrapped; i != nil {
+		return v.FieldByIndex(i)
 	}
 	return reflect.Value{}
 }
@@ -264,13 +258,14 @@ func indirect(v reflect.Value) reflect.Value {
 // it is a map, the result of its Map method for kin-openapi's map-like
 // types (Paths, Responses, Callback), else the invalid Value.
 func mapEntries(v reflect.Value) reflect.Value {
-	if v.Kind() == reflect.Map {
+	switch {
+	case v.Kind() == reflect.Map:
 		return v
+	case v.Kind() != reflect.Struct || !v.CanAddr():
+		return reflect.Value{}
 	}
-	if v.CanAddr() {
-		if m := v.Addr().MethodByName("Map"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
-			return m.Call(nil)[0]
-		}
+	if i := kinTypeOf(v.Type()).mapMethod; i >= 0 {
+		return v.Addr().Method(i).Call(nil)[0]
 	}
 	return reflect.Value{}
 }
@@ -287,31 +282,68 @@ func childFor(v, entries reflect.Value, key string) reflect.Value {
 	if v.Kind() != reflect.Struct {
 		return reflect.Value{}
 	}
-	if i, ok := yamlFields(v.Type())[key]; ok {
+	if i, ok := kinTypeOf(v.Type()).fields[key]; ok {
 		return v.Field(i)
 	}
 	return reflect.Value{}
 }
 
-// fieldsByType caches yamlFields: a large document decodes the same few
-// types hundreds of thousands of times.
-var fieldsByType sync.Map
+// kinType is what stamping needs to know of a struct type of
+// kin-openapi's model, worked out once per type: a large document holds
+// the same few types hundreds of thousands of times.
+type kinType struct {
+	// fields maps the yaml names of the exported fields to their indexes.
+	fields map[string]int
+	// origin is the index path of the *Origin field, promoted ones
+	// included; nil when there is none.
+	origin []int
+	// wrapped is the index path of the field a wrapper holds its object
+	// in: Value of a $ref wrapper (a struct with a string Ref and a pointer
+	// Value), Schema of a BoolSchema; nil when t is no wrapper.
+	wrapped []int
+	// inner are the index paths of the pointer fields named Value or
+	// Schema, promoted ones included, which a stamped key reaches too.
+	inner [][]int
+	// mapMethod is the index of the Map method of the pointer type, or -1.
+	mapMethod int
+}
 
-// yamlFields maps the yaml names of the exported fields of struct type t
-// to their indexes.
-func yamlFields(t reflect.Type) map[string]int {
-	if m, ok := fieldsByType.Load(t); ok {
-		return m.(map[string]int)
+// kinTypes caches kinTypeOf.
+var kinTypes sync.Map
+
+// kinTypeOf returns the kinType of struct type t.
+func kinTypeOf(t reflect.Type) *kinType {
+	if k, ok := kinTypes.Load(t); ok {
+		return k.(*kinType)
 	}
-	m := map[string]int{}
+	k := &kinType{fields: map[string]int{}, mapMethod: -1}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); f.IsExported() && name != "" && name != "-" {
-			m[name] = i
+			k.fields[name] = i
 		}
 	}
-	fieldsByType.Store(t, m)
-	return m
+	if f, ok := t.FieldByName("Origin"); ok && f.Type == originType && f.IsExported() {
+		k.origin = f.Index
+	}
+	for _, name := range [...]string{"Value", "Schema"} {
+		if f, ok := t.FieldByName(name); ok && f.Type.Kind() == reflect.Pointer && f.IsExported() {
+			k.inner = append(k.inner, f.Index)
+		}
+	}
+	if f, ok := t.FieldByName("Schema"); ok && t == reflect.TypeFor[openapi3.BoolSchema]() {
+		k.wrapped = f.Index
+	}
+	if ref, ok := t.FieldByName("Ref"); ok && ref.Type.Kind() == reflect.String {
+		if value, ok := t.FieldByName("Value"); ok && value.Type.Kind() == reflect.Pointer {
+			k.wrapped = value.Index
+		}
+	}
+	if m, ok := reflect.PointerTo(t).MethodByName("Map"); ok && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 {
+		k.mapMethod = m.Index
+	}
+	kinTypes.Store(t, k)
+	return k
 }
 
 // stampKey sets the Origin.Key of the object in v to the position and name
@@ -323,15 +355,16 @@ func stampKey(v reflect.Value, keyNode *yaml.Node, file string) {
 	if !v.IsValid() || v.Kind() != reflect.Struct {
 		return
 	}
-	if f := v.FieldByName("Origin"); f.IsValid() && f.Type() == originType && f.CanSet() {
-		if f.IsNil() {
-			f.Set(reflect.ValueOf(&openapi3.Origin{}))
+	k := kinTypeOf(v.Type())
+	if k.origin != nil {
+		if f := v.FieldByIndex(k.origin); f.CanSet() {
+			if f.IsNil() {
+				f.Set(reflect.ValueOf(&openapi3.Origin{}))
+			}
+			f.Interface().(*openapi3.Origin).Key = &openapi3.Location{File: file, Line: keyNode.Line, Column: keyNode.Column, Name: keyNode.Value}
 		}
-		f.Interface().(*openapi3.Origin).Key = &openapi3.Location{File: file, Line: keyNode.Line, Column: keyNode.Column, Name: keyNode.Value}
 	}
-	for _, name := range [...]string{"Value", "Schema"} {
-		if inner := v.FieldByName(name); inner.IsValid() && inner.Kind() == reflect.Pointer {
-			stampKey(inner, keyNode, file)
-		}
+	for _, i := range k.inner {
+		stampKey(v.FieldByIndex(i), keyNode, file)
 	}
 }
