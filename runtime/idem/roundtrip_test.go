@@ -84,7 +84,7 @@ func (rt *roundTrips) measure(f func()) int {
 // The round trips of Must show 10, asserted so they cannot regress
 // silently: a new operation costs what the bare insert in its own
 // transaction costs (BEGIN+claim, the business insert, store+COMMIT), a
-// replay two (claim+read, ROLLBACK). Statements are warmed up first, as
+// replay two (BEGIN+claim, record read+ROLLBACK). Statements are warmed up first, as
 // pgx prepares each one on first use.
 func TestRoundTrips(t *testing.T) {
 	d := newDB(t)
