@@ -233,8 +233,8 @@ func (p *jsonParser) literal() *yaml.Node {
 
 // number parses a JSON number. The YAML parser reads an integer that
 // fits 64 bits (signed, or unsigned when not negative) as !!int, except
-// -0, which it keeps a float so the sign survives, and anything else as
-// !!float.
+// -0, which it keeps a float so the sign survives; anything else as
+// !!float when it is in a float64's range, else as !!str.
 func (p *jsonParser) number() *yaml.Node {
 	start := p.pos
 	float := false
@@ -270,6 +270,9 @@ func (p *jsonParser) number() *yaml.Node {
 	tag := "!!int"
 	if float || text == "-0" || !fits64(text) {
 		tag = "!!float"
+		if _, err := strconv.ParseFloat(text, 64); err != nil {
+			tag = "!!str"
+		}
 	}
 	end := p.pos
 	p.pos = start
