@@ -38,7 +38,7 @@ func parsePointer(s string) (pointer, error) {
 				return nil, fmt.Errorf("%q has a bare ~: write ~0 for ~ and ~1 for /", s)
 			}
 		}
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tokens[i] = pointerUnescaper.Replace(tok)
 	}
 	return tokens, nil
 }
