@@ -236,6 +236,7 @@ func (p *jsonParser) literal() *yaml.Node {
 // -0, which it keeps a float so the sign survives; anything else as
 // !!float when it is in a float64's range, else as !!str.
 func (p *jsonParser) number() *yaml.Node {
+	n := p.node(yaml.ScalarNode, "!!int", 0)
 	start := p.pos
 	float := false
 	if p.data[p.pos] == '-' {
@@ -266,19 +267,13 @@ func (p *jsonParser) number() *yaml.Node {
 			return nil
 		}
 	}
-	text := string(p.data[start:p.pos])
-	tag := "!!int"
-	if float || text == "-0" || !fits64(text) {
-		tag = "!!float"
-		if _, err := strconv.ParseFloat(text, 64); err != nil {
-			tag = "!!str"
+	n.Value = string(p.data[start:p.pos])
+	if float || n.Value == "-0" || !fits64(n.Value) {
+		n.Tag = "!!float"
+		if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
+			n.Tag = "!!str"
 		}
 	}
-	end := p.pos
-	p.pos = start
-	n := p.node(yaml.ScalarNode, tag, 0)
-	p.pos = end
-	n.Value = text
 	return n
 }
 
