@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,6 +213,58 @@ func TestClaimWaitIsBounded(t *testing.T) {
 	for _, c := range []*pgxpool.Conn{first, second} {
 		if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// The record's state column has no CHECK constraint; CompleteRecord keeps
+// the states closed instead, storing only completed or failed.
+func TestCompletionStoresOnlyFinalStates(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	complete := func(key string, state pgstore.State) error {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		var id [16]byte
+		_, _ = rand.Read(id[:])
+		opts := pgstore.ClaimOptions{Begin: true, LockTimeout: time.Second}
+		var b pgx.Batch
+		s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
+			CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), PurgeAt: t0.Add(2 * time.Hour)}, opts)
+		s.QueueComplete(&b, pgstore.Completion{Scope: "s", Key: key, OperationID: id, State: state,
+			Status: 201, Header: []byte(`{}`), Body: []byte(`{}`), CompletedAt: t0}, false, false)
+		br := conn.SendBatch(ctx, &b)
+		claimed, err := s.ReadClaim(br, opts)
+		if err == nil && !claimed {
+			t.Fatalf("%s: not claimed", key)
+		}
+		if err == nil {
+			err = s.ReadComplete(br, false, false)
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if _, rerr := conn.Exec(ctx, "ROLLBACK"); rerr != nil {
+			t.Fatal(rerr)
+		}
+		return err
+	}
+	for _, state := range []pgstore.State{pgstore.StateCompleted, pgstore.StateFailed} {
+		if err := complete("k-"+string(state), state); err != nil {
+			t.Errorf("%s: %v", state, err)
+		}
+	}
+	for _, state := range []pgstore.State{pgstore.StateInProgress, pgstore.StateRequiresRecovery, pgstore.StateTombstone, "done"} {
+		err := complete("k-"+string(state), state)
+		if err == nil || !strings.Contains(err.Error(), "updated 0 records") {
+			t.Errorf("%s: %v, want the completion to update no record", state, err)
 		}
 	}
 }

@@ -31,11 +31,13 @@ WHERE scope = @scope AND idempotency_key = @idempotency_key;
 
 -- name: CompleteRecord :exec
 -- Stores the final response of a claimed operation in the claiming
--- transaction; state is completed or failed.
+-- transaction. It updates nothing unless state is completed or failed: the
+-- table has no CHECK constraint on state (see its schema).
 UPDATE idempotency_record
-SET state = @state, response_status = @response_status, response_headers = @response_headers,
+SET state = @state::text, response_status = @response_status, response_headers = @response_headers,
     response_body = @response_body, completed_at = @completed_at
-WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @operation_id;
+WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @operation_id
+  AND @state::text IN ('completed', 'failed');
 
 -- name: TombstoneExpired :execrows
 -- Drops the stored response of at most @batch_size records past retention,

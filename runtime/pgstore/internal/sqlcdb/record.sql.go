@@ -67,9 +67,10 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 
 const CompleteRecord = `-- name: CompleteRecord :exec
 UPDATE idempotency_record
-SET state = $1, response_status = $2, response_headers = $3,
+SET state = $1::text, response_status = $2, response_headers = $3,
     response_body = $4, completed_at = $5
 WHERE scope = $6 AND idempotency_key = $7 AND operation_id = $8
+  AND $1::text IN ('completed', 'failed')
 `
 
 type CompleteRecordParams struct {
@@ -84,7 +85,8 @@ type CompleteRecordParams struct {
 }
 
 // Stores the final response of a claimed operation in the claiming
-// transaction; state is completed or failed.
+// transaction. It updates nothing unless state is completed or failed: the
+// table has no CHECK constraint on state (see its schema).
 func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) error {
 	_, err := q.db.Exec(ctx, CompleteRecord,
 		arg.State,
