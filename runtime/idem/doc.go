@@ -17,11 +17,13 @@
 //
 // # Decisions
 //
-// The claim is INSERT … ON CONFLICT DO NOTHING on (scope, key), sent with
-// BEGIN and the read of the record in one batch. A duplicate blocks on the
-// primary key until the first transaction ends; lock_timeout, set for the
-// claim statement only, bounds that wait at wait-timeout (SQLSTATE 55P03
-// becomes 409 with Retry-After). Reject mode is the same path with a 1 ms
+// The claim is INSERT … ON CONFLICT DO NOTHING on (scope, key), sent in one
+// batch with BEGIN and, when the contract stores failures, the business
+// savepoint; only a claim that does not take the key reads the holder's
+// record, in the batch that rolls back. A duplicate blocks on the primary
+// key until the first transaction ends; lock_timeout, set for the claim
+// statement only, bounds that wait at wait-timeout (SQLSTATE 55P03 becomes
+// 409 with Retry-After). Reject mode is the same path with a 1 ms
 // lock_timeout rather than an advisory lock: no extra statement, one code
 // path, and no dependency on advisory locks, which CockroachDB lacks. Its
 // cost: any other lock wait of the claim over 1 ms (a contended relation
