@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -33,10 +37,31 @@ func runParallel(b *testing.B, serve func(i int64)) {
 	})
 }
 
+// benchRTTEnv names the round-trip time that benchPool's connections add
+// to every database round trip, a Go duration such as 1ms: the server as
+// if on another host. Unset, they add none. It must stay well below pgx's
+// 15 ms slow-write threshold, past which pgx reads in the background and
+// rtConn no longer sees the turns.
+const benchRTTEnv = "IDEM_BENCH_RTT"
+
 func benchPool(b *testing.B) (*db, *pgxpool.Pool) {
 	b.Helper()
 	d := newDB(b)
-	return d, d.newPool(b, benchParallelism)
+	rtt := time.Duration(0)
+	if v := os.Getenv(benchRTTEnv); v != "" {
+		var err error
+		if rtt, err = time.ParseDuration(v); err != nil || rtt < 0 || rtt >= 10*time.Millisecond {
+			b.Fatalf("%s=%q: want a duration from 0 to under 10ms", benchRTTEnv, v)
+		}
+	}
+	if rtt == 0 {
+		return d, d.newPool(b, benchParallelism)
+	}
+	return d, d.newPool(b, benchParallelism, func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.DialFunc = dialRT(func(conn net.Conn) *rtConn {
+			return &rtConn{Conn: conn, mu: new(sync.Mutex), delay: rtt}
+		})
+	})
 }
 
 const benchBody = `{"customer":"c-1","amount":1200,"items":["a","b"]}`

@@ -7,25 +7,33 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// rtConn counts database round trips on a connection: each turn from
-// writing to the server to reading from it is one.
+// rtConn sees the database round trips of a connection: each turn from
+// writing to the server to reading from it is one. It counts them when
+// count is set, and with a delay the first write of each turn waits that
+// long first, as if the server were on another host that far away.
 type rtConn struct {
 	net.Conn
 	mu      *sync.Mutex
 	count   *int
+	delay   time.Duration
 	writing bool
 }
 
 func (c *rtConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
+	turn := !c.writing
 	c.writing = true
 	c.mu.Unlock()
+	if turn && c.delay > 0 {
+		time.Sleep(c.delay)
+	}
 	return c.Conn.Write(p)
 }
 
@@ -33,10 +41,24 @@ func (c *rtConn) Read(p []byte) (int, error) {
 	c.mu.Lock()
 	if c.writing {
 		c.writing = false
-		*c.count++
+		if c.count != nil {
+			*c.count++
+		}
 	}
 	c.mu.Unlock()
 	return c.Conn.Read(p)
+}
+
+// dialRT returns a pgx DialFunc whose connections are rtConns made by wrap.
+func dialRT(wrap func(net.Conn) *rtConn) func(context.Context, string, string) (net.Conn, error) {
+	dialer := &net.Dialer{}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(conn), nil
+	}
 }
 
 // roundTrips is a one-connection pool whose round trips are counted.
@@ -49,24 +71,12 @@ type roundTrips struct {
 func newRoundTrips(t *testing.T, d *db) *roundTrips {
 	t.Helper()
 	rt := &roundTrips{}
-	cfg, err := pgxpool.ParseConfig(d.connString)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = 1
-	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
-	dialer := &net.Dialer{}
-	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dialer.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &rtConn{Conn: conn, mu: &rt.mu, count: &rt.n}, nil
-	}
-	if rt.pool, err = pgxpool.NewWithConfig(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.pool.Close)
+	rt.pool = d.newPool(t, 1, func(cfg *pgxpool.Config) {
+		cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		cfg.ConnConfig.DialFunc = dialRT(func(conn net.Conn) *rtConn {
+			return &rtConn{Conn: conn, mu: &rt.mu, count: &rt.n}
+		})
+	})
 	return rt
 }
 

@@ -57,8 +57,8 @@ func newDB(tb testing.TB) *db {
 }
 
 // newPool opens another pool on the test's schema; maxConns 0 keeps pgx's
-// default.
-func (d *db) newPool(tb testing.TB, maxConns int32) *pgxpool.Pool {
+// default, and configure adjusts the rest of the pool's configuration.
+func (d *db) newPool(tb testing.TB, maxConns int32, configure ...func(*pgxpool.Config)) *pgxpool.Pool {
 	tb.Helper()
 	cfg, err := pgxpool.ParseConfig(d.connString)
 	if err != nil {
@@ -66,6 +66,9 @@ func (d *db) newPool(tb testing.TB, maxConns int32) *pgxpool.Pool {
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
+	}
+	for _, f := range configure {
+		f(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
