@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -90,12 +91,7 @@ func stripSchemas(op *openapi3.Operation) (*openapi3.Operation, []schemaSite) {
 		shell.Responses = openapi3.NewResponsesWithCapacity(r.Len())
 		shell.Responses.Extensions = r.Extensions
 		shell.Responses.Origin = r.Origin
-		codes := make([]string, 0, r.Len())
-		for code := range r.Map() {
-			codes = append(codes, code)
-		}
-		slices.Sort(codes)
-		for _, code := range codes {
+		for _, code := range slices.Sorted(maps.Keys(r.Map())) {
 			shell.Responses.Set(code, s.response(r.Value(code), code))
 		}
 	}
@@ -122,13 +118,18 @@ func (s *stripper) parameter(p *openapi3.ParameterRef) *openapi3.ParameterRef {
 	if p == nil || p.Value == nil {
 		return p
 	}
-	where := fmt.Sprintf("parameter %q", p.Value.Name)
 	v := *p.Value
-	v.Schema = s.take(v.Schema, where)
-	v.Content = s.content(v.Content, where)
+	s.schemas(&v, fmt.Sprintf("parameter %q", p.Value.Name))
 	ref := *p
 	ref.Value = &v
 	return &ref
+}
+
+// schemas replaces the schemas of a parameter or a header (a Header is a
+// Parameter) in place; where names it in messages.
+func (s *stripper) schemas(p *openapi3.Parameter, where string) {
+	p.Schema = s.take(p.Schema, where)
+	p.Content = s.content(p.Content, where)
 }
 
 // response copies the response for status code with the schemas of its
@@ -148,9 +149,7 @@ func (s *stripper) response(r *openapi3.ResponseRef, code string) *openapi3.Resp
 				continue
 			}
 			hv := *h.Value
-			hwhere := fmt.Sprintf("header %q of %s", name, where)
-			hv.Schema = s.take(hv.Schema, hwhere)
-			hv.Content = s.content(hv.Content, hwhere)
+			s.schemas(&hv.Parameter, fmt.Sprintf("header %q of %s", name, where))
 			href := *h
 			href.Value = &hv
 			v.Headers[name] = &href
@@ -168,12 +167,7 @@ func (s *stripper) content(c openapi3.Content, where string) openapi3.Content {
 		return nil
 	}
 	out := make(openapi3.Content, len(c))
-	types := make([]string, 0, len(c))
-	for mt := range c {
-		types = append(types, mt)
-	}
-	slices.Sort(types)
-	for _, mt := range types {
+	for _, mt := range slices.Sorted(maps.Keys(c)) {
 		m := c[mt]
 		if m == nil {
 			out[mt] = m
