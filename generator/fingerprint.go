@@ -36,16 +36,9 @@ const wildcard = "*"
 // array, or a pointer into a free-form value) are errors at their position:
 // a silently different fingerprint would break the contract.
 func planFingerprint(c *spec.Contract, req *GoType) (*FingerprintPlan, spec.ErrorList) {
-	var errs spec.ErrorList
 	fp := &FingerprintPlan{}
-	for _, f := range c.Fingerprint.Include {
-		segs := pointerSegments(f.Value)
-		if err := checkIncludePath(req, segs); err != "" {
-			errs = append(errs, &spec.Error{Pos: f.Pos, Path: "x-idempotency.fingerprint.include", Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
-			continue
-		}
-		fp.Include = append(fp.Include, IncludePointer{Pointer: f.Value, Segments: segs, Pos: f.Pos})
-	}
+	var errs spec.ErrorList
+	fp.Include, errs = includePointers(req, c.Fingerprint.Include, "x-idempotency.fingerprint.include")
 	sortIncludes(fp.Include)
 	for _, list := range []struct {
 		name   string
@@ -65,6 +58,23 @@ func planFingerprint(c *spec.Contract, req *GoType) (*FingerprintPlan, spec.Erro
 		}
 	}
 	return fp, errs
+}
+
+// includePointers plans pointers whose values the typed walk writes (the
+// fingerprint's include list, the natural key), in the given order; a
+// pointer it cannot follow is an error at path.
+func includePointers(req *GoType, fields []spec.Field[string], path string) ([]IncludePointer, spec.ErrorList) {
+	var out []IncludePointer
+	var errs spec.ErrorList
+	for _, f := range fields {
+		segs := pointerSegments(f.Value)
+		if err := checkIncludePath(req, segs); err != "" {
+			errs = append(errs, &spec.Error{Pos: f.Pos, Path: path, Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
+			continue
+		}
+		out = append(out, IncludePointer{Pointer: f.Value, Segments: segs, Pos: f.Pos})
+	}
+	return out, errs
 }
 
 // pointerSegments splits an RFC 6901 pointer and unescapes ~1 and ~0.

@@ -155,14 +155,9 @@ func planOperation(ot *OperationTypes, names *Namespace) (*OperationPlan, spec.E
 	var errs spec.ErrorList
 	if ot.Request != nil {
 		p.Fingerprint, errs = planFingerprint(op.Contract, ot.Request.Type)
-		for _, f := range op.Contract.NaturalKey {
-			segs := pointerSegments(f.Value)
-			if msg := checkIncludePath(ot.Request.Type, segs); msg != "" {
-				errs = append(errs, &spec.Error{Pos: f.Pos, Path: "x-idempotency.natural-key", Msg: "pointer " + strconv.Quote(f.Value) + ": " + msg})
-				continue
-			}
-			p.NaturalKey = append(p.NaturalKey, IncludePointer{Pointer: f.Value, Segments: segs, Pos: f.Pos})
-		}
+		var nkErrs spec.ErrorList
+		p.NaturalKey, nkErrs = includePointers(ot.Request.Type, op.Contract.NaturalKey, "x-idempotency.natural-key")
+		errs = append(errs, nkErrs...)
 		if len(p.NaturalKey) > 0 {
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
 		}
