@@ -41,6 +41,9 @@ func checkPointer(p string, wildcards bool) error {
 	return nil
 }
 
+// pointerUnescaper undoes the ~1 and ~0 escapes of a pointer token.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // nextToken splits the first token, unescaped, off a non-empty valid
 // pointer.
 func nextToken(p string) (token, rest string) {
@@ -50,7 +53,7 @@ func nextToken(p string) (token, rest string) {
 		token, rest = p[:i], p[i:]
 	}
 	if strings.IndexByte(token, '~') >= 0 {
-		token = strings.NewReplacer("~1", "/", "~0", "~").Replace(token)
+		token = pointerUnescaper.Replace(token)
 	}
 	return token, rest
 }

@@ -106,6 +106,10 @@ func keyFromBody(body []byte, spec KeySpec) (string, error) {
 	return s, nil
 }
 
+// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer token;
+// built once, not per token of every request.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // lookupPointer resolves an RFC 6901 JSON pointer in a decoded document.
 func lookupPointer(doc any, pointer string) (any, bool, error) {
 	if pointer == "" {
@@ -116,7 +120,7 @@ func lookupPointer(doc any, pointer string) (any, bool, error) {
 	}
 	cur := doc
 	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = pointerUnescaper.Replace(tok)
 		switch node := cur.(type) {
 		case map[string]any:
 			next, ok := node[tok]
