@@ -26,36 +26,55 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // the executor does.
 func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgstore.Store, key string, created time.Time, retention, tombstone time.Duration) {
 	t.Helper()
-	var id [16]byte
-	_, _ = rand.Read(id[:])
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: time.Second}
+	c := newClaim(key, created, retention, tombstone)
+	if claimed, err := claimRecord(ctx, conn, s, c, time.Second); err != nil || !claimed {
+		t.Fatalf("claim %s: claimed %v, %v", key, claimed, err)
+	}
+	if err := completeRecord(ctx, conn, s, c, pgstore.StateCompleted, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newClaim is a claim of key in scope "s" by a new operation created at
+// created, kept for retention and then as a tombstone for tombstone.
+func newClaim(key string, created time.Time, retention, tombstone time.Duration) pgstore.Claim {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
+		CreatedAt: created, ExpiresAt: created.Add(retention), PurgeAt: created.Add(retention + tombstone)}
+}
+
+// claimRecord opens a transaction on conn and claims c in it, waiting at
+// most wait for a concurrent holder; it reports whether the key was taken.
+func claimRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pgstore.Claim, wait time.Duration) (bool, error) {
+	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: wait}
 	var b pgx.Batch
-	s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
-		CreatedAt: created, ExpiresAt: created.Add(retention), PurgeAt: created.Add(retention + tombstone)}, opts)
+	s.QueueClaim(&b, c, opts)
 	br := conn.SendBatch(ctx, &b)
 	claimed, err := s.ReadClaim(br, opts)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil || !claimed {
-		t.Fatalf("claim %s: claimed %v, %v", key, claimed, err)
-	}
-	var c pgx.Batch
-	s.QueueComplete(&c, pgstore.Completion{Scope: "s", Key: key, OperationID: id, State: pgstore.StateCompleted,
-		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: created}, false, true)
-	br = conn.SendBatch(ctx, &c)
-	err = s.ReadComplete(br, false, true)
+	return claimed, err
+}
+
+// completeRecord stores a 201 response for the claim c in state, and
+// commits when commit is set.
+func completeRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pgstore.Claim, state pgstore.State, commit bool) error {
+	var b pgx.Batch
+	s.QueueComplete(&b, pgstore.Completion{Scope: c.Scope, Key: c.Key, OperationID: c.OperationID, State: state,
+		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: c.CreatedAt}, false, commit)
+	br := conn.SendBatch(ctx, &b)
+	err := s.ReadComplete(br, false, commit)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	return err
 }
 
 // Migrate is idempotent and honours the schema name, and a Store for that
@@ -179,18 +198,7 @@ func TestClaimWaitIsBounded(t *testing.T) {
 	}
 	s := pgstore.New("")
 	claim := func(conn *pgxpool.Conn) (bool, error) {
-		var id [16]byte
-		_, _ = rand.Read(id[:])
-		opts := pgstore.ClaimOptions{Begin: true, LockTimeout: 50 * time.Millisecond}
-		var b pgx.Batch
-		s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: "k", Fingerprint: []byte{1}, OperationID: id,
-			CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), PurgeAt: t0.Add(2 * time.Hour)}, opts)
-		br := conn.SendBatch(ctx, &b)
-		claimed, err := s.ReadClaim(br, opts)
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		return claimed, err
+		return claimRecord(ctx, conn, s, newClaim("k", t0, time.Hour, time.Hour), 50*time.Millisecond)
 	}
 	first, err := pool.Acquire(ctx)
 	if err != nil {
@@ -232,24 +240,13 @@ func TestCompletionStoresOnlyFinalStates(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Release()
-		var id [16]byte
-		_, _ = rand.Read(id[:])
-		opts := pgstore.ClaimOptions{Begin: true, LockTimeout: time.Second}
-		var b pgx.Batch
-		s.QueueClaim(&b, pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
-			CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), PurgeAt: t0.Add(2 * time.Hour)}, opts)
-		s.QueueComplete(&b, pgstore.Completion{Scope: "s", Key: key, OperationID: id, State: state,
-			Status: 201, Header: []byte(`{}`), Body: []byte(`{}`), CompletedAt: t0}, false, false)
-		br := conn.SendBatch(ctx, &b)
-		claimed, err := s.ReadClaim(br, opts)
+		c := newClaim(key, t0, time.Hour, time.Hour)
+		claimed, err := claimRecord(ctx, conn, s, c, time.Second)
 		if err == nil && !claimed {
 			t.Fatalf("%s: not claimed", key)
 		}
 		if err == nil {
-			err = s.ReadComplete(br, false, false)
-		}
-		if cerr := br.Close(); err == nil {
-			err = cerr
+			err = completeRecord(ctx, conn, s, c, state, false)
 		}
 		if _, rerr := conn.Exec(ctx, "ROLLBACK"); rerr != nil {
 			t.Fatal(rerr)
