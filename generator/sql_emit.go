@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/schema"
 	"github.com/idemgen/idemgen/templates"
 )
 
@@ -19,12 +19,12 @@ const sqlcPackage = "idemdb"
 // runtime store's own, so generated migrations always match what the
 // executor queries.
 func emitSQL(opts Options) ([]File, error) {
-	ddl, err := pgstore.SchemaSQL()
+	ddl, err := schema.SchemaSQL()
 	if err != nil {
 		return nil, err
 	}
 	ddl = strings.TrimSpace(ddl)
-	up, down := ddl, pgstore.DropSQL()
+	up, down := ddl, schema.DropSQL()
 	if opts.Schema != "" {
 		ident := pgx.Identifier{opts.Schema}.Sanitize()
 		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"

@@ -14,8 +14,8 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/pgstore"
 	"github.com/idemgen/idemgen/runtime/pgtest"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // ExampleNewHandler serves createOrder idempotently: the first request
@@ -26,7 +26,7 @@ func ExampleNewHandler() {
 	pool, done := exampleDatabase() // a pool on a fresh schema
 	defer done()
 
-	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		panic(err)
 	}
 	if _, err := pool.Exec(ctx, `CREATE TABLE orders (id bigserial PRIMARY KEY, tenant text, sku text)`); err != nil {

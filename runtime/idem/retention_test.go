@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
 // Must show 7: with a fake clock, a retry after retention gets

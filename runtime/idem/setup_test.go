@@ -15,8 +15,8 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/pgstore"
 	"github.com/idemgen/idemgen/runtime/pgtest"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -47,7 +47,7 @@ func newDB(tb testing.TB) *db {
 	d := &db{connString: cs}
 	d.pool = d.newPool(tb, 0)
 	ctx := context.Background()
-	if err := pgstore.Migrate(ctx, d.pool, ""); err != nil {
+	if err := schema.Migrate(ctx, d.pool, ""); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := d.pool.Exec(ctx, ordersDDL); err != nil {

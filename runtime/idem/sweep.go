@@ -3,7 +3,7 @@ package idem
 import (
 	"context"
 
-	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
 // Sweep applies retention at the executor's clock: records past retention

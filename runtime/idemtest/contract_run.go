@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // scopeHeader carries the scope of a contract-test request; the test's
@@ -46,7 +46,7 @@ func newContractRun[T any](t *testing.T, c ContractCase[T]) *contractRun[T] {
 	}
 	r := &contractRun[T]{c: c, contract: withDefaults(c.Operation.Contract)}
 	r.pool = openPool(t, c.ConnString, 8)
-	if err := pgstore.Migrate(t.Context(), r.pool, ""); err != nil {
+	if err := schema.Migrate(t.Context(), r.pool, ""); err != nil {
 		t.Fatalf("idemtest: migrating the idempotency tables: %v", err)
 	}
 	return r

@@ -10,7 +10,8 @@ import (
 )
 
 // TestSQLCGeneratedCodeIsCurrent regenerates the store's code with sqlc
-// v1.31.1 into a temporary copy of sqlc.yaml, schema/ and queries/ and
+// v1.31.1 into a temporary copy of sqlc.yaml, queries/ and the schema steps
+// of runtime/schema (laid out as they are in the repository) and
 // requires internal/sqlcdb to hold exactly those files with exactly those
 // bytes, besides its hand-written doc.go (a stale extra file fails too,
 // which `sqlc diff` would miss). The
@@ -19,8 +20,12 @@ func TestSQLCGeneratedCodeIsCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs sqlc")
 	}
-	tmp := t.TempDir()
+	root := t.TempDir()
+	tmp := filepath.Join(root, "internal", "pgstore")
 	if err := os.CopyFS(tmp, os.DirFS(".")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "schema", "steps"), os.DirFS(filepath.Join("..", "..", "schema", "steps"))); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "internal", "sqlcdb")
@@ -35,7 +40,7 @@ func TestSQLCGeneratedCodeIsCurrent(t *testing.T) {
 	want, got := readDir(t, out), readDir(t, filepath.Join("internal", "sqlcdb"))
 	delete(got, "doc.go") // the package comment, the one file sqlc does not write
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("internal/sqlcdb is stale (-generated +committed):\n%s\nregenerate in runtime/pgstore with: go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1 generate (and delete stale files)", diff)
+		t.Errorf("internal/sqlcdb is stale (-generated +committed):\n%s\nregenerate in runtime/internal/pgstore with: go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1 generate (and delete stale files)", diff)
 	}
 }
 

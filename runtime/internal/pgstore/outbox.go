@@ -35,9 +35,3 @@ func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, error
 	}
 	return key, nil
 }
-
-// DropSQL returns the statements that remove the store's tables, for down
-// migrations; names are unqualified like SchemaSQL's.
-func DropSQL() string {
-	return "DROP TABLE IF EXISTS idempotency_natural_key;\nDROP TABLE IF EXISTS idempotency_outbox;\nDROP TABLE IF EXISTS idempotency_record;"
-}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/idemgen/idemgen/runtime/pgstore/internal/sqlcdb"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
 )
 
 // BusinessSavepoint names the savepoint QueueClaim opens around the business

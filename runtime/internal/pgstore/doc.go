@@ -1,10 +1,9 @@
-// Package pgstore is the PostgreSQL store of the idempotency runtime: the
-// schema (an embedded migration: the idempotency records, the outbox of side
-// effects and the natural-key claims), the SQL protocol of a claim, a lookup
+// Package pgstore is the PostgreSQL store of the idempotency runtime, internal
+// to it: the SQL protocol of a claim, a lookup
 // and a completion as statements to pipeline in a pgx.Batch, effect
 // enqueueing, natural-key claims and the retention sweeper.
 //
-// Its queries are compiled by sqlc v1.31.1 from schema/ and queries/ into
+// Its queries are compiled by sqlc v1.31.1 from runtime/schema's steps and queries/ into
 // internal/sqlcdb; the executor sends the same sqlc-verified SQL constants.
 //
 // Portability: the table leads its key with the scope, for distribution by

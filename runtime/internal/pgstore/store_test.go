@@ -14,8 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 	"github.com/idemgen/idemgen/runtime/pgtest"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -82,28 +83,28 @@ func completeRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c
 func TestMigrateIntoNamedSchema(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	schema := fmt.Sprintf("idem store %d", time.Now().UnixNano()) // needs quoting
+	name := fmt.Sprintf("idem store %d", time.Now().UnixNano()) // needs quoting
 	t.Cleanup(func() {
-		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{name}.Sanitize()+" CASCADE")
 	})
 	for range 2 {
-		if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+		if err := schema.Migrate(ctx, pool, name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := pgstore.New(schema)
+	s := pgstore.New(name)
 	insertRecord(t, ctx, pool, s, "k", t0, time.Hour, time.Hour)
 	var n int
-	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, "idempotency_record"}.Sanitize()).Scan(&n); err != nil {
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{name, "idempotency_record"}.Sanitize()).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {
-		t.Errorf("%d records in %q, want 1", n, schema)
+		t.Errorf("%d records in %q, want 1", n, name)
 	}
 	var local bool
 	err := pool.QueryRow(ctx, "SELECT to_regclass('idempotency_record') IS NOT NULL").Scan(&local)
 	if err != nil || local {
-		t.Errorf("a table on the search_path: %v, %v; want it only in %q", local, err, schema)
+		t.Errorf("a table on the search_path: %v, %v; want it only in %q", local, err, name)
 	}
 
 	// The outbox and the natural-key table are qualified the same way.
@@ -126,11 +127,11 @@ func TestMigrateIntoNamedSchema(t *testing.T) {
 		t.Fatalf("second natural-key claim: holder %q, %v; want %s", holder, err, want)
 	}
 	for _, table := range []string{"idempotency_outbox", "idempotency_natural_key"} {
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, table}.Sanitize()).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{name, table}.Sanitize()).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {
-			t.Errorf("%d rows in %q.%s, want 1", n, schema, table)
+			t.Errorf("%d rows in %q.%s, want 1", n, name, table)
 		}
 	}
 }
@@ -140,7 +141,7 @@ func TestMigrateIntoNamedSchema(t *testing.T) {
 func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		t.Fatal(err)
 	}
 	s := pgstore.New("")
@@ -193,7 +194,7 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 func TestClaimWaitIsBounded(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		t.Fatal(err)
 	}
 	s := pgstore.New("")
@@ -230,7 +231,7 @@ func TestClaimWaitIsBounded(t *testing.T) {
 func TestCompletionStoresOnlyFinalStates(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
-	if err := pgstore.Migrate(ctx, pool, ""); err != nil {
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		t.Fatal(err)
 	}
 	s := pgstore.New("")

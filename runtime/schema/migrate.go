@@ -1,4 +1,4 @@
-package pgstore
+package schema
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-//go:embed schema/*.sql
+//go:embed steps/*.sql
 var schemaFiles embed.FS
 
 // SchemaSQL returns the DDL of the store, with unqualified names, in the
 // order it must run. Generated migrations embed it; Migrate runs it.
 func SchemaSQL() (string, error) {
-	names, err := fs.Glob(schemaFiles, "schema/*.sql")
+	names, err := fs.Glob(schemaFiles, "steps/*.sql")
 	if err != nil {
 		return "", err
 	}
@@ -49,23 +49,29 @@ func Migrate(ctx context.Context, db Beginner, schema string) error {
 	}
 	tx, err := db.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
+		return fmt.Errorf("schema: migrate: %w", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }() // a no-op after Commit
 	if schema != "" {
 		ident := pgx.Identifier{schema}.Sanitize()
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+ident); err != nil {
-			return fmt.Errorf("pgstore: migrate: %w", err)
+			return fmt.Errorf("schema: migrate: %w", err)
 		}
 		if _, err := tx.Exec(ctx, "SELECT set_config('search_path', $1, true)", ident); err != nil {
-			return fmt.Errorf("pgstore: migrate: %w", err)
+			return fmt.Errorf("schema: migrate: %w", err)
 		}
 	}
 	if _, err := tx.Exec(ctx, ddl); err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
+		return fmt.Errorf("schema: migrate: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
+		return fmt.Errorf("schema: migrate: %w", err)
 	}
 	return nil
+}
+
+// DropSQL returns the statements that remove the store's tables, for down
+// migrations; names are unqualified like SchemaSQL's.
+func DropSQL() string {
+	return "DROP TABLE IF EXISTS idempotency_natural_key;\nDROP TABLE IF EXISTS idempotency_outbox;\nDROP TABLE IF EXISTS idempotency_record;"
 }
