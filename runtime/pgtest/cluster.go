@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // readyLine is what postgres logs once it accepts connections.
@@ -22,7 +23,8 @@ const readyLine = "database system is ready to accept connections"
 
 // Cluster is a throwaway PostgreSQL cluster in a temporary directory. It
 // listens only on a Unix socket inside that directory, so it never competes
-// for a TCP port, and it is stopped when the process that started it dies.
+// for a TCP port, and it is stopped when the process that started it dies;
+// its directory is then removed by the next StartCluster.
 type Cluster struct {
 	dir  string
 	url  string
@@ -43,8 +45,17 @@ func StartCluster(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Clusters of earlier runs that were killed before they could stop
+	// theirs would otherwise stay in the temporary directory for good.
+	if _, err := removeStale(os.TempDir(), time.Now()); err != nil {
+		return nil, fmt.Errorf("pgtest: removing clusters left by crashed runs: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
 	c := &Cluster{dir: dir, done: make(chan struct{}), log: &syncBuffer{}}
