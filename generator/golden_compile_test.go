@@ -21,14 +21,14 @@ func newContractFixture(t *testing.T) *contractFixture {
 `
 
 // TestGoldenGeneratedCodeCompiles puts the generated Go of every golden
-// case (testdata/golden/*/generate/go, written by cmd/idemgen's TestGolden)
+// case (testdata/golden/*/want/generate/go, written by cmd/idemgen's TestGolden)
 // into a module that uses this repository's runtime, one package per case,
 // and runs go vet and go test on it.
 func TestGoldenGeneratedCodeCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every golden case")
 	}
-	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*", "generate", "go"))
+	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*", "want", "generate", "go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestGoldenGeneratedCodeCompiles(t *testing.T) {
 	}
 	files := map[string][]byte{}
 	for _, dir := range dirs {
-		name := strings.ToLower(strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Dir(dir))), "-", "_"))
+		name := strings.ToLower(strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(dir)))), "-", "_"))
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
