@@ -174,6 +174,9 @@ func readCase(dir string) (goldenCase, error) {
 	if o.Check == nil && o.Explain == nil && o.Generate == nil && o.Types == nil {
 		return c, fmt.Errorf("%s: no command: want at least one of check, explain, generate, types", path)
 	}
+	if o.Generate != nil && o.Types != nil {
+		return c, fmt.Errorf("%s: generate and types: a case's Go package comes from one of them", path)
+	}
 	if g := o.Generate; g != nil && g.Migrations != "" && !slices.Contains([]string{"goose", "golang-migrate", "plain"}, g.Migrations) {
 		return c, fmt.Errorf("%s: generate.migrations: %q is not goose, golang-migrate or plain", path, g.Migrations)
 	}
