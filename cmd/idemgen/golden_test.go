@@ -58,7 +58,7 @@ func caseOutputs(t *testing.T, c goldenCase) map[string]string {
 		files["explain.txt"] = transcript("", stderr, code)
 	}
 	if c.opts.Generate != nil {
-		transcript, generated := generateCase(t, c, c.spec)
+		transcript, _, generated := generateCase(t, c, c.spec)
 		files["generate.txt"] = transcript
 		for name, content := range generated {
 			files["generate/"+name] = content
@@ -94,9 +94,10 @@ func transcript(stdout, stderr string, code int) string {
 
 // generateCase runs generate for the case on specPath into a temporary
 // directory and returns its transcript, with the directory written as
-// $TMP, and every file it wrote by slash-separated path: go/ for the Go
-// package, migrations/ and sqlc/ when the case asks for them.
-func generateCase(t *testing.T, c goldenCase, specPath string) (string, map[string]string) {
+// $TMP, its exit code, and every file it wrote by slash-separated path:
+// go/ for the Go package, migrations/ and sqlc/ when the case asks for
+// them.
+func generateCase(t *testing.T, c goldenCase, specPath string) (string, int, map[string]string) {
 	t.Helper()
 	g := c.opts.Generate
 	tmp := t.TempDir()
@@ -115,7 +116,7 @@ func generateCase(t *testing.T, c goldenCase, specPath string) (string, map[stri
 		args = append(args, "--sqlc", filepath.Join(tmp, "sqlc"))
 	}
 	stdout, stderr, code := runIdemgen(args...)
-	return transcript(stdout, strings.ReplaceAll(stderr, tmp, "$TMP"), code), readTree(t, tmp)
+	return transcript(stdout, strings.ReplaceAll(stderr, tmp, "$TMP"), code), code, readTree(t, tmp)
 }
 
 // typesCase plans the Go types of every operation of the spec at specPath
