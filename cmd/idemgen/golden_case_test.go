@@ -118,11 +118,17 @@ func (c goldenCase) generatePackage() string {
 
 // goldenCases reads every case of testdata/golden, in name order. Run it
 // from the repository root. Anything there that is not a case fails the
-// test; with -update, a directory that holds neither a case.yaml nor a
-// spec is the output of a removed case and is deleted.
+// test, and so does a spec left in the old place, testdata/specs; with
+// -update, a directory that holds neither a case.yaml nor a spec is the
+// output of a removed case and is deleted.
 func goldenCases(t *testing.T) []goldenCase {
 	t.Helper()
-	if old, _ := filepath.Glob("testdata/specs/*"); len(old) > 0 {
+	var old []string
+	for _, pattern := range []string{"testdata/specs/*.yaml", "testdata/specs/*.yml", "testdata/specs/*.json"} {
+		m, _ := filepath.Glob(pattern)
+		old = append(old, m...)
+	}
+	if len(old) > 0 {
 		t.Fatalf("%s: spec cases are directories of %s now: move each spec to %s/<case>/openapi.yaml beside a %s (see cmd/idemgen/golden_case_test.go)",
 			strings.Join(old, ", "), goldenDir, goldenDir, caseFile)
 	}
@@ -137,14 +143,18 @@ func goldenCases(t *testing.T) []goldenCase {
 			t.Errorf("%s: not a case directory; %s holds only cases", dir, goldenDir)
 			continue
 		}
-		c, err := readCase(dir)
-		if errors.Is(err, os.ErrNotExist) && *update && findSpec(dir) == "" {
+		if _, err := os.Stat(filepath.Join(dir, caseFile)); errors.Is(err, os.ErrNotExist) && findSpec(dir) == "" {
+			if !*update {
+				t.Errorf("%s holds no %s and no spec: the output of a removed case\nrun: %s", dir, caseFile, updateCommand)
+				continue
+			}
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("removed %s: no %s and no spec, the output of a removed case", dir, caseFile)
 			continue
 		}
+		c, err := readCase(dir)
 		if err != nil {
 			t.Error(err)
 			continue
@@ -207,4 +217,41 @@ func findSpec(dir string) string {
 		return ""
 	}
 	return found[0]
+}
+
+// TestReadCaseRefuses checks that readCase accepts nothing a case.yaml
+// does not state.
+func TestReadCaseRefuses(t *testing.T) {
+	tests := map[string]struct {
+		files map[string]string
+		want  string
+	}{
+		"unknown key":     {map[string]string{"case.yaml": "check: {}\ncheck-args: [-x]\n", "openapi.yaml": "{}"}, "field check-args not found"},
+		"unknown option":  {map[string]string{"case.yaml": "generate: {test: true}\n", "openapi.yaml": "{}"}, "field test not found"},
+		"no command":      {map[string]string{"case.yaml": "overlays: []\n", "openapi.yaml": "{}"}, "no command"},
+		"empty":           {map[string]string{"case.yaml": "", "openapi.yaml": "{}"}, "no command"},
+		"two packages":    {map[string]string{"case.yaml": "generate: {}\ntypes: {}\n", "openapi.yaml": "{}"}, "generate and types"},
+		"bad migrations":  {map[string]string{"case.yaml": "generate: {migrations: flyway}\n", "openapi.yaml": "{}"}, `"flyway" is not goose`},
+		"missing overlay": {map[string]string{"case.yaml": "overlays: [o.yaml]\ncheck: {}\n", "openapi.yaml": "{}"}, "overlay:"},
+		"no spec":         {map[string]string{"case.yaml": "check: {}\n"}, "no spec"},
+		"two specs":       {map[string]string{"case.yaml": "check: {}\n", "openapi.yaml": "{}", "openapi.json": "{}"}, "no spec"},
+		"no case.yaml":    {map[string]string{"openapi.yaml": "{}"}, "not a case"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for file, content := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Mkdir(filepath.Join(dir, wantDir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readCase(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("readCase: %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
 }
