@@ -22,7 +22,12 @@ import (
 //	    openapi.yaml     the spec (or openapi.yml, openapi.json: exactly one)
 //	    ...              files the spec or case.yaml refers to (overlays,
 //	                     external $refs) and *_test.go files for its package
-//	    want/            the expected output, written by -update
+//	    want/            the expected output, written by -update:
+//	        check.txt        check's stdout, stderr and exit code
+//	        explain.md       explain's stdout, and explain.txt its stderr and exit code
+//	        generate.txt     generate's stdout, stderr and exit code
+//	        generate/        the files generate wrote: go/, migrations/, sqlc/
+//	        types.go         the planned types, or types.txt with the planner's error
 const goldenDir = "testdata/golden"
 
 // caseFile is the name of a case's options file.
