@@ -37,7 +37,7 @@ var bookingsOperations = []string{"CreateBooking", "CheckInBooking"}
 // subtest.
 var testResult = regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
 
-// TestBookingsContract generates testdata/specs/bookings.yaml, a room
+// TestBookingsContract generates testdata/golden/bookings/openapi.yaml, a room
 // booking API keyed by a body field, with its contract tests, puts the
 // hand-written hotel of testdata/bookings next to the generated files in
 // a temporary module, and requires go vet to be clean and go test -race to
@@ -49,7 +49,7 @@ func TestBookingsContract(t *testing.T) {
 		t.Skip("builds and runs the generated bookings service with -race against PostgreSQL")
 	}
 	root := repoRoot(t)
-	doc, err := spec.Load(t.Context(), filepath.Join(root, "testdata", "specs", "bookings.yaml"), spec.LoadOptions{})
+	doc, err := spec.Load(t.Context(), filepath.Join(root, "testdata", "golden", "bookings", "openapi.yaml"), spec.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,16 @@ import (
 	"github.com/idemgen/idemgen/spec"
 )
 
-// planCase loads and plans one case of testdata/types.
+// typesSpec is the spec of the golden case types-<name>, whose want/types.go
+// cmd/idemgen's TestGolden keeps.
+func typesSpec(name string) string {
+	return filepath.Join("..", "testdata", "golden", "types-"+name, "openapi.yaml")
+}
+
+// planCase loads and plans the spec of the golden case types-<name>.
 func planCase(t *testing.T, name string, opts TypeOptions) (*TypePlan, string) {
 	t.Helper()
-	path := filepath.Join("testdata", "types", name, "spec.yaml")
+	path := typesSpec(name)
 	doc := loadTypesDoc(t, path)
 	plan, err := PlanTypes(doc, doc.Operations, opts)
 	if err != nil {
@@ -294,7 +300,7 @@ func TestPlanCollisions(t *testing.T) {
 }
 
 func TestPlanFieldMethodReserved(t *testing.T) {
-	doc := loadTypesDoc(t, filepath.Join("testdata", "types", "orders", "spec.yaml"))
+	doc := loadTypesDoc(t, typesSpec("orders"))
 	plan, err := PlanTypes(doc, doc.Operations, TypeOptions{StructMethods: []string{"Items"}})
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +313,7 @@ func TestPlanFieldMethodReserved(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
-	path := filepath.Join("testdata", "types", "xgotype_invalid", "spec.yaml")
+	path := typesSpec("xgotype-invalid")
 	doc := loadTypesDoc(t, path)
 	_, err := PlanTypes(doc, doc.Operations, TypeOptions{})
 	var list spec.ErrorList

@@ -36,7 +36,7 @@ func TestParseJSONMatchesYAML(t *testing.T) {
 	for i, c := range jsonCases {
 		docs[fmt.Sprintf("case %d", i)] = []byte(c)
 	}
-	files := specFiles(t, "testdata/*.json", "testdata/*/*.json", "../testdata/specs/*.json", "*.json")
+	files := specFiles(t, "testdata/*.json", "testdata/*/*.json", "../testdata/golden/*/openapi.json", "*.json")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

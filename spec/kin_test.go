@@ -17,7 +17,7 @@ import (
 // corpus, the model decodeOpenAPI builds equals the one kin-openapi loads
 // with IncludeOrigin, down to the position and name of every Origin.Key.
 func TestDecodeOpenAPIMatchesKin(t *testing.T) {
-	files := specFiles(t, "testdata/*.yaml", "testdata/*.json", "testdata/*/*.yaml", "../testdata/specs/*.yaml", "../testdata/specs/*.json", "../examples/*/openapi.yaml", "*")
+	files := specFiles(t, "testdata/*.yaml", "testdata/*.json", "testdata/*/*.yaml", "../testdata/golden/*/openapi.yaml", "../testdata/golden/*/openapi.json", "../examples/*/openapi.yaml", "*")
 	compared := 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)

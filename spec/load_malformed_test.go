@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestLoadMalformed loads the malformed specs under testdata/specs and a
-// missing file: each must fail with one line that has a position.
+// TestLoadMalformed loads the specs of the malformed cases under
+// testdata/golden and a missing file: each must fail with one line that
+// has a position.
 func TestLoadMalformed(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "specs")
-	p := func(name string) string { return filepath.Join(dir, name) }
+	dir := filepath.Join("..", "testdata", "golden")
+	p := func(name string) string { return filepath.Join(dir, strings.TrimSuffix(name, ".yaml"), "openapi.yaml") }
 	tests := []struct {
 		file string
 		want string

@@ -73,7 +73,7 @@ func TestGenerateCheck(t *testing.T) {
 // error-level finding generates nothing.
 func TestGenerateRefusesContractErrors(t *testing.T) {
 	out := t.TempDir()
-	spec := filepath.Join("..", "..", "testdata", "specs", "IDEM001-fingerprint-pointer-missing.yaml")
+	spec := filepath.Join("..", "..", "testdata", "golden", "IDEM001-fingerprint-pointer-missing", "openapi.yaml")
 	_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
 	if code != exitFindings || !strings.Contains(stderr, "IDEM001") {
 		t.Fatalf("generate of a contract with an error: exit %d, want %d with IDEM001\n%s", code, exitFindings, stderr)

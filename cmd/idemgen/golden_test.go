@@ -4,78 +4,71 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dave/jennifer/jen"
+
 	"github.com/idemgen/idemgen/generator"
+	"github.com/idemgen/idemgen/spec"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current output and remove stale cases")
+var update = flag.Bool("update", false, "rewrite the want directories of testdata/golden and remove stale files and cases")
 
-// goldenDir holds one directory of expected output per case, relative to
-// the repository root.
-const goldenDir = "testdata/golden"
+// updateCommand rewrites the golden files.
+const updateCommand = "go test ./cmd/idemgen -run TestGolden -update"
 
-// Leading comment lines of a spec can configure its case:
-//
-//	# check-args: --require-mutations
-//	# overlay: testdata/specs/overlays/vendor.overlay.yaml
-//
-// check-args are extra flags for check; each overlay is applied, in order,
-// by both check and explain.
-const (
-	checkArgsPrefix = "# check-args:"
-	overlayPrefix   = "# overlay:"
-)
-
-// goldenCase is one spec the golden test runs idemgen on.
-type goldenCase struct {
-	name string
-	spec string
-	// checkArgs are extra flags for check only; loadArgs are flags for
-	// both check and explain.
-	checkArgs []string
-	loadArgs  []string
+// TestGolden runs the commands of every case of testdata/golden (see
+// caseOptions) and compares what they print, their exit codes and the
+// files they generate with the case's want directory; with -update it
+// rewrites want instead, removing what the run no longer produces. It
+// runs from the repository root, so paths in the output are relative and
+// the same on every machine.
+func TestGolden(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	for _, c := range goldenCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			got := caseOutputs(t, c)
+			if *update {
+				writeWant(t, c.want(), got)
+				return
+			}
+			compareWant(t, c.want(), got)
+		})
+	}
 }
 
-// goldenCases lists every spec in testdata/specs and the orders example,
-// by case name.
-func goldenCases(t *testing.T) []goldenCase {
+// caseOutputs runs the case's commands and returns the files of its
+// expected output, by slash-separated path under want.
+func caseOutputs(t *testing.T, c goldenCase) map[string]string {
 	t.Helper()
-	var specs []string
-	for _, pattern := range []string{"testdata/specs/*.yaml", "testdata/specs/*.yml", "testdata/specs/*.json"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		specs = append(specs, m...)
+	files := map[string]string{}
+	if c.opts.Check != nil {
+		args := slices.Concat([]string{"check", "--format", "text"}, c.opts.Check.Args, c.overlayArgs(), []string{c.spec})
+		stdout, stderr, code := runIdemgen(args...)
+		files["check.txt"] = transcript(stdout, stderr, code)
 	}
-	slices.Sort(specs)
-	cases := []goldenCase{{name: "example-orders", spec: "examples/orders/openapi.yaml"}}
-	for _, s := range specs {
-		cases = append(cases, goldenCase{name: strings.TrimSuffix(filepath.Base(s), filepath.Ext(s)), spec: s})
+	if c.opts.Explain != nil {
+		stdout, stderr, code := runIdemgen(slices.Concat([]string{"explain"}, c.overlayArgs(), []string{c.spec})...)
+		files["explain.md"] = stdout
+		files["explain.txt"] = transcript("", stderr, code)
 	}
-	for i := range cases {
-		data, err := os.ReadFile(cases[i].spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if !strings.HasPrefix(line, "#") {
-				break
-			}
-			if rest, ok := strings.CutPrefix(line, checkArgsPrefix); ok {
-				cases[i].checkArgs = append(cases[i].checkArgs, strings.Fields(rest)...)
-			}
-			if rest, ok := strings.CutPrefix(line, overlayPrefix); ok {
-				cases[i].loadArgs = append(cases[i].loadArgs, "--overlay", strings.TrimSpace(rest))
-			}
+	if c.opts.Generate != nil {
+		transcript, _, generated := generateCase(t, c, c.spec)
+		files["generate.txt"] = transcript
+		for name, content := range generated {
+			files["generate/"+name] = content
 		}
 	}
-	return cases
+	if c.opts.Types != nil {
+		name, content := typesCase(t, c, c.spec)
+		files[name] = content
+	}
+	return files
 }
 
 // runIdemgen runs idemgen in-process and returns what it printed and its
@@ -99,87 +92,82 @@ func transcript(stdout, stderr string, code int) string {
 	return b.String()
 }
 
-// goldenOutputs runs check and, when the spec is usable, explain, and
-// returns the files that make up the case's expected output.
-func goldenOutputs(t *testing.T, c goldenCase) map[string]string {
-	args := slices.Concat([]string{"check", "--format", "text"}, c.checkArgs, c.loadArgs, []string{c.spec})
+// generateCase runs generate for the case on specPath into a temporary
+// directory and returns its transcript, with the directory written as
+// $TMP, its exit code, and every file it wrote by slash-separated path:
+// go/ for the Go package, migrations/ and sqlc/ when the case asks for
+// them.
+func generateCase(t *testing.T, c goldenCase, specPath string) (string, int, map[string]string) {
+	t.Helper()
+	g := c.opts.Generate
+	tmp := t.TempDir()
+	args := slices.Concat([]string{"generate"}, c.overlayArgs(), []string{"--spec", specPath,
+		"--out", filepath.Join(tmp, "go"), "--package", c.generatePackage()})
+	if g.Tests {
+		args = append(args, "--tests")
+	}
+	if g.Schema != "" {
+		args = append(args, "--schema", g.Schema)
+	}
+	if g.Migrations != "" {
+		args = append(args, "--migrations", g.Migrations, "--migrations-dir", filepath.Join(tmp, "migrations"))
+	}
+	if g.SQLC {
+		args = append(args, "--sqlc", filepath.Join(tmp, "sqlc"))
+	}
 	stdout, stderr, code := runIdemgen(args...)
-	files := map[string]string{"check.txt": transcript(stdout, stderr, code)}
-	if code == exitUnusable {
-		return files
-	}
-	stdout, stderr, code = runIdemgen(slices.Concat([]string{"explain"}, c.loadArgs, []string{c.spec})...)
-	files["explain.md"] = stdout
-	if stderr != "" || code != exitOK {
-		files["explain.err.txt"] = transcript("", stderr, code)
-	}
-	generated(t, c, files)
-	return files
+	return transcript(stdout, strings.ReplaceAll(stderr, tmp, "$TMP"), code), code, readTree(t, tmp)
 }
 
-// goldenPackage is the Go package name of every case's generated code.
-const goldenPackage = "golden"
-
-// generated runs generate for the case into a temporary directory and
-// adds what it wrote under generate/, with its transcript in
-// generate.txt.
-func generated(t *testing.T, c goldenCase, files map[string]string) {
+// typesCase plans the Go types of every operation of the spec at specPath
+// with the generator's type planner alone and returns the file of the
+// case's expected output: types.go, or types.txt with the planner's error.
+func typesCase(t *testing.T, c goldenCase, specPath string) (name, content string) {
 	t.Helper()
-	tmp := t.TempDir()
-	args := slices.Concat([]string{"generate"}, c.loadArgs, []string{"--spec", c.spec,
-		"--out", filepath.Join(tmp, "go"), "--package", goldenPackage, "--tests",
-		"--migrations", "plain", "--migrations-dir", filepath.Join(tmp, "migrations"),
-		"--sqlc", filepath.Join(tmp, "sqlc")})
-	stdout, stderr, code := runIdemgen(args...)
-	files["generate.txt"] = transcript(stdout, strings.ReplaceAll(stderr, tmp, "$TMP"), code)
-	err := filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+	doc, err := spec.Load(t.Context(), specPath, spec.LoadOptions{})
+	if err != nil {
+		return "types.txt", err.Error() + "\n"
+	}
+	plan, err := generator.PlanTypes(doc, doc.Operations, generator.TypeOptions{})
+	if err != nil {
+		return "types.txt", err.Error() + "\n"
+	}
+	f := jen.NewFile(c.generatePackage())
+	f.HeaderComment("Code generated by idemgen. DO NOT EDIT.")
+	generator.EmitTypes(f, plan)
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		t.Fatalf("render the types of %s: %v", specPath, err)
+	}
+	return "types.go", buf.String()
+}
+
+// readTree returns the files below dir by slash-separated relative path.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(tmp, p)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
 		}
 		content, err := os.ReadFile(p)
-		files[filepath.ToSlash(filepath.Join("generate", rel))] = string(content)
+		files[filepath.ToSlash(rel)] = string(content)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files
 }
 
-// TestGolden runs idemgen check and explain on every spec in
-// testdata/specs and on examples/orders, and compares stdout, stderr and
-// the exit code with testdata/golden/<case>/. Run it from the repository
-// root's point of view, so paths in the output are relative and the same
-// on every machine.
-func TestGolden(t *testing.T) {
-	t.Chdir(filepath.Join("..", ".."))
-	cases := goldenCases(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := goldenOutputs(t, c)
-			dir := filepath.Join(goldenDir, c.name)
-			if *update {
-				writeGolden(t, dir, got)
-				return
-			}
-			compareGolden(t, dir, got)
-		})
-	}
-	if *update {
-		removeStale(t, cases)
-	}
-}
-
-// writeGolden replaces the case directory with the files.
-func writeGolden(t *testing.T, dir string, files map[string]string) {
+// writeWant replaces the want directory with the files.
+func writeWant(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, content := range files {
@@ -193,54 +181,26 @@ func writeGolden(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// compareGolden reports every file that differs from the case directory,
+// compareWant reports every file that differs from the want directory,
+// with a unified diff, every file the run produces that is not there,
 // and every file there that the run no longer produces.
-func compareGolden(t *testing.T, dir string, got map[string]string) {
+func compareWant(t *testing.T, dir string, got map[string]string) {
 	t.Helper()
-	names := make([]string, 0, len(got))
-	for name := range got {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	want := readTree(t, dir)
+	for _, name := range slices.Sorted(maps.Keys(got)) {
 		path := filepath.Join(dir, filepath.FromSlash(name))
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%v\nrun: go test ./cmd/idemgen -run TestGolden -update", err)
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("%s is missing: the run produces it\nIf the new output is right, run: %s", path, updateCommand)
 			continue
 		}
-		if diff := generator.Diff(path, "got", want, []byte(got[name])); diff != "" {
-			t.Errorf("%s differs:\n%s\nIf the new output is right, run: go test ./cmd/idemgen -run TestGolden -update", path, diff)
+		if diff := generator.Diff(path, "got", []byte(w), []byte(got[name])); diff != "" {
+			t.Errorf("%s differs:\n%s\nIf the new output is right, run: %s", path, diff, updateCommand)
 		}
 	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if _, ok := got[filepath.ToSlash(rel)]; !ok {
-			t.Errorf("%s is not produced any more; run: go test ./cmd/idemgen -run TestGolden -update", p)
-		}
-		return nil
-	})
-}
-
-// removeStale deletes golden directories of cases that no longer exist.
-func removeStale(t *testing.T, cases []goldenCase) {
-	t.Helper()
-	entries, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() || slices.ContainsFunc(cases, func(c goldenCase) bool { return c.name == e.Name() }) {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(goldenDir, e.Name())); err != nil {
-			t.Fatal(err)
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := got[name]; !ok {
+			t.Errorf("%s is not produced any more\nrun: %s", filepath.Join(dir, filepath.FromSlash(name)), updateCommand)
 		}
 	}
 }

@@ -15,10 +15,10 @@ import (
 // spec paths relative to this package's directory.
 var (
 	exampleSpec  = filepath.Join("..", "..", "examples", "orders", "openapi.yaml")
-	warningSpec  = filepath.Join("..", "..", "testdata", "specs", "IDEM006-retention-under-24h.yaml")
-	errorSpec    = filepath.Join("..", "..", "testdata", "specs", "IDEM001-fingerprint-pointer-missing.yaml")
-	threeSpec    = filepath.Join("..", "..", "testdata", "specs", "three-problems.yaml")
-	mutationSpec = filepath.Join("..", "..", "testdata", "specs", "IDEM016-mutation-without-idempotency.yaml")
+	warningSpec  = filepath.Join("..", "..", "testdata", "golden", "IDEM006-retention-under-24h", "openapi.yaml")
+	errorSpec    = filepath.Join("..", "..", "testdata", "golden", "IDEM001-fingerprint-pointer-missing", "openapi.yaml")
+	threeSpec    = filepath.Join("..", "..", "testdata", "golden", "three-problems", "openapi.yaml")
+	mutationSpec = filepath.Join("..", "..", "testdata", "golden", "IDEM016-mutation-without-idempotency", "openapi.yaml")
 )
 
 func TestExitCodes(t *testing.T) {
@@ -130,14 +130,15 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 	}
 }
 
-// TestEveryRuleHasABadSpec checks the contract of testdata/specs: each
-// rule has a spec named after it that yields that rule and nothing else.
+// TestEveryRuleHasABadSpec checks the contract of testdata/golden: each
+// rule has a case named after it whose spec yields that rule and nothing
+// else.
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	for _, rule := range spec.Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
-			matches, err := filepath.Glob(filepath.Join("..", "..", "testdata", "specs", rule.ID+"-*.yaml"))
+			matches, err := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", rule.ID+"-*", "openapi.yaml"))
 			if err != nil || len(matches) == 0 {
-				t.Fatalf("no testdata/specs/%s-*.yaml", rule.ID)
+				t.Fatalf("no testdata/golden/%s-*/openapi.yaml", rule.ID)
 			}
 			for _, m := range matches {
 				args := []string{"check", "--format", "json"}
