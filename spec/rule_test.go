@@ -10,6 +10,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // ruleTestSpec is the OpenAPI document the rule tests annotate by hand.
@@ -113,17 +115,17 @@ func rtGoodContract() *Contract {
 			In:        rtSet(KeyInHeader, 2),
 			Name:      rtSet("Idempotency-Key", 3),
 			Required:  rtSet(true, 4),
-			MaxLength: rtBuiltin(DefaultMaxLength),
+			MaxLength: rtBuiltin(defaults.KeyMaxLength),
 		},
 		Scope:       rtSet([]string{"tenant"}, 5),
 		Fingerprint: Fingerprint{Exclude: rtPtrs(6, "/client_sent_at", "/audit")},
 		Retention:   rtSet(72*time.Hour, 8),
-		Tombstone:   rtBuiltin(DefaultTombstone),
+		Tombstone:   rtBuiltin(defaults.Tombstone),
 		Concurrency: rtSet(ConcurrencyWait, 9),
-		WaitTimeout: rtBuiltin(DefaultWaitTimeout),
+		WaitTimeout: rtBuiltin(defaults.WaitTimeout),
 		Replay:      rtBuiltin(ReplayStored),
 		Mode:        rtSet(ModeAtomic, 10),
-		Lease:       rtBuiltin(DefaultLease),
+		Lease:       rtBuiltin(defaults.Lease),
 		Effects: []Effect{
 			{Pos: rtAt(11), Name: rtSet("confirmation_email", 11), OnUnknown: rtSet(OnUnknownRetry, 12)},
 		},
@@ -333,7 +335,7 @@ func TestRules(t *testing.T) {
 		{
 			name:   "IDEM009 default key header undocumented",
 			op:     "cancelOrder",
-			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtBuiltin(DefaultKeyHeader) },
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtBuiltin(defaults.KeyHeader) },
 			want:   []rtFinding{{"IDEM009", 1}},
 		},
 		{
@@ -527,36 +529,6 @@ func TestRulesAreDocumentedAndOrdered(t *testing.T) {
 			t.Errorf("rule %s: OptIn and enabledBy disagree", r.ID)
 		}
 		seen[r.Name] = true
-	}
-}
-
-func TestParsePointer(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    pointer
-		wantErr bool
-	}{
-		{in: "/a", want: pointer{"a"}},
-		{in: "/items/*/sku", want: pointer{"items", "*", "sku"}},
-		{in: "/a~1b/c~0d", want: pointer{"a/b", "c~d"}},
-		{in: "/~01", want: pointer{"~1"}},
-		{in: "a", wantErr: true},
-		{in: "/a~2", wantErr: true},
-		{in: "/a~", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parsePointer(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("parsePointer(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("parsePointer(%q) (-want +got):\n%s", tt.in, diff)
-			}
-			if err == nil && got.String() != tt.in {
-				t.Errorf("String() = %q, want %q", got.String(), tt.in)
-			}
-		})
 	}
 }
 

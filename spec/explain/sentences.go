@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -249,14 +250,11 @@ func pathParams(op *spec.Operation) []string {
 	}
 }
 
-// field shows a JSON pointer as a field reference: without the leading
-// slash, escapes undone (/items/*/sku becomes items/*/sku).
+// field shows a JSON pointer as a field reference: its tokens, unescaped,
+// joined by slashes (/items/*/sku becomes items/*/sku).
 func field(pointer string) string {
-	return pointerUnescaper.Replace(strings.TrimPrefix(pointer, "/"))
+	return strings.Join(jsonpointer.Split(pointer), "/")
 }
-
-// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // code wraps each string in backquotes.
 func code(ss []string) []string {
