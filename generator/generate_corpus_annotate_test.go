@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemgen/idemgen/runtime/defaults"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -71,19 +72,19 @@ func corpusContract(pos spec.Position, effects []string) *spec.Contract {
 		Pos: pos,
 		Key: spec.Key{
 			In:        spec.Field[spec.KeyLocation]{Value: spec.KeyInHeader, Pos: pos},
-			Name:      spec.Field[string]{Value: spec.DefaultKeyHeader, Pos: pos},
+			Name:      spec.Field[string]{Value: defaults.KeyHeader, Pos: pos},
 			Required:  spec.Field[bool]{Value: true, Pos: pos},
-			MaxLength: spec.Field[int]{Value: spec.DefaultMaxLength, Pos: pos},
+			MaxLength: spec.Field[int]{Value: defaults.KeyMaxLength, Pos: pos},
 		},
 		Scope:         spec.Field[[]string]{Value: []string{"tenant"}, Pos: pos, Set: true},
-		Retention:     spec.Field[time.Duration]{Value: spec.DefaultRetention, Pos: pos},
-		Tombstone:     spec.Field[time.Duration]{Value: spec.DefaultTombstone, Pos: pos},
+		Retention:     spec.Field[time.Duration]{Value: defaults.Retention, Pos: pos},
+		Tombstone:     spec.Field[time.Duration]{Value: defaults.Tombstone, Pos: pos},
 		Concurrency:   spec.Field[spec.Concurrency]{Value: spec.ConcurrencyWait, Pos: pos},
-		WaitTimeout:   spec.Field[time.Duration]{Value: spec.DefaultWaitTimeout, Pos: pos},
+		WaitTimeout:   spec.Field[time.Duration]{Value: defaults.WaitTimeout, Pos: pos},
 		Replay:        spec.Field[spec.Replay]{Value: spec.ReplayStored, Pos: pos},
 		StoreFailures: spec.Field[[]string]{Value: []string{"4xx"}, Pos: pos, Set: true},
 		Mode:          spec.Field[spec.Mode]{Value: spec.ModeAtomic, Pos: pos},
-		Lease:         spec.Field[time.Duration]{Value: spec.DefaultLease, Pos: pos},
+		Lease:         spec.Field[time.Duration]{Value: defaults.Lease, Pos: pos},
 	}
 	for _, name := range effects {
 		c.Effects = append(c.Effects, spec.Effect{

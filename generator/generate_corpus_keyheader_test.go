@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/idemgen/idemgen/spec"
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // keyHeaderParameter is the components/parameters entry documentKeyHeader
@@ -49,7 +49,7 @@ func documentKeyHeader(t testing.TB, src, dir string) string {
 		t.Fatalf("%s already has components/parameters/%s", src, keyHeaderParameter)
 	}
 	params.Content = append(params.Content, scalar(keyHeaderParameter), mapping(
-		scalar("name"), scalar(spec.DefaultKeyHeader),
+		scalar("name"), scalar(defaults.KeyHeader),
 		scalar("in"), scalar("header"),
 		scalar("required"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"},
 		scalar("schema"), mapping(scalar("type"), scalar("string"), scalar("maxLength"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "255"}),
@@ -133,7 +133,7 @@ func documentsKeyHeader(components, list *yaml.Node) bool {
 			p = mappingValue(components, strings.TrimPrefix(ref.Value, "#/components/parameters/"))
 		}
 		in, name := mappingValue(p, "in"), mappingValue(p, "name")
-		if in != nil && name != nil && in.Value == "header" && strings.EqualFold(name.Value, spec.DefaultKeyHeader) {
+		if in != nil && name != nil && in.Value == "header" && strings.EqualFold(name.Value, defaults.KeyHeader) {
 			return true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/idemgen/idemgen/runtime/defaults"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -237,8 +238,8 @@ func TestCorpusKeyHeaderPassesLint(t *testing.T) {
 					continue
 				}
 				annotated++
-				if op.Op.Parameters.GetByInAndName("header", spec.DefaultKeyHeader) == nil && op.PathItem.Parameters.GetByInAndName("header", spec.DefaultKeyHeader) == nil {
-					t.Errorf("%s does not document %s", describe(op), spec.DefaultKeyHeader)
+				if op.Op.Parameters.GetByInAndName("header", defaults.KeyHeader) == nil && op.PathItem.Parameters.GetByInAndName("header", defaults.KeyHeader) == nil {
+					t.Errorf("%s does not document %s", describe(op), defaults.KeyHeader)
 				}
 			}
 			if want := annotateCorpus(original); annotated != want {

@@ -142,19 +142,3 @@ type Effect struct {
 	Name      Field[string]
 	OnUnknown Field[OnUnknown]
 }
-
-// The built-in defaults, used where neither the operation nor the document's
-// x-idempotency-defaults say otherwise.
-const (
-	DefaultKeyHeader   = "Idempotency-Key"
-	DefaultMaxLength   = 255
-	DefaultRetention   = 24 * time.Hour
-	DefaultTombstone   = 30 * 24 * time.Hour
-	DefaultWaitTimeout = 5 * time.Second
-	DefaultLease       = 30 * time.Second
-)
-
-// DefaultStoreFailures is the built-in store-failures: business refusals
-// (4xx) are final, so a retry gets the same refusal instead of running the
-// operation again; 5xx and errors always free the key.
-var DefaultStoreFailures = []string{"4xx"}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 )
 
 // block is one x-idempotency or x-idempotency-defaults block as written.
@@ -295,7 +297,7 @@ func (d *decoder) pointers(n *yaml.Node, path string) []Field[string] {
 			continue
 		}
 		if reason := pointerProblem(item.Value); reason != "" {
-			d.errorf(item, ipath, "%q is not a JSON pointer: %s", item.Value, reason)
+			d.errorf(item, ipath, "not a JSON pointer: %s", reason)
 			continue
 		}
 		out = append(out, Field[string]{Value: item.Value, Pos: d.pos(item), Set: true})
@@ -304,16 +306,16 @@ func (d *decoder) pointers(n *yaml.Node, path string) []Field[string] {
 }
 
 // pointerProblem says what makes p an unusable JSON pointer into a request
-// body, or "" when it is fine. The empty pointer, the whole body, is not
-// accepted: leaving a list out already means the whole body.
+// body, or "" when it is fine; runtime/jsonpointer decides what a pointer
+// is. The empty pointer, the whole body, is not accepted: leaving a list
+// out already means the whole body.
 func pointerProblem(p string) string {
-	if !strings.HasPrefix(p, "/") {
-		return "want a leading / as in /" + p
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return "~ must be followed by 0 or 1"
-		}
+	err := jsonpointer.Check(p)
+	switch {
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Sprintf("%q does not start with / (write /%s)", p, p)
+	case err != nil:
+		return strings.TrimPrefix(err.Error(), jsonpointer.ErrSyntax.Error()+": ")
 	}
 	return ""
 }

@@ -2,16 +2,18 @@ package spec
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // merge builds an operation's contract from its own block over the
 // document's defaults block (nil when the document has none) over the
-// built-in defaults. Each value keeps the position of the block that gave
-// it; a built-in default is not Set and points at the operation's block.
-func merge(op, defaults *block) *Contract {
-	def := defaults
+// built-in defaults of package runtime/defaults, the one table the runtime
+// reads too. Each value keeps the position of the block that gave it; a
+// built-in default is not Set and points at the operation's block.
+func merge(op, docDefaults *block) *Contract {
+	def := docDefaults
 	if def == nil {
 		def = &block{}
 	}
@@ -21,25 +23,25 @@ func merge(op, defaults *block) *Contract {
 	c.Key.In = pick(op.c.Key.In, def.c.Key.In, KeyInHeader, at)
 	var defaultName string
 	if c.Key.In.Value == KeyInHeader {
-		defaultName = DefaultKeyHeader
+		defaultName = defaults.KeyHeader
 	}
 	c.Key.Name = pick(op.c.Key.Name, def.c.Key.Name, defaultName, at)
-	c.Key.Required = pick(op.c.Key.Required, def.c.Key.Required, true, at)
-	c.Key.MaxLength = pick(op.c.Key.MaxLength, def.c.Key.MaxLength, DefaultMaxLength, at)
+	c.Key.Required = pick(op.c.Key.Required, def.c.Key.Required, defaults.KeyRequired, at)
+	c.Key.MaxLength = pick(op.c.Key.MaxLength, def.c.Key.MaxLength, defaults.KeyMaxLength, at)
 
 	c.NaturalKey = pickList(op.hasNaturalKey, op.c.NaturalKey, def.c.NaturalKey)
 	c.Scope = pick(op.c.Scope, def.c.Scope, nil, at)
 	c.Fingerprint.Include = pickList(op.hasInclude, op.c.Fingerprint.Include, def.c.Fingerprint.Include)
 	c.Fingerprint.Exclude = pickList(op.hasExclude, op.c.Fingerprint.Exclude, def.c.Fingerprint.Exclude)
 	c.Fingerprint.Unordered = pickList(op.hasUnordered, op.c.Fingerprint.Unordered, def.c.Fingerprint.Unordered)
-	c.Retention = pick(op.c.Retention, def.c.Retention, DefaultRetention, at)
-	c.Tombstone = pick(op.c.Tombstone, def.c.Tombstone, DefaultTombstone, at)
-	c.Concurrency = pick(op.c.Concurrency, def.c.Concurrency, ConcurrencyWait, at)
-	c.WaitTimeout = pick(op.c.WaitTimeout, def.c.WaitTimeout, DefaultWaitTimeout, at)
-	c.Replay = pick(op.c.Replay, def.c.Replay, ReplayStored, at)
-	c.StoreFailures = pick(op.c.StoreFailures, def.c.StoreFailures, slices.Clone(DefaultStoreFailures), at)
-	c.Mode = pick(op.c.Mode, def.c.Mode, ModeAtomic, at)
-	c.Lease = pick(op.c.Lease, def.c.Lease, DefaultLease, at)
+	c.Retention = pick(op.c.Retention, def.c.Retention, defaults.Retention, at)
+	c.Tombstone = pick(op.c.Tombstone, def.c.Tombstone, defaults.Tombstone, at)
+	c.Concurrency = pick(op.c.Concurrency, def.c.Concurrency, Concurrency(defaults.Concurrency), at)
+	c.WaitTimeout = pick(op.c.WaitTimeout, def.c.WaitTimeout, defaults.WaitTimeout, at)
+	c.Replay = pick(op.c.Replay, def.c.Replay, Replay(defaults.Replay), at)
+	c.StoreFailures = pick(op.c.StoreFailures, def.c.StoreFailures, defaults.StoreFailures(), at)
+	c.Mode = pick(op.c.Mode, def.c.Mode, Mode(defaults.Mode), at)
+	c.Lease = pick(op.c.Lease, def.c.Lease, defaults.Lease, at)
 	c.Effects = pickList(op.hasEffects, op.c.Effects, def.c.Effects)
 	for i := range c.Effects {
 		e := &c.Effects[i]

@@ -4,5 +4,7 @@
 // rules.
 //
 // The model is plain data. This package knows nothing of Go code generation
-// and must not import the generator, the templates or the runtime.
+// and must not import the generator, the templates or the runtime, except
+// the runtime's two leaf packages it shares with both: runtime/defaults,
+// the one table of contract defaults, and runtime/jsonpointer.
 package spec

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -91,4 +92,38 @@ func (l ErrorList) errOrNil() error {
 	}
 	sortErrors(l)
 	return l
+}
+
+// RuleUnusable is the rule id under which idemgen check reports, in its
+// JSON and GitHub formats, a reason a spec is unusable: an unreadable
+// file, invalid YAML or JSON, something that is not OpenAPI, an overlay
+// that does not apply, or a contract that does not decode.
+const RuleUnusable = "LOAD001"
+
+// UnusableDiagnostics returns the reasons in a Load error as error
+// diagnostics under RuleUnusable, in the error's order. An error without a
+// position of its own, which Load does not return but a caller may pass,
+// is placed at file.
+func UnusableDiagnostics(err error, file string) []Diagnostic {
+	var list ErrorList
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = ErrorList{one}
+	default:
+		list = ErrorList{{Pos: Position{File: file}, Msg: err.Error()}}
+	}
+	out := make([]Diagnostic, len(list))
+	for i, e := range list {
+		out[i] = Diagnostic{
+			Pos:      e.Pos,
+			Severity: SeverityError,
+			Rule:     RuleUnusable,
+			Path:     e.Path,
+			Message:  e.Msg,
+			Hint:     "the spec cannot be used until this is fixed; nothing else in it was checked",
+		}
+	}
+	return out
 }

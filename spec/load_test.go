@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // loadT loads path and fails the test on an error.
@@ -63,7 +65,7 @@ func TestLoadMergesDefaultsWithPositions(t *testing.T) {
 		Pos: block,
 		Key: Key{
 			In:        builtin(KeyInHeader, block),
-			Name:      builtin(DefaultKeyHeader, block),
+			Name:      builtin(defaults.KeyHeader, block),
 			Required:  builtin(true, block),
 			MaxLength: set(128, at(9, 17)),
 		},
@@ -97,19 +99,19 @@ func TestLoadMergesDefaultsWithPositions(t *testing.T) {
 		Pos: empty,
 		Key: Key{
 			In:        builtin(KeyInHeader, empty),
-			Name:      builtin(DefaultKeyHeader, empty),
+			Name:      builtin(defaults.KeyHeader, empty),
 			Required:  builtin(true, empty),
 			MaxLength: set(128, at(9, 17)),
 		},
 		Scope:         set([]string{"tenant"}, at(6, 10)),
 		Retention:     set(72*time.Hour, at(7, 14)),
-		Tombstone:     builtin(DefaultTombstone, empty),
+		Tombstone:     builtin(defaults.Tombstone, empty),
 		Concurrency:   builtin(ConcurrencyWait, empty),
-		WaitTimeout:   builtin(DefaultWaitTimeout, empty),
+		WaitTimeout:   builtin(defaults.WaitTimeout, empty),
 		Replay:        builtin(ReplayStored, empty),
 		StoreFailures: builtin([]string{"4xx"}, empty),
 		Mode:          builtin(ModeAtomic, empty),
-		Lease:         builtin(DefaultLease, empty),
+		Lease:         builtin(defaults.Lease, empty),
 	}
 	if diff := cmp.Diff(wantCancel, findOp(t, doc, "POST", "/orders/{id}/cancel").Contract); diff != "" {
 		t.Errorf("cancelOrder contract (-want +got):\n%s", diff)

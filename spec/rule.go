@@ -58,6 +58,11 @@ func Rules() []Rule {
 		ruleWaitTimeoutWithReject,
 		ruleOptionalKey,
 		ruleKeyParameterNotRequired,
+		rulePhasedNotGenerated,
+		ruleWebhookNotGenerated,
+		ruleReplayCurrentNotGenerated,
+		ruleRequestBodyNotGenerated,
+		rulePointerNotWalkable,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
@@ -70,20 +75,47 @@ func Check(doc *Document, opts CheckOptions) []Diagnostic {
 	diags := slices.Clone(doc.Defects)
 	rules := Rules()
 	for _, op := range doc.Operations {
-		if len(op.Blocked) > 0 {
-			continue
-		}
-		for _, rule := range rules {
-			if !opts.enabled(rule) {
-				continue
-			}
-			run := &ruleRun{rule: rule, doc: doc, op: op, c: op.Contract}
-			rule.check(run)
-			diags = append(diags, run.found...)
-		}
+		diags = append(diags, checkOperation(doc, op, rules, opts)...)
 	}
 	SortDiagnostics(diags)
 	return diags
+}
+
+// checkOperation runs the enabled rules on one operation; an operation a
+// document defect blocks is not checked.
+func checkOperation(doc *Document, op *Operation, rules []Rule, opts CheckOptions) []Diagnostic {
+	if len(op.Blocked) > 0 {
+		return nil
+	}
+	var diags []Diagnostic
+	for _, rule := range rules {
+		if !opts.enabled(rule) {
+			continue
+		}
+		run := &ruleRun{rule: rule, doc: doc, op: op, c: op.Contract}
+		rule.check(run)
+		diags = append(diags, run.found...)
+	}
+	return diags
+}
+
+// NotGenerated returns why the annotated operation op of doc is not
+// generated: the document defects that block it and the error findings of
+// the rules on its contract, sorted. It is empty when op has no contract
+// or is generated as its contract says, which is exactly when check
+// reports no error about it.
+func NotGenerated(doc *Document, op *Operation) []Diagnostic {
+	if op.Contract == nil {
+		return nil
+	}
+	out := slices.Clone(op.Blocked)
+	for _, d := range checkOperation(doc, op, Rules(), CheckOptions{}) {
+		if d.Severity == SeverityError {
+			out = append(out, d)
+		}
+	}
+	SortDiagnostics(out)
+	return out
 }
 
 // SortDiagnostics orders diagnostics by position, then rule id, then

@@ -70,7 +70,7 @@ var ruleHaltOnAtomic = Rule{
 			}
 			r.report(e.OnUnknown.Pos, fmt.Sprintf("x-idempotency.effects[%d].on-unknown", i),
 				fmt.Sprintf("effect %q halts on an unknown outcome, but %s is atomic: its transaction has committed before the effect runs, so there is no recovery point to halt at", e.Name.Value, r.opName()),
-				"set mode: phased with a lease, or choose on-unknown: verify")
+				"choose on-unknown: verify, which asks the provider before any repeat; halt needs phased mode, which is not generated yet")
 		}
 	},
 }

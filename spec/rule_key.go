@@ -33,7 +33,7 @@ var ruleBodyKeyNotString = Rule{
 	ID:       "IDEM010",
 	Name:     "body-key-not-string",
 	Severity: SeverityError,
-	Summary:  "key.in: body with a key.name pointer to a missing or non-string field",
+	Summary:  "key.in: body with a key.name pointer to a missing or non-string field, or on a form body",
 	check: func(r *ruleRun) {
 		if r.c == nil || r.c.Key.In.Value != KeyInBody {
 			return
@@ -49,6 +49,12 @@ var ruleBodyKeyNotString = Rule{
 		if body == nil {
 			r.report(f.Pos, "x-idempotency.key.name",
 				fmt.Sprintf("key.in is body but %s has no request body schema", r.opName()), hint)
+			return
+		}
+		if kind, _, _ := generatedBody(r.op); kind == mediaForm {
+			r.report(r.c.Key.In.Pos, "x-idempotency.key.in",
+				fmt.Sprintf("key.in is body but the request body of %s is a form: the key is read from a JSON body, so every request would be refused with 400", r.opName()),
+				"send the key in a header (key.in: header), or accept the body as application/json")
 			return
 		}
 		res := resolve(body, p)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 )
 
 // This file holds what the rules need to read a request schema: JSON
@@ -23,34 +25,16 @@ import (
 // unescaped. The empty pointer addresses the whole body.
 type pointer []string
 
-// parsePointer parses a JSON pointer, undoing the ~1 and ~0 escapes.
+// parsePointer parses a JSON pointer with runtime/jsonpointer, the one
+// parser spec, generator and runtime share.
 func parsePointer(s string) (pointer, error) {
-	if s == "" {
-		return pointer{}, nil
-	}
-	if s[0] != '/' {
-		return nil, fmt.Errorf("%q is not a JSON pointer: it must start with /", s)
-	}
-	tokens := strings.Split(s[1:], "/")
-	for i, tok := range tokens {
-		for j := 0; j < len(tok); j++ {
-			if tok[j] == '~' && (j+1 == len(tok) || (tok[j+1] != '0' && tok[j+1] != '1')) {
-				return nil, fmt.Errorf("%q has a bare ~: write ~0 for ~ and ~1 for /", s)
-			}
-		}
-		tokens[i] = pointerUnescaper.Replace(tok)
-	}
-	return tokens, nil
+	tokens, err := jsonpointer.Parse(s)
+	return pointer(tokens), err
 }
 
 // String formats the pointer with ~0 and ~1 escapes.
 func (p pointer) String() string {
-	var b strings.Builder
-	for _, tok := range p {
-		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
-	}
-	return b.String()
+	return jsonpointer.Join(p...)
 }
 
 // covers reports whether p is q or an ancestor of q, or may be: a "*" on
@@ -78,12 +62,16 @@ func isElementToken(tok string) bool {
 }
 
 // requestSchema returns the schema of the operation's request body: the
-// application/json one when there is one, else the first JSON-like media
-// type, else the first media type with a schema, in name order. It returns
-// nil when the operation has no request body schema.
+// one generated code decodes (see generatedBody) when it has a schema,
+// else the first JSON-like media type, else the first media type with a
+// schema, in name order. It returns nil when the operation has no request
+// body schema.
 func requestSchema(op *Operation) *openapi3.Schema {
 	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil {
 		return nil
+	}
+	if _, m, _ := generatedBody(op); m != nil && m.Schema != nil && m.Schema.Value != nil {
+		return m.Schema.Value
 	}
 	content := op.Op.RequestBody.Value.Content
 	names := make([]string, 0, len(content))

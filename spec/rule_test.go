@@ -10,6 +10,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // ruleTestSpec is the OpenAPI document the rule tests annotate by hand.
@@ -62,6 +64,10 @@ paths:
                         trace_id: {type: string}
                     client_sent_at: {type: string, format: date-time}
                     meta: {type: object, additionalProperties: true}
+                    choice:
+                      oneOf:
+                        - {type: object, properties: {card: {type: string}}}
+                        - {type: object, properties: {iban: {type: string}}}
       responses:
         "201": {description: created}
   /orders/{id}:
@@ -113,17 +119,17 @@ func rtGoodContract() *Contract {
 			In:        rtSet(KeyInHeader, 2),
 			Name:      rtSet("Idempotency-Key", 3),
 			Required:  rtSet(true, 4),
-			MaxLength: rtBuiltin(DefaultMaxLength),
+			MaxLength: rtBuiltin(defaults.KeyMaxLength),
 		},
 		Scope:       rtSet([]string{"tenant"}, 5),
 		Fingerprint: Fingerprint{Exclude: rtPtrs(6, "/client_sent_at", "/audit")},
 		Retention:   rtSet(72*time.Hour, 8),
-		Tombstone:   rtBuiltin(DefaultTombstone),
+		Tombstone:   rtBuiltin(defaults.Tombstone),
 		Concurrency: rtSet(ConcurrencyWait, 9),
-		WaitTimeout: rtBuiltin(DefaultWaitTimeout),
+		WaitTimeout: rtBuiltin(defaults.WaitTimeout),
 		Replay:      rtBuiltin(ReplayStored),
 		Mode:        rtSet(ModeAtomic, 10),
-		Lease:       rtBuiltin(DefaultLease),
+		Lease:       rtBuiltin(defaults.Lease),
 		Effects: []Effect{
 			{Pos: rtAt(11), Name: rtSet("confirmation_email", 11), OnUnknown: rtSet(OnUnknownRetry, 12)},
 		},
@@ -168,6 +174,20 @@ func rtOperation(t testing.TB, doc *Document, id string) *Operation {
 	return nil
 }
 
+// rtRenameMedia offers createOrder's request body under the media type
+// name instead of application/json, with schema instead of its own unless
+// schema is nil.
+func rtRenameMedia(t testing.TB, doc *Document, name string, schema *openapi3.Schema) {
+	t.Helper()
+	content := rtOperation(t, doc, "createOrder").Op.RequestBody.Value.Content
+	m := *content["application/json"]
+	delete(content, "application/json")
+	if schema != nil {
+		m.Schema = &openapi3.SchemaRef{Value: schema}
+	}
+	content[name] = &m
+}
+
 // rtFinding is the part of a diagnostic a rule test pins: rule and line.
 type rtFinding struct {
 	Rule string
@@ -191,8 +211,8 @@ func TestRules(t *testing.T) {
 			name: "fingerprint pointers that exist",
 			mutate: func(c *Contract) {
 				c.Fingerprint = Fingerprint{
-					Include:   rtPtrs(20, "/items", "/items/0/quantity", "/delivery/a~1b", "/delivery/t~0x", "/meta/anything", "/shop_id"),
-					Exclude:   rtPtrs(30, "/items/*/sku", "/meta/*/x"),
+					Include:   rtPtrs(20, "/items", "/items/0/quantity", "/delivery/a~1b", "/delivery/t~0x", "/meta", "/choice", "/shop_id"),
+					Exclude:   rtPtrs(30, "/items/*/sku", "/delivery/*", "/choice"),
 					Unordered: rtPtrs(40, "/items"),
 				}
 			},
@@ -263,7 +283,6 @@ func TestRules(t *testing.T) {
 		{
 			name: "IDEM005 retention shorter than lease",
 			mutate: func(c *Contract) {
-				c.Mode = rtSet(ModePhased, 10)
 				c.Lease = rtSet(48*time.Hour, 20)
 				c.Retention = rtSet(24*time.Hour, 8)
 			},
@@ -333,7 +352,7 @@ func TestRules(t *testing.T) {
 		{
 			name:   "IDEM009 default key header undocumented",
 			op:     "cancelOrder",
-			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtBuiltin(DefaultKeyHeader) },
+			mutate: func(c *Contract) { c.Fingerprint = Fingerprint{}; c.Key.Name = rtBuiltin(defaults.KeyHeader) },
 			want:   []rtFinding{{"IDEM009", 1}},
 		},
 		{
@@ -373,7 +392,7 @@ func TestRules(t *testing.T) {
 		{
 			name:   "IDEM013 phased without lease",
 			mutate: func(c *Contract) { c.Mode = rtSet(ModePhased, 10) },
-			want:   []rtFinding{{"IDEM013", 10}},
+			want:   []rtFinding{{"IDEM013", 10}, {"IDEM020", 10}},
 		},
 		{
 			name: "IDEM014 halt on atomic",
@@ -389,6 +408,7 @@ func TestRules(t *testing.T) {
 				c.Lease = rtSet(time.Minute, 13)
 				c.Effects = append(c.Effects, Effect{Pos: rtAt(20), Name: rtSet("charge_card", 20), OnUnknown: rtSet(OnUnknownHalt, 21)})
 			},
+			want: []rtFinding{{"IDEM020", 10}},
 		},
 		{
 			name:   "IDEM015 contract on GET",
@@ -440,6 +460,72 @@ func TestRules(t *testing.T) {
 				c.Key.Required = rtSet(false, 4)
 			},
 			want: []rtFinding{{"IDEM018", 4}},
+		},
+		{
+			name: "IDEM010 body key on a form body",
+			doc:  func(d *Document) { rtRenameMedia(t, d, "application/x-www-form-urlencoded", nil) },
+			mutate: func(c *Contract) {
+				c.Key.In = rtSet(KeyInBody, 2)
+				c.Key.Name = rtSet("/event_id", 3)
+			},
+			want:     []rtFinding{{"IDEM010", 2}},
+			wantText: "the key is read from a JSON body",
+		},
+		{
+			name:     "IDEM020 phased mode",
+			mutate:   func(c *Contract) { c.Mode = rtSet(ModePhased, 10); c.Lease = rtSet(time.Minute, 11) },
+			want:     []rtFinding{{"IDEM020", 10}},
+			wantText: "mode phased is not generated yet",
+		},
+		{
+			name:     "IDEM021 webhook",
+			doc:      func(d *Document) { rtOperation(t, d, "createOrder").Webhook = true },
+			mutate:   func(*Contract) {},
+			want:     []rtFinding{{"IDEM021", 1}},
+			wantText: "is not generated yet: webhook receivers come with the inbox",
+		},
+		{
+			name:     "IDEM022 replay current",
+			mutate:   func(c *Contract) { c.Replay = rtSet(ReplayCurrent, 12) },
+			want:     []rtFinding{{"IDEM022", 12}},
+			wantText: "replay current is not generated yet",
+		},
+		{
+			name:     "IDEM023 multipart body",
+			doc:      func(d *Document) { rtRenameMedia(t, d, "multipart/form-data", nil) },
+			mutate:   func(*Contract) {},
+			want:     []rtFinding{{"IDEM023", 100}},
+			wantText: "is multipart/form-data: only JSON",
+		},
+		{
+			name:   "IDEM023 quiet on a JSON-structured or form body",
+			doc:    func(d *Document) { rtRenameMedia(t, d, "application/vnd.api+json; charset=utf-8", nil) },
+			mutate: func(*Contract) {},
+		},
+		{
+			name: "IDEM023 form body that is not an object",
+			doc: func(d *Document) {
+				rtRenameMedia(t, d, "application/x-www-form-urlencoded", openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema()))
+			},
+			mutate:   func(c *Contract) { c.Fingerprint = Fingerprint{} },
+			want:     []rtFinding{{"IDEM023", 100}},
+			wantText: "is not an object with properties",
+		},
+		{
+			name: "IDEM024 pointers through values generated code keeps whole",
+			mutate: func(c *Contract) {
+				c.Fingerprint = Fingerprint{
+					Include:   rtPtrs(20, "/meta/anything", "/choice/card"),
+					Exclude:   rtPtrs(30, "/meta/*/x", "/items/0/quantity", "/delivery/*/x", "/choice/iban"),
+					Unordered: rtPtrs(40, "/meta/list"),
+				}
+				c.NaturalKey = rtPtrs(50, "/meta/shop")
+			},
+			want: []rtFinding{
+				{"IDEM024", 20}, {"IDEM024", 21}, {"IDEM024", 30}, {"IDEM024", 31}, {"IDEM024", 32}, {"IDEM024", 33},
+				{"IDEM024", 40}, {"IDEM024", 50},
+			},
+			wantText: "/meta is a free-form value, which generated code keeps whole",
 		},
 		{
 			name: "several findings sorted by line",
@@ -527,36 +613,6 @@ func TestRulesAreDocumentedAndOrdered(t *testing.T) {
 			t.Errorf("rule %s: OptIn and enabledBy disagree", r.ID)
 		}
 		seen[r.Name] = true
-	}
-}
-
-func TestParsePointer(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    pointer
-		wantErr bool
-	}{
-		{in: "/a", want: pointer{"a"}},
-		{in: "/items/*/sku", want: pointer{"items", "*", "sku"}},
-		{in: "/a~1b/c~0d", want: pointer{"a/b", "c~d"}},
-		{in: "/~01", want: pointer{"~1"}},
-		{in: "a", wantErr: true},
-		{in: "/a~2", wantErr: true},
-		{in: "/a~", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parsePointer(tt.in)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("parsePointer(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("parsePointer(%q) (-want +got):\n%s", tt.in, diff)
-			}
-			if err == nil && got.String() != tt.in {
-				t.Errorf("String() = %q, want %q", got.String(), tt.in)
-			}
-		})
 	}
 }
 

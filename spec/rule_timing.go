@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
 )
 
 // The rules on durations and the concurrency policy: retention against the
@@ -55,7 +57,7 @@ var rulePhasedWithoutLease = Rule{
 		}
 		r.report(r.c.Mode.Pos, "x-idempotency.mode",
 			fmt.Sprintf("mode phased without a lease uses the default of %s: a step that runs longer loses the operation to a retry, which resumes it while the first attempt still runs",
-				FormatDuration(DefaultLease)),
+				FormatDuration(defaults.Lease)),
 			"set lease to the longest time one attempt may take, such as lease: 2m")
 	},
 }

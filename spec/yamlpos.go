@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 )
 
 // source is one file read during a load: its name as reported in
@@ -122,9 +124,6 @@ func mappingEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
-// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer token.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-
 // lookupPointer resolves a JSON pointer (RFC 6901), such as
 // /components/schemas/Order, inside the tree rooted at n.
 func lookupPointer(n *yaml.Node, pointer string) (*yaml.Node, bool) {
@@ -135,8 +134,7 @@ func lookupPointer(n *yaml.Node, pointer string) (*yaml.Node, bool) {
 	if !strings.HasPrefix(pointer, "/") {
 		return nil, false
 	}
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = pointerUnescaper.Replace(tok)
+	for _, tok := range jsonpointer.Split(pointer) {
 		switch {
 		case n == nil:
 			return nil, false

@@ -23,7 +23,8 @@ rules (docs/rules.md) on every x-idempotency contract.
 
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 when a
 spec is unusable (unreadable, invalid YAML or OpenAPI, a contract that does
-not decode).`,
+not decode). The text format prints why a spec is unusable on stderr; json
+and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := spec.ParseFormat(format)
@@ -38,9 +39,16 @@ not decode).`,
 			var diags []spec.Diagnostic
 			unusable := false
 			for _, path := range args {
-				doc := loadSpec(cmd.Context(), path, overlays, cmd.ErrOrStderr())
-				if doc == nil {
+				doc, err := loadDocument(cmd.Context(), path, overlays)
+				if err != nil {
+					// Text goes to stderr as generate and explain print it;
+					// the other formats carry it to their readers.
 					unusable = true
+					if f == spec.FormatText {
+						fmt.Fprintln(cmd.ErrOrStderr(), err)
+					} else {
+						diags = append(diags, spec.UnusableDiagnostics(err, path)...)
+					}
 					continue
 				}
 				diags = append(diags, spec.Check(doc, opts)...)

@@ -16,7 +16,9 @@ func newExplainCommand() *cobra.Command {
 		Long: `explain prints a Markdown document for reviewers: one section per operation
 with an x-idempotency contract, saying in plain words what counts as a
 retry, what it gets back, for how long, and what happens to each side
-effect whose outcome is unknown.`,
+effect whose outcome is unknown. An operation that is not generated (an
+error of idemgen check, or a document defect that blocks it) is marked so,
+with the reasons, instead of being described as working.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			doc := loadSpec(cmd.Context(), args[0], overlays, cmd.ErrOrStderr())

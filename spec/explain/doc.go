@@ -4,5 +4,6 @@
 //
 // It is a reporting stage after spec: it decides every sentence here and
 // hands them to the templates package, which only lays them out. It must
-// not import the generator or the runtime.
+// not import the generator or the runtime, except the leaf package
+// runtime/jsonpointer.
 package explain

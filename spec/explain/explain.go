@@ -24,10 +24,14 @@ type Report struct {
 type Section struct {
 	// Title is "operationId — METHOD /path".
 	Title string
-	// Blocked holds one sentence per document defect that keeps the
-	// operation from being generated.
-	Blocked []string
-	Items   []Item
+	// NotGenerated holds one line per error that keeps the operation from
+	// being generated: a document defect that blocks it, or an error
+	// finding of idemgen check on its contract. When there is any, Unkept
+	// says what that means and Items and Effects are empty: the section
+	// describes no guarantee that no code keeps.
+	NotGenerated []string
+	Unkept       string
+	Items        []Item
 	// EffectsIntro and Effects explain the side effects; Effects is empty
 	// when the operation declares none.
 	EffectsIntro string
@@ -40,10 +44,11 @@ type Item struct {
 	Text  string
 }
 
-// Build explains every annotated operation of doc, in document order.
+// Build explains every annotated operation of doc, in document order; an
+// operation that is not generated gets the reasons instead of guarantees.
 func Build(doc *spec.Document) Report {
 	r := Report{File: doc.Path}
-	annotated := 0
+	annotated, notGenerated := 0, 0
 	for _, op := range doc.Operations {
 		if op.Contract == nil {
 			if spec.IsMutatingMethod(op.Method) {
@@ -52,9 +57,20 @@ func Build(doc *spec.Document) Report {
 			continue
 		}
 		annotated++
-		r.Sections = append(r.Sections, section(op))
+		s := section(doc, op)
+		if len(s.NotGenerated) > 0 {
+			notGenerated++
+		}
+		r.Sections = append(r.Sections, s)
 	}
 	r.Summary = fmt.Sprintf("%d of %d operations carry an idempotency contract.", annotated, len(doc.Operations))
+	switch notGenerated {
+	case 0:
+	case 1:
+		r.Summary += " 1 of them is not generated, for the reasons given below."
+	default:
+		r.Summary += fmt.Sprintf(" %d of them are not generated, for the reasons given below.", notGenerated)
+	}
 	return r
 }
 
@@ -67,12 +83,17 @@ func Render(w io.Writer, doc *spec.Document) error {
 	return t.Execute(w, Build(doc))
 }
 
-// section explains the contract of one annotated operation.
-func section(op *spec.Operation) Section {
+// section explains the contract of one annotated operation of doc, or
+// says why it is not generated.
+func section(doc *spec.Document, op *spec.Operation) Section {
 	c := op.Contract
 	s := Section{Title: title(op)}
-	for _, d := range op.Blocked {
-		s.Blocked = append(s.Blocked, fmt.Sprintf("%s: %s", d.Pos, d.Message))
+	if reasons := spec.NotGenerated(doc, op); len(reasons) > 0 {
+		for _, d := range reasons {
+			s.NotGenerated = append(s.NotGenerated, fmt.Sprintf("%s: %s (%s)", d.Pos, d.Message, d.Rule))
+		}
+		s.Unkept = "No generated code keeps this contract until that is fixed, so this page promises none of its guarantees."
+		return s
 	}
 	sig := significant(op)
 	s.Items = []Item{
@@ -83,7 +104,7 @@ func section(op *spec.Operation) Section {
 		{"Expiry", expirySentence(c)},
 		{"Concurrent duplicate", concurrencySentence(c)},
 		{"Failures", failuresSentence(c)},
-		{"Mode", modeSentence(c)},
+		{"Mode", modeSentence},
 	}
 	if len(c.NaturalKey) > 0 {
 		s.Items = append(s.Items, Item{"Natural key", naturalKeySentence(c)})

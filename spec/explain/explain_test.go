@@ -40,12 +40,21 @@ paths:
         tombstone: 90d
         concurrency: reject
         store-failures: [409, 422]
-        mode: phased
-        lease: 2m
         effects:
           - {name: notify, on-unknown: retry}
           - {name: settle, on-unknown: verify}
-          - {name: charge, on-unknown: halt}
+  /payouts:
+    post:
+      operationId: createPayout
+      parameters:
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+      responses:
+        "201": {description: created}
+      x-idempotency:
+        mode: phased
+        lease: 2m
+        effects:
+          - {name: transfer, on-unknown: halt}
   /orders/{shop}/{id}:
     delete:
       operationId: deleteOrder
@@ -57,7 +66,6 @@ paths:
         "204": {description: ok}
       x-idempotency:
         scope: [tenant, account]
-        replay: current
     put:
       operationId: putOrder
       parameters:
@@ -97,11 +105,11 @@ func TestBuild(t *testing.T) {
 	if diff := cmp.Diff([]string{"`PUT /orders/{shop}/{id}`"}, r.Unprotected); diff != "" {
 		t.Errorf("Unprotected (-want +got):\n%s", diff)
 	}
-	if want := "2 of 3 operations carry an idempotency contract."; r.Summary != want {
+	if want := "3 of 4 operations carry an idempotency contract. 1 of them is not generated, for the reasons given below."; r.Summary != want {
 		t.Errorf("Summary = %q, want %q", r.Summary, want)
 	}
-	if len(r.Sections) != 2 {
-		t.Fatalf("got %d sections, want 2", len(r.Sections))
+	if len(r.Sections) != 3 {
+		t.Fatalf("got %d sections, want 3", len(r.Sections))
 	}
 	events, orders := r.Sections[0], r.Sections[1]
 	if events.Title != "receiveEvent — POST /events" || orders.Title != "deleteOrder — DELETE /orders/{shop}/{id}" {
@@ -119,11 +127,11 @@ func TestBuild(t *testing.T) {
 		{events, "Expiry", []string{"After 7 days", "refused for 90 days with 409 `operation-expired`"}},
 		{events, "Concurrent duplicate", []string{"gets 409 with `Retry-After` at once"}},
 		{events, "Failures", []string{"Responses with status 409 or 422 are stored"}},
-		{events, "Mode", []string{"Phased", "lease of 2m"}},
+		{events, "Mode", []string{"Atomic"}},
 		{orders, "Retry", []string{"the same `Idempotency-Key` header", "The key is required", "longer than 255 characters"}},
 		{orders, "Scope", []string{"Keys are per `tenant` and `account`; a key sent under another tenant or account never matches"}},
 		{orders, "Significant fields", []string{"no request body; the path parameters `shop` and `id` and the key identify it"}},
-		{orders, "Replay", []string{"A retry within 24h with the same `Idempotency-Key` header and the same `shop` and `id` in the path returns the current state of the resource"}},
+		{orders, "Replay", []string{"A retry within 24h with the same `Idempotency-Key` header and the same `shop` and `id` in the path returns the first response, byte for byte"}},
 		{orders, "Concurrent duplicate", []string{"waits up to 5s"}},
 		{orders, "Failures", []string{"Final client errors (4xx) are stored and replayed"}},
 		{orders, "Mode", []string{"Atomic"}},
@@ -139,7 +147,7 @@ func TestBuild(t *testing.T) {
 			}
 		})
 	}
-	wantEffects := []string{"`notify`: when its outcome is unknown, it is repeated", "`settle`: when its outcome is unknown, the provider is asked first", "`charge`: when its outcome is unknown, nothing is repeated"}
+	wantEffects := []string{"`notify`: when its outcome is unknown, it is repeated", "`settle`: when its outcome is unknown, the provider is asked first"}
 	if len(events.Effects) != len(wantEffects) {
 		t.Fatalf("effects %q", events.Effects)
 	}
@@ -150,16 +158,38 @@ func TestBuild(t *testing.T) {
 	}
 }
 
-func TestBuildBlocked(t *testing.T) {
+func TestBuildNotGenerated(t *testing.T) {
 	doc := loadExplainDoc(t)
+	payouts := Build(doc).Sections[2]
+	if payouts.Title != "createPayout — POST /payouts" {
+		t.Fatalf("section 2 is %q", payouts.Title)
+	}
+	if len(payouts.Items) != 0 || len(payouts.Effects) != 0 {
+		t.Errorf("a phased operation is described as working: %+v", payouts)
+	}
+	want := []string{"IDEM020"}
+	if len(payouts.NotGenerated) != len(want) {
+		t.Fatalf("not generated because %q, want one line per %v", payouts.NotGenerated, want)
+	}
+	for i, rule := range want {
+		if !strings.HasSuffix(payouts.NotGenerated[i], "("+rule+")") || !strings.Contains(payouts.NotGenerated[i], "explain.yaml:") {
+			t.Errorf("reason %d = %q, want a positioned %s finding", i, payouts.NotGenerated[i], rule)
+		}
+	}
+
 	defect := spec.Diagnostic{Pos: spec.Position{File: "explain.yaml", Line: 3, Col: 5}, Rule: "OAS001", Message: "dangling $ref"}
 	doc.Operations[0].Blocked = []spec.Diagnostic{defect}
 	var b bytes.Buffer
 	if err := Render(&b, doc); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "> **Not generated:** explain.yaml:3:5: dangling $ref\n") {
-		t.Errorf("blocked operation not marked:\n%s", b.String())
+	out := b.String()
+	wantText := "### receiveEvent — POST /events\n\n> **Not generated:** explain.yaml:3:5: dangling $ref (OAS001)\n\nNo generated code keeps this contract"
+	if !strings.Contains(out, wantText) {
+		t.Errorf("blocked operation not marked:\n%s", out)
+	}
+	if strings.Contains(out, "\n\n\n") {
+		t.Errorf("blank lines doubled:\n%s", out)
 	}
 }
 

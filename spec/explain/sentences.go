@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -162,12 +163,8 @@ func (f fields) content() string {
 
 func replaySentence(op *spec.Operation, f fields) string {
 	c := op.Contract
-	answer := "returns the first response, byte for byte"
-	if c.Replay.Value == spec.ReplayCurrent {
-		answer = "returns the current state of the resource rather than the first response"
-	}
-	return fmt.Sprintf("A retry within %s with the same %s%s %s, with `Idempotent-Replayed: true`. It does not run the operation again.",
-		human(c.Retention.Value), keyPhrase(c), f.content(), answer)
+	return fmt.Sprintf("A retry within %s with the same %s%s returns the first response, byte for byte, with `Idempotent-Replayed: true`. It does not run the operation again.",
+		human(c.Retention.Value), keyPhrase(c), f.content())
 }
 
 func expirySentence(c *spec.Contract) string {
@@ -197,13 +194,9 @@ func failuresSentence(c *spec.Contract) string {
 	return stored + " are stored and replayed like a success. Any other failure frees the key, so its retry runs the operation again."
 }
 
-func modeSentence(c *spec.Contract) string {
-	if c.Mode.Value == spec.ModePhased {
-		return fmt.Sprintf("Phased: claiming the key commits first, with a lease of %s, and each step commits a recovery point. A retry after the lease has run out resumes from the last recovery point; an attempt that lost its lease can no longer commit.",
-			human(c.Lease.Value))
-	}
-	return "Atomic: claiming the key, the business change, the stored response and the queued effects commit in one transaction. A crash before the commit leaves nothing behind, and a retry runs the operation afresh."
-}
+// modeSentence explains atomic mode, the one that is generated (IDEM020
+// keeps phased operations from being explained as working).
+const modeSentence = "Atomic: claiming the key, the business change, the stored response and the queued effects commit in one transaction. A crash before the commit leaves nothing behind, and a retry runs the operation afresh."
 
 func naturalKeySentence(c *spec.Contract) string {
 	var names []string
@@ -215,12 +208,11 @@ func naturalKeySentence(c *spec.Contract) string {
 }
 
 func effectSentence(e spec.Effect) string {
+	// halt is not among them: it needs phased mode (IDEM014, IDEM020).
 	var what string
 	switch e.OnUnknown.Value {
 	case spec.OnUnknownVerify:
 		what = "when its outcome is unknown, the provider is asked first whether it happened, and it is repeated only if it did not."
-	case spec.OnUnknownHalt:
-		what = "when its outcome is unknown, nothing is repeated: the operation is marked for recovery, and every retry gets 409 `operation-requires-recovery` with the operation id until an operator resolves it."
 	default:
 		what = "when its outcome is unknown, it is repeated with the same effect key until it succeeds, so the provider must treat a repeat as a no-op."
 	}
@@ -249,14 +241,11 @@ func pathParams(op *spec.Operation) []string {
 	}
 }
 
-// field shows a JSON pointer as a field reference: without the leading
-// slash, escapes undone (/items/*/sku becomes items/*/sku).
+// field shows a JSON pointer as a field reference: its tokens, unescaped,
+// joined by slashes (/items/*/sku becomes items/*/sku).
 func field(pointer string) string {
-	return pointerUnescaper.Replace(strings.TrimPrefix(pointer, "/"))
+	return strings.Join(jsonpointer.Split(pointer), "/")
 }
-
-// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // code wraps each string in backquotes.
 func code(ss []string) []string {

@@ -3,12 +3,132 @@
 package golden
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	"github.com/jackc/pgx/v5"
 	"net/http"
+	"time"
 )
 
+// contractCreateOrder is the run-time contract of createOrder (POST /orders).
+var contractCreateOrder = idem.Contract{
+	Concurrency: idem.ConcurrencyWait,
+	Fingerprint: fingerprint.Spec{
+		Exclude:   []string{"/items/*/quantity"},
+		Include:   []string{"/customer_id", "/items"},
+		Unordered: []string{"/items"},
+	},
+	Key: idem.KeySpec{
+		Header:    "idempotency-key",
+		MaxLength: 128,
+		Required:  true,
+	},
+	Method:        "POST",
+	Operation:     "createOrder",
+	Retention:     96 * time.Hour,
+	Route:         "/orders",
+	StoreFailures: []idem.StatusClass{{Class: 4}},
+	Tombstone:     336 * time.Hour,
+	WaitTimeout:   3 * time.Second,
+}
+
+// CreateOrderOperation is what the business method of createOrder (POST /orders) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+type CreateOrderOperation struct {
+	*idem.Operation
+	// Header holds response headers to send; those the contract replays are stored with the response.
+	Header http.Header
+	tx     pgx.Tx
+}
+
+// EnqueueChargeCard writes the charge_card effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+func (o *CreateOrderOperation) EnqueueChargeCard(ctx context.Context, payload []byte) (string, error) {
+	return o.Enqueue(ctx, o.tx, idem.Effect{
+		Name:      "charge_card",
+		OnUnknown: "verify",
+		Payload:   payload,
+	})
+}
+
+// EnqueueSendReceipt writes the send_receipt effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
+func (o *CreateOrderOperation) EnqueueSendReceipt(ctx context.Context, payload []byte) (string, error) {
+	return o.Enqueue(ctx, o.tx, idem.Effect{
+		Name:      "send_receipt",
+		OnUnknown: "retry",
+		Payload:   payload,
+	})
+}
+
+// EnqueueReserveStock writes the reserve_stock effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
+	return o.Enqueue(ctx, o.tx, idem.Effect{
+		Name:      "reserve_stock",
+		OnUnknown: "verify",
+		Payload:   payload,
+	})
+}
+
+// decodeCreateOrder decodes the json request body of createOrder (POST /orders).
+func decodeCreateOrder(r *idem.Request) (*CreateOrderRequest, error) {
+	var v CreateOrderRequest
+	if err := fingerprint.Validate(r.Body); err != nil {
+		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+	}
+	return &v, nil
+}
+
+// fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
+		if req == nil {
+			return
+		}
+		w.BeginObject()
+		w.Key("/customer_id")
+		w.BeginArray()
+		w.String(req.CustomerID)
+		w.EndArray()
+		w.Key("/items")
+		w.BeginArray()
+		if req.Items == nil {
+			w.Null()
+		} else {
+			w.BeginUnorderedArray()
+			for _, e0 := range req.Items {
+				w.BeginObject()
+				w.Key("sku")
+				w.String(e0.Sku)
+				w.EndObject()
+			}
+			w.EndUnorderedArray()
+		}
+		w.EndArray()
+		w.EndObject()
+	})
+}
+
+// naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders) request (/customer_id) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+func naturalKeyCreateOrder(req *CreateOrderRequest) (string, error) {
+	w := new(fingerprint.Writer)
+	w.BeginArray()
+	w.BeginArray()
+	w.String(req.CustomerID)
+	w.EndArray()
+	w.EndArray()
+	b, err := w.Result()
+	return string(b), err
+}
+
 // Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
-type Handlers interface{}
+type Handlers interface {
+	// CreateOrder runs createOrder (POST /orders) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) error
+}
 
 // Route is one generated operation for any router: its method, its path pattern and its handler.
 type Route struct {
@@ -17,9 +137,44 @@ type Route struct {
 	Handler http.Handler
 }
 
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract, decoder, typed fingerprint and business method.
+func typedCreateOrder(h Handlers) idem.Typed[CreateOrderRequest] {
+	return idem.Typed[CreateOrderRequest]{
+		Contract:    contractCreateOrder,
+		Decode:      decodeCreateOrder,
+		Fingerprint: fingerprintCreateOrder,
+		NaturalKey:  naturalKeyCreateOrder,
+		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateOrderRequest) (*idem.Response, error) {
+			handle := &CreateOrderOperation{
+				Header:    http.Header{},
+				Operation: op,
+				tx:        tx,
+			}
+			if err := h.CreateOrder(ctx, tx, handle, req); err != nil {
+				return nil, err
+			}
+			return &idem.Response{
+				Header: handle.Header,
+				Status: 201,
+			}, nil
+		},
+	}
+}
+
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
 	var routes []Route
+	{
+		handler, err := idem.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, Route{
+			Handler: handler,
+			Method:  "POST",
+			Path:    "/orders",
+		})
+	}
 	return routes, nil
 }
 

@@ -17,8 +17,33 @@ type contractFixture struct {
 	Handlers Handlers
 	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
 	ConnString string
+	// CreateTransfer supplies valid requests of createTransfer (POST /transfers) and counts its business effects.
+	CreateTransfer idemtest.Fixture[CreateTransferRequest]
 	// ReverseTransfer supplies valid requests of reverseTransfer (POST /transfers/{transfer_id}/reversals) and counts its business effects.
 	ReverseTransfer idemtest.Fixture[struct{}]
+}
+
+// TestContractCreateTransfer proves the idempotency contract of createTransfer (POST /transfers) against PostgreSQL with the service's own business logic.
+func TestContractCreateTransfer(t *testing.T) {
+	fx := newContractFixture(t)
+	idemtest.RunContract(t, idemtest.ContractCase[CreateTransferRequest]{
+		Change:     changeCreateTransfer,
+		ConnString: fx.ConnString,
+		Fixture:    fx.CreateTransfer,
+		Operation:  typedCreateTransfer(fx.Handlers),
+	})
+}
+
+// TestFingerprintCreateTransfer checks on random requests that the typed fingerprint of createTransfer (POST /transfers) equals the runtime's canonical fingerprint of the same request's JSON.
+func TestFingerprintCreateTransfer(t *testing.T) {
+	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changeCreateTransfer changes amount, a field the fingerprint of createTransfer (POST /transfers) covers, for the tests that expect a 422.
+func changeCreateTransfer(v *CreateTransferRequest) {
+	v.Amount++
 }
 
 // TestContractReverseTransfer proves the idempotency contract of reverseTransfer (POST /transfers/{transfer_id}/reversals) against PostgreSQL with the service's own business logic.

@@ -4,12 +4,84 @@ package golden
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
+
+// contractCreateTransfer is the run-time contract of createTransfer (POST /transfers).
+var contractCreateTransfer = idem.Contract{
+	Concurrency: idem.ConcurrencyWait,
+	Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
+	Key: idem.KeySpec{
+		Header:    "Idempotency-Key",
+		MaxLength: 255,
+		Required:  true,
+	},
+	Method:        "POST",
+	Operation:     "createTransfer",
+	Retention:     48 * time.Hour,
+	Route:         "/transfers",
+	StoreFailures: []idem.StatusClass{{Class: 4}},
+	Tombstone:     720 * time.Hour,
+	WaitTimeout:   5 * time.Second,
+}
+
+// CreateTransferOperation is what the business method of createTransfer (POST /transfers) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+type CreateTransferOperation struct {
+	*idem.Operation
+	// Header holds response headers to send; those the contract replays are stored with the response.
+	Header http.Header
+	tx     pgx.Tx
+}
+
+// EnqueueBankTransfer writes the bank_transfer effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, payload []byte) (string, error) {
+	return o.Enqueue(ctx, o.tx, idem.Effect{
+		Name:      "bank_transfer",
+		OnUnknown: "verify",
+		Payload:   payload,
+	})
+}
+
+// decodeCreateTransfer decodes the json request body of createTransfer (POST /transfers).
+func decodeCreateTransfer(r *idem.Request) (*CreateTransferRequest, error) {
+	var v CreateTransferRequest
+	if err := fingerprint.Validate(r.Body); err != nil {
+		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+	}
+	return &v, nil
+}
+
+// fingerprintCreateTransfer is the fingerprint of a createTransfer (POST /transfers) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/transfers", params, func(w *fingerprint.Writer) {
+		if req == nil {
+			return
+		}
+		w.BeginObject()
+		w.Key("/amount")
+		w.BeginArray()
+		w.Int(req.Amount)
+		w.EndArray()
+		w.Key("/currency")
+		w.BeginArray()
+		w.String(req.Currency)
+		w.EndArray()
+		w.Key("/destination")
+		w.BeginArray()
+		w.String(req.Destination)
+		w.EndArray()
+		w.EndObject()
+	})
+}
 
 // contractReverseTransfer is the run-time contract of reverseTransfer (POST /transfers/{transfer_id}/reversals).
 var contractReverseTransfer = idem.Contract{
@@ -47,6 +119,8 @@ func fingerprintReverseTransfer(params map[string]string) (fingerprint.Sum, erro
 
 // Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
 type Handlers interface {
+	// CreateTransfer runs createTransfer (POST /transfers) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) error
 	// ReverseTransfer runs reverseTransfer (POST /transfers/{transfer_id}/reversals) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
 	ReverseTransfer(ctx context.Context, tx pgx.Tx, op *ReverseTransferOperation) error
 }
@@ -56,6 +130,29 @@ type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+}
+
+// typedCreateTransfer binds createTransfer (POST /transfers) to h: its contract, decoder, typed fingerprint and business method.
+func typedCreateTransfer(h Handlers) idem.Typed[CreateTransferRequest] {
+	return idem.Typed[CreateTransferRequest]{
+		Contract:    contractCreateTransfer,
+		Decode:      decodeCreateTransfer,
+		Fingerprint: fingerprintCreateTransfer,
+		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateTransferRequest) (*idem.Response, error) {
+			handle := &CreateTransferOperation{
+				Header:    http.Header{},
+				Operation: op,
+				tx:        tx,
+			}
+			if err := h.CreateTransfer(ctx, tx, handle, req); err != nil {
+				return nil, err
+			}
+			return &idem.Response{
+				Header: handle.Header,
+				Status: 201,
+			}, nil
+		},
+	}
 }
 
 // typedReverseTransfer binds reverseTransfer (POST /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed fingerprint and business method.
@@ -86,6 +183,17 @@ func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
 	var routes []Route
+	{
+		handler, err := idem.NewTypedHandler(exec, typedCreateTransfer(h), scope, opts...)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, Route{
+			Handler: handler,
+			Method:  "POST",
+			Path:    "/transfers",
+		})
+	}
 	{
 		handler, err := idem.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
 		if err != nil {
