@@ -63,6 +63,7 @@ func Rules() []Rule {
 		ruleReplayCurrentNotGenerated,
 		ruleRequestBodyNotGenerated,
 		rulePointerNotWalkable,
+		ruleNaturalKeyNotSignificant,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

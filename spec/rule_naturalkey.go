@@ -52,3 +52,49 @@ var ruleNaturalKeyNotRequired = Rule{
 		}
 	},
 }
+
+var ruleNaturalKeyNotSignificant = Rule{
+	ID:       "IDEM025",
+	Name:     "natural-key-not-significant",
+	Severity: SeverityError,
+	Summary:  "a natural-key field that the fingerprint leaves out",
+	check: func(r *ruleRun) {
+		if r.c == nil {
+			return
+		}
+		for i, f := range r.c.NaturalKey {
+			p, err := parsePointer(f.Value)
+			if err != nil {
+				continue // IDEM002 reports it
+			}
+			why, hint := naturalKeyInsignificance(r.c.Fingerprint, p)
+			if why == "" {
+				continue
+			}
+			r.report(f.Pos, fmt.Sprintf("x-idempotency.natural-key[%d]", i),
+				fmt.Sprintf("natural-key %s is not significant for the fingerprint (%s): a retry with the same idempotency key and another %s would replay the first operation's answer instead of getting 422", f.Value, why, f.Value),
+				hint)
+		}
+	},
+}
+
+// naturalKeyInsignificance says why the fingerprint leaves the natural-key
+// field at p out, with the fix, or returns "" when the field is
+// significant: covered by an include (or by the whole body when there is
+// none) and by no exclude.
+func naturalKeyInsignificance(fp Fingerprint, p pointer) (why, hint string) {
+	for _, f := range fp.Exclude {
+		if q, err := parsePointer(f.Value); err == nil && q.covers(p) {
+			return "fingerprint.exclude " + f.Value + " removes it", "drop " + f.Value + " from fingerprint.exclude, or exclude only what is not part of the natural key"
+		}
+	}
+	if len(fp.Include) == 0 {
+		return "", ""
+	}
+	for _, f := range fp.Include {
+		if q, err := parsePointer(f.Value); err == nil && q.covers(p) {
+			return "", ""
+		}
+	}
+	return "fingerprint.include does not cover it", "add " + p.String() + " to fingerprint.include"
+}

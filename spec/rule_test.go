@@ -281,6 +281,31 @@ func TestRules(t *testing.T) {
 			wantText: "the request schema does not require /note",
 		},
 		{
+			name: "IDEM025 natural key left out of the fingerprint",
+			mutate: func(c *Contract) {
+				c.NaturalKey = rtPtrs(20, "/shop_id", "/event_id")
+				c.Fingerprint = Fingerprint{Include: rtPtrs(30, "/shop_id", "/items")}
+			},
+			want:     []rtFinding{{"IDEM025", 21}},
+			wantText: "natural-key /event_id is not significant for the fingerprint (fingerprint.include does not cover it)",
+		},
+		{
+			name: "IDEM025 natural key excluded",
+			mutate: func(c *Contract) {
+				c.NaturalKey = rtPtrs(20, "/shop_id", "/event_id")
+				c.Fingerprint = Fingerprint{Include: rtPtrs(30, "/shop_id", "/event_id", "/items"), Exclude: rtPtrs(40, "/event_id")}
+			},
+			want:     []rtFinding{{"IDEM025", 21}},
+			wantText: "fingerprint.exclude /event_id removes it",
+		},
+		{
+			name: "IDEM025 quiet when the includes cover the natural key",
+			mutate: func(c *Contract) {
+				c.NaturalKey = rtPtrs(20, "/shop_id", "/event_id")
+				c.Fingerprint = Fingerprint{Include: rtPtrs(30, "/shop_id", "/event_id", "/items")}
+			},
+		},
+		{
 			name: "IDEM005 retention shorter than lease",
 			mutate: func(c *Contract) {
 				c.Lease = rtSet(48*time.Hour, 20)
@@ -523,7 +548,7 @@ func TestRules(t *testing.T) {
 			},
 			want: []rtFinding{
 				{"IDEM024", 20}, {"IDEM024", 21}, {"IDEM024", 30}, {"IDEM024", 31}, {"IDEM024", 32}, {"IDEM024", 33},
-				{"IDEM024", 40}, {"IDEM024", 50},
+				{"IDEM024", 40}, {"IDEM024", 50}, {"IDEM025", 50},
 			},
 			wantText: "/meta is a free-form value, which generated code keeps whole",
 		},
