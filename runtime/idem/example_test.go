@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -37,16 +38,15 @@ func ExampleNewHandler() {
 	if err != nil {
 		panic(err)
 	}
-	contract := idem.Contract{
-		Operation:     "createOrder",
-		Method:        http.MethodPost,
-		Route:         "/orders",
-		Key:           idem.KeySpec{Header: "Idempotency-Key", Required: true},
-		Fingerprint:   fingerprint.Spec{Include: []string{"/sku"}},
-		StoreFailures: []idem.StatusClass{idem.Class4xx},
+	contract := idemimpl.Contract{
+		Operation:   "createOrder",
+		Method:      http.MethodPost,
+		Route:       "/orders",
+		Key:         idemimpl.KeySpec{Header: "Idempotency-Key"},
+		Fingerprint: fingerprint.Spec{Include: []string{"/sku"}},
 	}
 	tenant := func(r *http.Request) (string, error) { return "tenant-1", nil } // from authentication
-	create := func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+	create := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		var in struct{ SKU string }
 		if err := json.Unmarshal(req.Body, &in); err != nil {
 			return nil, err
@@ -57,9 +57,9 @@ func ExampleNewHandler() {
 			return nil, err
 		}
 		body := fmt.Sprintf(`{"order_id":%d,"sku":%q}`, id, in.SKU)
-		return &idem.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}, nil
+		return &idemimpl.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}, nil
 	}
-	h, err := idem.NewHandler(exec, contract, tenant, create)
+	h, err := idemimpl.NewHandler(exec, contract, tenant, create)
 	if err != nil {
 		panic(err)
 	}

@@ -1,35 +1,15 @@
 package idem
 
-import "time"
+import (
+	"time"
 
-// EventKind is what happened to one request.
-type EventKind int
-
-// The event kinds, for metrics (DESIGN.md section 5).
-const (
-	EventNew              EventKind = iota + 1 // the operation ran and committed
-	EventReplay                                // a stored response was replayed
-	EventConflict                              // same key, different fingerprint (422)
-	EventWaited                                // a duplicate waited for a running first request, then replayed
-	EventWaitTimeout                           // a duplicate waited wait-timeout and got 409
-	EventRejectInProgress                      // a duplicate got 409 at once under reject
-	EventExpired                               // a retry after retention (409 operation-expired)
-	EventRolledBack                            // the operation ran and was rolled back, freeing the key
-	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
-var eventNames = [...]string{
-	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
-	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
-	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
-}
-
-// String returns the kind's metric label.
-func (k EventKind) String() string {
-	if k > 0 && int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return "unknown"
+// Observer receives events, synchronously and from many goroutines at
+// once; it must be quick and safe for concurrent use.
+type Observer interface {
+	Observe(Event)
 }
 
 // Event is one observation. A waited duplicate reports EventWaited and then
@@ -37,11 +17,24 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind      EventKind
 	Operation string        // the contract's operation name
-	Duration  time.Duration // from the start of Executor.Do to the decision
+	Duration  time.Duration // from the start of the execution to the decision
 }
 
-// Observer receives events, synchronously and from many goroutines at
-// once; it must be quick and safe for concurrent use.
-type Observer interface {
-	Observe(Event)
-}
+// EventKind is what happened to one request.
+type EventKind int
+
+// The event kinds, for metrics (DESIGN.md section 5).
+const (
+	EventNew              = EventKind(engine.EventNew)              // the operation ran and committed
+	EventReplay           = EventKind(engine.EventReplay)           // a stored response was replayed
+	EventConflict         = EventKind(engine.EventConflict)         // same key, different fingerprint (422)
+	EventWaited           = EventKind(engine.EventWaited)           // a duplicate waited for a running first request, then replayed
+	EventWaitTimeout      = EventKind(engine.EventWaitTimeout)      // a duplicate waited wait-timeout and got 409
+	EventRejectInProgress = EventKind(engine.EventRejectInProgress) // a duplicate got 409 at once under reject
+	EventExpired          = EventKind(engine.EventExpired)          // a retry after retention (409 operation-expired)
+	EventRolledBack       = EventKind(engine.EventRolledBack)       // the operation ran and was rolled back, freeing the key
+	EventRequiresRecovery = EventKind(engine.EventRequiresRecovery) // a retry of an operation whose outcome is unknown (409)
+)
+
+// String returns the kind's metric label, such as "replay".
+func (k EventKind) String() string { return engine.EventKind(k).String() }
