@@ -63,12 +63,18 @@ func typedHandler(tb testing.TB, d *db) http.Handler {
 // typedHandlerWith is typedHandler with a natural-key function.
 func typedHandlerWith(tb testing.TB, d *db, naturalKey func(*typedOrder) (string, error)) http.Handler {
 	tb.Helper()
+	return typedHandlerOn(tb, d, orderContract(), naturalKey)
+}
+
+// typedHandlerOn is typedHandlerWith under contract c.
+func typedHandlerOn(tb testing.TB, d *db, c idemimpl.Contract, naturalKey func(*typedOrder) (string, error)) http.Handler {
+	tb.Helper()
 	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	h, err := idemimpl.NewTypedHandler(exec, idemimpl.Typed[typedOrder]{
-		Contract: orderContract(),
+		Contract: c,
 		Decode: func(r *idemimpl.Request) (*typedOrder, error) {
 			var o typedOrder
 			if err := json.Unmarshal(r.Body, &o); err != nil {
