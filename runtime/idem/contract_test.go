@@ -1,7 +1,6 @@
 package idem_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 // NewHandler refuses a contract it could not honour, at start-up.
@@ -49,19 +47,6 @@ func TestNewHandlerRejectsUnusableContracts(t *testing.T) {
 	}
 	if _, err := idem.NewExecutor(idem.Config{}); err == nil {
 		t.Error("NewExecutor without a pool succeeded")
-	}
-}
-
-// Refusals wrap their sentinels, so callers of Executor.Do can use
-// errors.Is; the HTTP mapping is covered by the handler tests.
-func TestRefusalErrorUnwraps(t *testing.T) {
-	err := error(&engine.RefusalError{Err: idem.ErrExpired, OperationID: "x"})
-	if !errors.Is(err, idem.ErrExpired) || errors.Is(err, idem.ErrInProgress) {
-		t.Errorf("errors.Is on %v does not follow the sentinel", err)
-	}
-	var ref *engine.RefusalError
-	if !errors.As(err, &ref) || ref.OperationID != "x" {
-		t.Errorf("errors.As: %+v", ref)
 	}
 }
 
