@@ -6,33 +6,33 @@ import (
 	"context"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractReverseTransfer is the run-time contract of reverseTransfer (POST /transfers/{transfer_id}/reversals).
-var contractReverseTransfer = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractReverseTransfer = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "reverseTransfer",
 	PathParams:    []string{"transfer_id"},
 	Retention:     6 * time.Hour,
 	Route:         "/transfers/{transfer_id}/reversals",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // ReverseTransferOperation is what the business method of reverseTransfer (POST /transfers/{transfer_id}/reversals) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type ReverseTransferOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	// TransferID is the path parameter transfer_id.
@@ -59,13 +59,13 @@ type Route struct {
 }
 
 // typedReverseTransfer binds reverseTransfer (POST /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed fingerprint and business method.
-func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
-	return idem.Typed[struct{}]{
+func typedReverseTransfer(h Handlers) idemimpl.Typed[struct{}] {
+	return idemimpl.Typed[struct{}]{
 		Contract: contractReverseTransfer,
 		Fingerprint: func(_ *struct{}, params map[string]string) (fingerprint.Sum, error) {
 			return fingerprintReverseTransfer(params)
 		},
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, r *idem.Request, _ *struct{}) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, _ *struct{}) (*idemimpl.Response, error) {
 			handle := &ReverseTransferOperation{
 				Header:     http.Header{},
 				Operation:  op,
@@ -75,7 +75,7 @@ func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
 			if err := h.ReverseTransfer(ctx, tx, handle); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 201,
 			}, nil
@@ -84,10 +84,10 @@ func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
