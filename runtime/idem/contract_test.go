@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 // NewHandler refuses a contract it could not honour, at start-up.
@@ -60,6 +61,39 @@ func TestEventKindNames(t *testing.T) {
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("EventKind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// The face spells out the engine's problem types and event kinds, so that
+// go doc shows them; they must be the engine's, one for one.
+func TestFaceConstantsAreTheEngines(t *testing.T) {
+	for face, eng := range map[string]string{
+		idem.ProblemTypeBase:         engine.ProblemTypeBase,
+		idem.ProblemKeyMissing:       engine.ProblemKeyMissing,
+		idem.ProblemKeyMalformed:     engine.ProblemKeyMalformed,
+		idem.ProblemBodyTooLarge:     engine.ProblemBodyTooLarge,
+		idem.ProblemInvalidBody:      engine.ProblemInvalidBody,
+		idem.ProblemScopeUnavailable: engine.ProblemScopeUnavailable,
+		idem.ProblemFingerprint:      engine.ProblemFingerprint,
+		idem.ProblemInProgress:       engine.ProblemInProgress,
+		idem.ProblemExpired:          engine.ProblemExpired,
+		idem.ProblemRequiresRecovery: engine.ProblemRequiresRecovery,
+		idem.ProblemInternal:         engine.ProblemInternal,
+		idem.ProblemNaturalKeyExists: engine.ProblemNaturalKeyExists,
+	} {
+		if face != eng {
+			t.Errorf("problem type %q, engine's %q", face, eng)
+		}
+	}
+	for face, eng := range map[idem.EventKind]engine.EventKind{
+		idem.EventNew: engine.EventNew, idem.EventReplay: engine.EventReplay, idem.EventConflict: engine.EventConflict,
+		idem.EventWaited: engine.EventWaited, idem.EventWaitTimeout: engine.EventWaitTimeout,
+		idem.EventRejectInProgress: engine.EventRejectInProgress, idem.EventExpired: engine.EventExpired,
+		idem.EventRolledBack: engine.EventRolledBack, idem.EventRequiresRecovery: engine.EventRequiresRecovery,
+	} {
+		if int(face) != int(eng) {
+			t.Errorf("event %s is %d, the engine's %s %d", face, face, eng, eng)
 		}
 	}
 }

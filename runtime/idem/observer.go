@@ -25,15 +25,15 @@ type EventKind int
 
 // The event kinds, for metrics (DESIGN.md section 5).
 const (
-	EventNew              = EventKind(engine.EventNew)              // the operation ran and committed
-	EventReplay           = EventKind(engine.EventReplay)           // a stored response was replayed
-	EventConflict         = EventKind(engine.EventConflict)         // same key, different fingerprint (422)
-	EventWaited           = EventKind(engine.EventWaited)           // a duplicate waited for a running first request, then replayed
-	EventWaitTimeout      = EventKind(engine.EventWaitTimeout)      // a duplicate waited wait-timeout and got 409
-	EventRejectInProgress = EventKind(engine.EventRejectInProgress) // a duplicate got 409 at once under reject
-	EventExpired          = EventKind(engine.EventExpired)          // a retry after retention (409 operation-expired)
-	EventRolledBack       = EventKind(engine.EventRolledBack)       // the operation ran and was rolled back, freeing the key
-	EventRequiresRecovery = EventKind(engine.EventRequiresRecovery) // a retry of an operation whose outcome is unknown (409)
+	EventNew              EventKind = iota + 1 // the operation ran and committed
+	EventReplay                                // a stored response was replayed
+	EventConflict                              // same key, different fingerprint (422)
+	EventWaited                                // a duplicate waited for a running first request, then replayed
+	EventWaitTimeout                           // a duplicate waited wait-timeout and got 409
+	EventRejectInProgress                      // a duplicate got 409 at once under reject
+	EventExpired                               // a retry after retention (409 operation-expired)
+	EventRolledBack                            // the operation ran and was rolled back, freeing the key
+	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
 )
 
 // String returns the kind's metric label, such as "replay".

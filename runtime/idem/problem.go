@@ -1,24 +1,22 @@
 package idem
 
-import "github.com/idemgen/idemgen/runtime/internal/engine"
-
 // ProblemTypeBase is the prefix of every problem type URI the runtime
 // answers with; the fragment names the section of docs/problems.md that
 // documents it.
-const ProblemTypeBase = engine.ProblemTypeBase
+const ProblemTypeBase = "https://github.com/idemgen/idemgen/blob/main/docs/problems.md#"
 
 // The problem types the runtime answers with (RFC 9457). They are stable:
 // clients may switch on them.
 const (
-	ProblemKeyMissing       = engine.ProblemKeyMissing       // 400, ErrKeyMissing
-	ProblemKeyMalformed     = engine.ProblemKeyMalformed     // 400, ErrKeyMalformed
-	ProblemBodyTooLarge     = engine.ProblemBodyTooLarge     // 413, ErrBodyTooLarge
-	ProblemInvalidBody      = engine.ProblemInvalidBody      // 400, ErrInvalidBody
-	ProblemScopeUnavailable = engine.ProblemScopeUnavailable // 403, the ScopeFunc failed
-	ProblemFingerprint      = engine.ProblemFingerprint      // 422, ErrFingerprintMismatch
-	ProblemInProgress       = engine.ProblemInProgress       // 409, ErrInProgress
-	ProblemExpired          = engine.ProblemExpired          // 409, ErrExpired
-	ProblemRequiresRecovery = engine.ProblemRequiresRecovery // 409, ErrRequiresRecovery
-	ProblemInternal         = engine.ProblemInternal         // 500, nothing disclosed
-	ProblemNaturalKeyExists = engine.ProblemNaturalKeyExists // 409, another operation created the entity
+	ProblemKeyMissing       = ProblemTypeBase + "idempotency-key-missing"     // 400, ErrKeyMissing
+	ProblemKeyMalformed     = ProblemTypeBase + "idempotency-key-malformed"   // 400, ErrKeyMalformed
+	ProblemBodyTooLarge     = ProblemTypeBase + "request-body-too-large"      // 413, ErrBodyTooLarge
+	ProblemInvalidBody      = ProblemTypeBase + "request-body-invalid"        // 400, ErrInvalidBody
+	ProblemScopeUnavailable = ProblemTypeBase + "scope-unavailable"           // 403, the ScopeFunc failed
+	ProblemFingerprint      = ProblemTypeBase + "idempotency-key-reused"      // 422, ErrFingerprintMismatch
+	ProblemInProgress       = ProblemTypeBase + "operation-in-progress"       // 409, ErrInProgress
+	ProblemExpired          = ProblemTypeBase + "operation-expired"           // 409, ErrExpired
+	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery" // 409, ErrRequiresRecovery
+	ProblemInternal         = ProblemTypeBase + "internal-error"              // 500, nothing disclosed
+	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"          // 409, another operation created the entity
 )
