@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
 
@@ -28,7 +27,7 @@ func hotel(t *testing.T) (http.Handler, *pgxpool.Pool) {
 	if _, err := pool.Exec(t.Context(), SchemaSQL); err != nil {
 		t.Fatal(err)
 	}
-	if err := pgstore.Migrate(t.Context(), pool, ""); err != nil {
+	if err := idem.Migrate(t.Context(), pool, ""); err != nil {
 		t.Fatal(err)
 	}
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
