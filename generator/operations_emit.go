@@ -10,12 +10,14 @@ import (
 	"github.com/idemgen/idemgen/spec"
 )
 
-// The import paths generated operations refer to: runtime/idem for the
-// names services see in signatures (Executor, ScopeFunc, Rejection),
-// runtime/idemimpl for everything else of the runtime.
+// idemimplImport is the runtime's face for generated code: every runtime
+// name but those services see in signatures (Executor, ScopeFunc), which
+// come from idemImport.
+const idemimplImport = "github.com/idemgen/idemgen/runtime/idemimpl"
+
+// The import paths generated operations refer to.
 const (
-	idemImport     = "github.com/idemgen/idemgen/runtime/idem"
-	idemimplImport = "github.com/idemgen/idemgen/runtime/idemimpl"
+	idemImport    = "github.com/idemgen/idemgen/runtime/idem"
 	pgxImport     = "github.com/jackc/pgx/v5"
 	contextImport = "context"
 	httpImport    = "net/http"

@@ -32,10 +32,7 @@ type Executor struct {
 
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
-	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Logger: cfg.Logger, AsRejection: asRejection}
-	if cfg.Clock != nil {
-		ec.Clock = cfg.Clock
-	}
+	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration})
