@@ -10,6 +10,11 @@ import (
 	"github.com/idemgen/idemgen/spec"
 )
 
+// idemimplImport is the runtime's face for generated code: every runtime
+// name but those services see in signatures (Executor, ScopeFunc), which
+// come from idemImport.
+const idemimplImport = "github.com/idemgen/idemgen/runtime/idemimpl"
+
 // The import paths generated operations refer to.
 const (
 	idemImport    = "github.com/idemgen/idemgen/runtime/idem"
@@ -52,7 +57,10 @@ func where(op *OperationPlan) string {
 
 func emitContract(f *jen.File, op *OperationPlan) {
 	c := op.Contract
-	key := jen.Dict{jen.Id("Required"): jen.Lit(c.Key.Required.Value), jen.Id("MaxLength"): jen.Lit(c.Key.MaxLength.Value)}
+	key := jen.Dict{jen.Id("MaxLength"): jen.Lit(c.Key.MaxLength.Value)}
+	if !c.Key.Required.Value {
+		key[jen.Id("Optional")] = jen.True()
+	}
 	if c.Key.In.Value == spec.KeyInBody {
 		key[jen.Id("BodyPointer")] = jen.Lit(c.Key.Name.Value)
 	} else {
@@ -84,24 +92,26 @@ func emitContract(f *jen.File, op *OperationPlan) {
 		jen.Id("Operation"):   jen.Lit(op.Types.Op.ID),
 		jen.Id("Method"):      jen.Lit(op.Types.Op.Method),
 		jen.Id("Route"):       jen.Lit(op.Types.Op.Path),
-		jen.Id("Key"):         jen.Qual(idemImport, "KeySpec").Values(key),
+		jen.Id("Key"):         jen.Qual(idemimplImport, "KeySpec").Values(key),
 		jen.Id("Fingerprint"): jen.Qual(fingerprintImport, "Spec").Values(fp),
 		jen.Id("Retention"):   duration(c.Retention.Value),
 		jen.Id("Tombstone"):   duration(c.Tombstone.Value),
-		jen.Id("Concurrency"): jen.Qual(idemImport, concurrency),
+		jen.Id("Concurrency"): jen.Qual(idemimplImport, concurrency),
 		jen.Id("WaitTimeout"): duration(c.WaitTimeout.Value),
 	}
 	if len(op.PathParams) > 0 {
 		fields[jen.Id("PathParams")] = stringSlice(op.PathParams)
 	}
 	if len(failures) > 0 {
-		fields[jen.Id("StoreFailures")] = jen.Index().Qual(idemImport, "StatusClass").Values(failures...)
+		fields[jen.Id("StoreFailures")] = jen.Index().Qual(idemimplImport, "StatusClass").Values(failures...)
+	} else {
+		fields[jen.Id("StoreNoFailures")] = jen.True() // an empty StoreFailures is the default, every 4xx
 	}
 	if len(op.ReplayHeaders) > 0 {
 		fields[jen.Id("ReplayHeaders")] = stringSlice(op.ReplayHeaders)
 	}
 	f.Commentf("%s is the run-time contract of %s.", op.ContractVar, where(op))
-	f.Var().Id(op.ContractVar).Op("=").Qual(idemImport, "Contract").Values(fields)
+	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(fields)
 }
 
 func fieldValues(fields []spec.Field[string]) []string {
@@ -139,7 +149,7 @@ func duration(d time.Duration) jen.Code {
 func emitHandle(f *jen.File, op *OperationPlan) {
 	f.Commentf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.", op.HandleType, where(op))
 	fields := []jen.Code{
-		jen.Op("*").Qual(idemImport, "Operation"),
+		jen.Op("*").Qual(idemimplImport, "Operation"),
 		jen.Comment("Header holds response headers to send; those the contract replays are stored with the response."),
 		jen.Id("Header").Qual(httpImport, "Header"),
 	}
@@ -154,7 +164,7 @@ func emitHandle(f *jen.File, op *OperationPlan) {
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("payload").Index().Byte(),
 		).Params(jen.String(), jen.Error()).Block(
-			jen.Return(jen.Id("o").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemImport, "Effect").Values(jen.Dict{
+			jen.Return(jen.Id("o").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
 				jen.Id("Name"):      jen.Lit(e.Name),
 				jen.Id("OnUnknown"): jen.Lit(string(e.OnUnknown)),
 				jen.Id("Payload"):   jen.Id("payload"),
@@ -170,7 +180,7 @@ func emitDecode(f *jen.File, op *OperationPlan) {
 	req := op.Types.Request
 	t := req.Type.Code()
 	bad := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %v"), jen.Qual(idemImport, "ErrInvalidBody"), err))
+		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %v"), jen.Qual(idemimplImport, "ErrInvalidBody"), err))
 	}
 	var body []jen.Code
 	body = append(body, jen.Var().Id("v").Add(t))
@@ -188,7 +198,7 @@ func emitDecode(f *jen.File, op *OperationPlan) {
 	}
 	body = append(body, jen.Return(jen.Op("&").Id("v"), jen.Nil()))
 	f.Commentf("%s decodes the %s request body of %s.", op.DecodeFunc, strings.TrimPrefix(req.MediaType, "application/"), where(op))
-	f.Func().Id(op.DecodeFunc).Params(jen.Id("r").Op("*").Qual(idemImport, "Request")).Params(jen.Op("*").Add(t), jen.Error()).Block(body...)
+	f.Func().Id(op.DecodeFunc).Params(jen.Id("r").Op("*").Qual(idemimplImport, "Request")).Params(jen.Op("*").Add(t), jen.Error()).Block(body...)
 }
 
 // emitFingerprint declares the typed fingerprint of an operation.

@@ -59,7 +59,7 @@ func emitRoutes(f *jen.File, plan *Plan) {
 		jen.Id("exec").Op("*").Qual(idemImport, "Executor"),
 		jen.Id("h").Id("Handlers"),
 		jen.Id("scope").Qual(idemImport, "ScopeFunc"),
-		jen.Id("opts").Op("...").Qual(idemImport, "HandlerOption"),
+		jen.Id("opts").Op("...").Qual(idemimplImport, "HandlerOption"),
 	).Params(jen.Index().Id("Route"), jen.Error()).Block(body...)
 
 	f.Comment("Register mounts the idempotent operations on a standard library mux with method patterns such as \"POST /orders\"; path parameters are read with PathValue.")
@@ -68,7 +68,7 @@ func emitRoutes(f *jen.File, plan *Plan) {
 		jen.Id("exec").Op("*").Qual(idemImport, "Executor"),
 		jen.Id("h").Id("Handlers"),
 		jen.Id("scope").Qual(idemImport, "ScopeFunc"),
-		jen.Id("opts").Op("...").Qual(idemImport, "HandlerOption"),
+		jen.Id("opts").Op("...").Qual(idemimplImport, "HandlerOption"),
 	).Error().Block(
 		jen.List(jen.Id("routes"), jen.Err()).Op(":=").Id("Routes").Call(jen.Id("exec"), jen.Id("h"), jen.Id("scope"), jen.Id("opts").Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -84,7 +84,7 @@ func emitRoutes(f *jen.File, plan *Plan) {
 func routeBlock(op *OperationPlan) []jen.Code {
 	o := op.Types.Op
 	return []jen.Code{
-		jen.List(jen.Id("handler"), jen.Err()).Op(":=").Qual(idemImport, "NewTypedHandler").Call(
+		jen.List(jen.Id("handler"), jen.Err()).Op(":=").Qual(idemimplImport, "NewTypedHandler").Call(
 			jen.Id("exec"), jen.Id(op.TypedFunc).Call(jen.Id("h")), jen.Id("scope"), jen.Id("opts").Op("..."),
 		),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -121,7 +121,7 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 			jen.List(jen.Id("body"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("res")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Id("handle").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), jen.Lit(MediaJSON)),
-			jen.Return(jen.Op("&").Qual(idemImport, "Response").Values(jen.Dict{
+			jen.Return(jen.Op("&").Qual(idemimplImport, "Response").Values(jen.Dict{
 				jen.Id("Status"): jen.Lit(op.SuccessStatus),
 				jen.Id("Header"): jen.Id("handle").Dot("Header"),
 				jen.Id("Body"):   jen.Id("body"),
@@ -130,7 +130,7 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 	} else {
 		run = append(run,
 			jen.If(jen.Err().Op(":=").Id("h").Dot(op.Types.Name).Call(call...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Op("&").Qual(idemImport, "Response").Values(jen.Dict{
+			jen.Return(jen.Op("&").Qual(idemimplImport, "Response").Values(jen.Dict{
 				jen.Id("Status"): jen.Lit(op.SuccessStatus),
 				jen.Id("Header"): jen.Id("handle").Dot("Header"),
 			}), jen.Nil()),
@@ -141,10 +141,10 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 		jen.Id("Run"): jen.Func().Params(
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("tx").Qual(pgxImport, "Tx"),
-			jen.Id("op").Op("*").Qual(idemImport, "Operation"),
-			jen.Id(requestParamName(op)).Op("*").Qual(idemImport, "Request"),
+			jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
+			jen.Id(requestParamName(op)).Op("*").Qual(idemimplImport, "Request"),
 			jen.Id(runReqName(op)).Op("*").Add(t.Clone()),
-		).Params(jen.Op("*").Qual(idemImport, "Response"), jen.Error()).Block(run...),
+		).Params(jen.Op("*").Qual(idemimplImport, "Response"), jen.Error()).Block(run...),
 	}
 	if op.NaturalKeyFunc != "" {
 		typed[jen.Id("NaturalKey")] = jen.Id(op.NaturalKeyFunc)
@@ -157,12 +157,12 @@ func emitTyped(f *jen.File, op *OperationPlan) {
 			Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(jen.Return(jen.Id(op.FingerprintFunc).Call(jen.Id("params"))))
 	}
 	f.Commentf("%s binds %s to h: its contract, decoder, typed fingerprint and business method.", op.TypedFunc, where(op))
-	f.Func().Id(op.TypedFunc).Params(jen.Id("h").Id("Handlers")).Qual(idemImport, "Typed").Index(t.Clone()).Block(
-		jen.Return(jen.Qual(idemImport, "Typed").Index(t.Clone()).Values(typed)),
+	f.Func().Id(op.TypedFunc).Params(jen.Id("h").Id("Handlers")).Qual(idemimplImport, "Typed").Index(t.Clone()).Block(
+		jen.Return(jen.Qual(idemimplImport, "Typed").Index(t.Clone()).Values(typed)),
 	)
 }
 
-// requestParamName is the name of Run's *idem.Request parameter, which
+// requestParamName is the name of Run's *idemimpl.Request parameter, which
 // only operations with path parameters read.
 func requestParamName(op *OperationPlan) string {
 	if len(op.PathFields) == 0 {

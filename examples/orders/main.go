@@ -27,7 +27,6 @@ import (
 	"github.com/idemgen/idemgen/examples/orders/shop"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
-	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // idempotencySchema is where the idempotency tables live (idemgen.yaml's
@@ -62,7 +61,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
-	if err := schema.Migrate(ctx, pool, idempotencySchema); err != nil {
+	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
 		return err
 	}
 	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {

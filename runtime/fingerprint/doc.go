@@ -64,6 +64,7 @@
 // difference (a three-state optional) wherever it reaches the fingerprint,
 // or the two paths disagree on those requests.
 //
-// This package imports only the standard library; it must not import other
-// idemgen packages, pgx, or encoding/json outside tests.
+// This package imports only the standard library and runtime/jsonpointer
+// (a leaf); it must not import other idemgen packages, pgx, or
+// encoding/json outside tests.
 package fingerprint

@@ -2,60 +2,33 @@ package fingerprint
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 )
 
 // wildcard is the pointer token that stands for every element or member in
 // Exclude and Unordered pointers.
 const wildcard = "*"
 
-// Pointers are walked as strings, token by token, so that fingerprinting
-// allocates nothing for them; only a token with a ~ escape is copied.
+// Pointers are walked as strings, token by token, with runtime/jsonpointer,
+// so that fingerprinting allocates nothing for them; only a token with a ~
+// escape is copied. The wildcard is this package's extension of RFC 6901.
 
 // checkPointer reports whether p is an RFC 6901 JSON pointer, and whether it
 // has a wildcard token when wildcards are not allowed.
 func checkPointer(p string, wildcards bool) error {
-	if p == "" {
-		return nil
-	}
-	if p[0] != '/' {
-		return fmt.Errorf("%w: pointer %q does not start with '/'", ErrInvalidSpec, p)
-	}
-	if !utf8.ValidString(p) {
-		return fmt.Errorf("%w: pointer %q is not valid UTF-8", ErrInvalidSpec, p)
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return fmt.Errorf("%w: pointer %q has an escape other than ~0 or ~1", ErrInvalidSpec, p)
-		}
+	if err := jsonpointer.Check(p); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	if !wildcards {
 		for rest := p; rest != ""; {
 			var t string
-			if t, rest = nextToken(rest); t == wildcard {
+			if t, rest = jsonpointer.Next(rest); t == wildcard {
 				return fmt.Errorf("%w: include pointer %q has a wildcard", ErrInvalidSpec, p)
 			}
 		}
 	}
 	return nil
-}
-
-// pointerUnescaper undoes the ~1 and ~0 escapes of a pointer token.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-
-// nextToken splits the first token, unescaped, off a non-empty valid
-// pointer.
-func nextToken(p string) (token, rest string) {
-	p = p[1:]
-	token, rest = p, ""
-	if i := strings.IndexByte(p, '/'); i >= 0 {
-		token, rest = p[:i], p[i:]
-	}
-	if strings.IndexByte(token, '~') >= 0 {
-		token = pointerUnescaper.Replace(token)
-	}
-	return token, rest
 }
 
 // arrayIndex reads an RFC 6901 array index below n: "0" or digits without a
@@ -110,7 +83,7 @@ func (d *document) mark(n *node, p string, flag uint8) {
 		n.flags |= flag
 		return
 	}
-	t, rest := nextToken(p)
+	t, rest := jsonpointer.Next(p)
 	if t == wildcard && (n.kind == kindObject || n.kind == kindArray) {
 		for i := range d.children(n) {
 			d.mark(&d.nodes[n.off+uint32(i)], rest, flag)
@@ -130,7 +103,7 @@ func (d *document) resolve(n *node, p string) *node {
 			return nil
 		}
 		var t string
-		t, p = nextToken(p)
+		t, p = jsonpointer.Next(p)
 		if n = d.child(n, t); n == nil {
 			return nil
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
@@ -130,7 +131,7 @@ func bareHandler(pool *pgxpool.Pool) http.Handler {
 			return
 		}
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-		resp, err := createOrder(ctx, tx, &idem.Operation{Scope: tenant}, &idem.Request{Body: body})
+		resp, err := createOrder(ctx, tx, &idemimpl.Operation{Scope: tenant}, &idemimpl.Request{Body: body})
 		if err == nil {
 			err = tx.Commit(ctx)
 		}

@@ -1,13 +1,14 @@
 package idem_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 // NewHandler refuses a contract it could not honour, at start-up.
@@ -23,43 +24,30 @@ func TestNewHandlerRejectsUnusableContracts(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		modify func(*idem.Contract)
+		modify func(*idemimpl.Contract)
 		want   string
 	}{
-		{"no operation", func(c *idem.Contract) { c.Operation = "" }, "without an operation name"},
-		{"no route", func(c *idem.Contract) { c.Route = "" }, "method and route are required"},
-		{"two key sources", func(c *idem.Contract) { c.Key.Header, c.Key.BodyPointer = "Idempotency-Key", "/k" }, "header and body pointer"},
-		{"negative retention", func(c *idem.Contract) { c.Retention = -1 }, "negative duration"},
-		{"unknown concurrency", func(c *idem.Contract) { c.Concurrency = 7 }, "unknown concurrency"},
-		{"bad pointer", func(c *idem.Contract) { c.Fingerprint.Include = []string{"customer"} }, "invalid spec"},
+		{"no operation", func(c *idemimpl.Contract) { c.Operation = "" }, "without an operation name"},
+		{"no route", func(c *idemimpl.Contract) { c.Route = "" }, "method and route are required"},
+		{"two key sources", func(c *idemimpl.Contract) { c.Key.Header, c.Key.BodyPointer = "Idempotency-Key", "/k" }, "header and body pointer"},
+		{"negative retention", func(c *idemimpl.Contract) { c.Retention = -1 }, "negative duration"},
+		{"unknown concurrency", func(c *idemimpl.Contract) { c.Concurrency = 7 }, "unknown concurrency"},
+		{"bad pointer", func(c *idemimpl.Contract) { c.Fingerprint.Include = []string{"customer"} }, "invalid spec"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := orderContract()
 			tc.modify(&c)
-			_, err := idem.NewHandler(exec, c, tenantScope, createOrder)
+			_, err := idemimpl.NewHandler(exec, c, tenantScope, createOrder)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("NewHandler: %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := idem.NewHandler(nil, orderContract(), tenantScope, createOrder); err == nil {
+	if _, err := idemimpl.NewHandler(nil, orderContract(), tenantScope, createOrder); err == nil {
 		t.Error("NewHandler without an executor succeeded")
 	}
 	if _, err := idem.NewExecutor(idem.Config{}); err == nil {
 		t.Error("NewExecutor without a pool succeeded")
-	}
-}
-
-// Refusals wrap their sentinels, so callers of Executor.Do can use
-// errors.Is; the HTTP mapping is covered by the handler tests.
-func TestRefusalErrorUnwraps(t *testing.T) {
-	err := error(&idem.RefusalError{Err: idem.ErrExpired, OperationID: "x"})
-	if !errors.Is(err, idem.ErrExpired) || errors.Is(err, idem.ErrInProgress) {
-		t.Errorf("errors.Is on %v does not follow the sentinel", err)
-	}
-	var ref *idem.RefusalError
-	if !errors.As(err, &ref) || ref.OperationID != "x" {
-		t.Errorf("errors.As: %+v", ref)
 	}
 }
 
@@ -73,6 +61,39 @@ func TestEventKindNames(t *testing.T) {
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("EventKind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// The face spells out the engine's problem types and event kinds, so that
+// go doc shows them; they must be the engine's, one for one.
+func TestFaceConstantsAreTheEngines(t *testing.T) {
+	for face, eng := range map[string]string{
+		idem.ProblemTypeBase:         engine.ProblemTypeBase,
+		idem.ProblemKeyMissing:       engine.ProblemKeyMissing,
+		idem.ProblemKeyMalformed:     engine.ProblemKeyMalformed,
+		idem.ProblemBodyTooLarge:     engine.ProblemBodyTooLarge,
+		idem.ProblemInvalidBody:      engine.ProblemInvalidBody,
+		idem.ProblemScopeUnavailable: engine.ProblemScopeUnavailable,
+		idem.ProblemFingerprint:      engine.ProblemFingerprint,
+		idem.ProblemInProgress:       engine.ProblemInProgress,
+		idem.ProblemExpired:          engine.ProblemExpired,
+		idem.ProblemRequiresRecovery: engine.ProblemRequiresRecovery,
+		idem.ProblemInternal:         engine.ProblemInternal,
+		idem.ProblemNaturalKeyExists: engine.ProblemNaturalKeyExists,
+	} {
+		if face != eng {
+			t.Errorf("problem type %q, engine's %q", face, eng)
+		}
+	}
+	for face, eng := range map[idem.EventKind]engine.EventKind{
+		idem.EventNew: engine.EventNew, idem.EventReplay: engine.EventReplay, idem.EventConflict: engine.EventConflict,
+		idem.EventWaited: engine.EventWaited, idem.EventWaitTimeout: engine.EventWaitTimeout,
+		idem.EventRejectInProgress: engine.EventRejectInProgress, idem.EventExpired: engine.EventExpired,
+		idem.EventRolledBack: engine.EventRolledBack, idem.EventRequiresRecovery: engine.EventRequiresRecovery,
+	} {
+		if int(face) != int(eng) {
+			t.Errorf("event %s is %d, the engine's %s %d", face, face, eng, eng)
 		}
 	}
 }

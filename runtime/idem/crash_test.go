@@ -14,6 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
 // The helper process of TestKilledMidTransactionLeavesNothing reads these.
@@ -38,18 +41,19 @@ func helperProcess() int {
 		return 2
 	}
 	block := make(chan struct{})
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Hooks: idem.Hooks{
-		AfterBusiness: func(_ context.Context, op *idem.Operation) error {
-			fmt.Printf("%s %s\n", midTransaction, op.ID)
-			<-block // until SIGKILL
-			return nil
-		},
-	}})
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	h, err := idem.NewHandler(exec, orderContract(), tenantScope, createOrder)
+	engine.InstallFaults(exec, faults.Hooks{
+		AfterBusiness: func(_ context.Context, operationID string) error {
+			fmt.Printf("%s %s\n", midTransaction, operationID)
+			<-block // until SIGKILL
+			return nil
+		},
+	})
+	h, err := idemimpl.NewHandler(exec, orderContract(), tenantScope, createOrder)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -84,7 +88,7 @@ func TestKilledMidTransactionLeavesNothing(t *testing.T) {
 		t.Fatalf("child said %q, want %q", line, midTransaction)
 	}
 	reject := orderContract()
-	reject.Concurrency = idem.ConcurrencyReject
+	reject.Concurrency = idemimpl.ConcurrencyReject
 	probe := newHandler(t, d.pool, reject, idem.Config{}, createOrder)
 	if r := post(probe, "tenant-a", "killed-1", `{"customer":"c-1","amount":5}`); r.Status != http.StatusConflict {
 		_ = cmd.Process.Kill()
@@ -119,8 +123,8 @@ func TestKilledMidTransactionLeavesNothing(t *testing.T) {
 
 // countCalls wraps fn to count its calls; the tests that use it call from
 // one goroutine at a time.
-func countCalls(n *int, fn idem.BusinessFunc) idem.BusinessFunc {
-	return func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+func countCalls(n *int, fn idemimpl.BusinessFunc) idemimpl.BusinessFunc {
+	return func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		*n++
 		return fn(ctx, tx, op, req)
 	}

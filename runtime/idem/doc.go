@@ -1,45 +1,29 @@
-// Package idem is the core of the idempotency runtime: the operation
-// contract value, idempotency-key parsing, the atomic-mode executor that
-// claims a key, runs the business function and stores its response in one
-// PostgreSQL transaction, and the net/http adapter that speaks the HTTP
-// behaviour of DESIGN.md section 3 (problem+json, replays, 409/422).
+// Package idem is what a service needs of the idempotency runtime: an
+// Executor that runs the generated operations on PostgreSQL, its Config,
+// the ScopeFunc that names the trusted tenant of a request, the Rejection a
+// business method returns to refuse, and the problem types, sentinel
+// errors, events and maintenance around them.
 //
-// Generated code uses the typed path: Typed[T] and NewTypedHandler decode
-// the body once into the operation's request type and fingerprint that
-// value; a business method refuses with a Rejection, enqueues side effects
-// into the outbox with Operation.Enqueue, and an entity's natural key is
-// claimed in the same transaction before the business method runs.
+// A service migrates the idempotency tables (Migrate, or the generated
+// migrations), builds one Executor and hands it to the generated Register
+// or Routes:
 //
-// It is the execution stage of the runtime, called by generated handlers.
-// It depends on the standard library, pgx, runtime/fingerprint and
-// runtime/pgstore; it must not import the generator, the spec packages or
-// any test helper.
+//	if err := idem.Migrate(ctx, pool, "idempotency"); err != nil { … }
+//	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: "idempotency", Logger: log})
+//	if err != nil { … }
+//	err = shop.Register(mux, exec, shop.Service{}, tenantOf)
 //
-// # Decisions
+// and runs Executor.Sweep periodically to apply retention.
 //
-// The claim is INSERT … ON CONFLICT DO NOTHING on (scope, key), sent in one
-// batch with BEGIN and, when the contract stores failures, the business
-// savepoint; only a claim that does not take the key reads the holder's
-// record, in the batch that rolls back. A duplicate blocks on the primary
-// key until the first transaction ends; lock_timeout, set for the claim
-// statement only, bounds that wait at wait-timeout (SQLSTATE 55P03 becomes
-// 409 with Retry-After). Reject mode is the same path with a 1 ms
-// lock_timeout rather than an advisory lock: no extra statement, one code
-// path, and no dependency on advisory locks, which CockroachDB lacks. Its
-// cost: any other lock wait of the claim over 1 ms (a contended relation
-// extension lock under heavy inserts) also answers 409, which the client
-// retries after Retry-After.
+// Each operation runs in one transaction that claims the idempotency key,
+// claims the entity's natural key when the contract declares one, runs the
+// business method and stores its response. A retry replays the stored
+// response; the same key with a different request is a 422; a duplicate
+// while the first request runs waits for it or gets a 409 (DESIGN.md
+// section 3, docs/problems.md).
 //
-// Expiry is decided from the injected Clock when a retry arrives, never from
-// whether the sweeper has run. A record past its tombstone period stays
-// expired until the sweeper deletes it; the key is then free again.
-//
-// A panic in the business function or a hook rolls the transaction back,
-// freeing the key, and is then propagated unchanged: the executor does not
-// hide bugs, and net/http (or a recovery middleware) turns it into a closed
-// connection or a 500 as for any other handler.
-//
-// EventWaited is reported for a replay of a record completed after this
-// request started by the executor's clock: the first request was still
-// running when the duplicate arrived, so the duplicate waited for it.
+// Generated code uses runtime/idemimpl besides this package; services do
+// not. This package depends on the standard library, pgx and the runtime's
+// own packages; it must not import the generator, the spec packages or any
+// test helper.
 package idem

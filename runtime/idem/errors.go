@@ -1,64 +1,31 @@
 package idem
 
-import (
-	"errors"
-	"fmt"
-	"time"
-)
+import "github.com/idemgen/idemgen/runtime/internal/engine"
 
-// Sentinel errors, usable with errors.Is. The HTTP adapter maps each to its
-// status and problem type (docs/problems.md).
+// Sentinel errors, usable with errors.Is. Each is the reason of one
+// problem the runtime answers with (docs/problems.md names them).
 var (
 	// ErrKeyMissing: the contract requires a key and none was sent (400).
-	ErrKeyMissing = errors.New("idem: idempotency key missing")
+	ErrKeyMissing = engine.ErrKeyMissing
 	// ErrKeyMalformed: the key is empty, too long or not parseable (400).
-	ErrKeyMalformed = errors.New("idem: idempotency key malformed")
+	ErrKeyMalformed = engine.ErrKeyMalformed
 	// ErrBodyTooLarge: the request body exceeds the contract's limit (413).
-	ErrBodyTooLarge = errors.New("idem: request body too large")
-	// ErrInvalidBody: the body cannot be fingerprinted, e.g. not JSON (400).
-	ErrInvalidBody = errors.New("idem: request body invalid")
+	ErrBodyTooLarge = engine.ErrBodyTooLarge
+	// ErrInvalidBody: the body cannot be decoded or fingerprinted (400).
+	ErrInvalidBody = engine.ErrInvalidBody
 	// ErrFingerprintMismatch: the key was used for a different request (422).
-	ErrFingerprintMismatch = errors.New("idem: idempotency key reused with a different request")
-	// ErrInProgress: the first request with the key still runs; under
-	// ConcurrencyWait the wait timed out (409 with Retry-After).
-	ErrInProgress = errors.New("idem: operation in progress")
-	// ErrExpired: the key's record is past retention; the operation is never
-	// re-executed (409, operation-expired).
-	ErrExpired = errors.New("idem: operation expired")
+	ErrFingerprintMismatch = engine.ErrFingerprintMismatch
+	// ErrInProgress: the first request with the key still runs (409 with
+	// Retry-After).
+	ErrInProgress = engine.ErrInProgress
+	// ErrExpired: the key's record is past retention; the operation is
+	// never run again (409).
+	ErrExpired = engine.ErrExpired
 	// ErrRequiresRecovery: the first attempt's outcome is unknown and an
-	// operator must resolve it (409, operation-requires-recovery).
-	ErrRequiresRecovery = errors.New("idem: operation requires recovery")
+	// operator must resolve it (409).
+	ErrRequiresRecovery = engine.ErrRequiresRecovery
 	// ErrTxOwnedByExecutor is returned by Commit and Rollback of the
-	// transaction handed to a business function: the executor commits it
-	// together with the stored response, or rolls it back.
-	ErrTxOwnedByExecutor = errors.New("idem: the transaction is owned by the executor")
+	// transaction a business method gets: the executor commits it together
+	// with the stored response, or rolls it back.
+	ErrTxOwnedByExecutor = engine.ErrTxOwnedByExecutor
 )
-
-// RefusalError is the error Executor.Do returns when it answers from the
-// record instead of running the operation: it wraps one of ErrInProgress,
-// ErrExpired, ErrRequiresRecovery or ErrFingerprintMismatch.
-type RefusalError struct {
-	Err         error         // the sentinel
-	OperationID string        // the record's operation id; empty for ErrFingerprintMismatch
-	RetryAfter  time.Duration // advice for ErrInProgress
-}
-
-// Error returns the sentinel's message.
-func (e *RefusalError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the sentinel.
-func (e *RefusalError) Unwrap() error { return e.Err }
-
-// HookError wraps the error a fault-injection hook returned, naming the
-// point. After HookAfterCommit the operation is committed: the HTTP adapter
-// drops the response, as if it were lost on the way to the client.
-type HookError struct {
-	Point HookPoint
-	Err   error
-}
-
-// Error names the hook point and its error.
-func (e *HookError) Error() string { return fmt.Sprintf("idem: hook %s: %v", e.Point, e.Err) }
-
-// Unwrap returns the hook's error.
-func (e *HookError) Unwrap() error { return e.Err }

@@ -2,90 +2,50 @@ package idem_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
+	"log/slog"
+	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
-	"github.com/idemgen/idemgen/runtime/schema"
 )
 
-// ExampleNewHandler serves createOrder idempotently: the first request
-// runs, its retry is replayed, the same key with a different order is a
-// 422, and a request without a key is a 400.
-func ExampleNewHandler() {
+// ExampleNewExecutor wires the runtime into a service: migrate the
+// idempotency tables, build the executor the generated Register takes, and
+// sweep expired records from time to time.
+func ExampleNewExecutor() {
 	ctx := context.Background()
-	pool, done := exampleDatabase() // a pool on a fresh schema
+	pool, done := exampleDatabase() // a pool on a fresh database
 	defer done()
 
-	if err := schema.Migrate(ctx, pool, ""); err != nil {
+	if err := idem.Migrate(ctx, pool, "idempotency"); err != nil {
 		panic(err)
 	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE orders (id bigserial PRIMARY KEY, tenant text, sku text)`); err != nil {
-		panic(err)
-	}
-
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
+	exec, err := idem.NewExecutor(idem.Config{
+		Pool:   pool,
+		Schema: "idempotency",
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+	})
 	if err != nil {
 		panic(err)
 	}
-	contract := idem.Contract{
-		Operation:     "createOrder",
-		Method:        http.MethodPost,
-		Route:         "/orders",
-		Key:           idem.KeySpec{Header: "Idempotency-Key", Required: true},
-		Fingerprint:   fingerprint.Spec{Include: []string{"/sku"}},
-		StoreFailures: []idem.StatusClass{idem.Class4xx},
-	}
-	tenant := func(r *http.Request) (string, error) { return "tenant-1", nil } // from authentication
-	create := func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
-		var in struct{ SKU string }
-		if err := json.Unmarshal(req.Body, &in); err != nil {
-			return nil, err
-		}
-		var id int64
-		err := tx.QueryRow(ctx, `INSERT INTO orders (tenant, sku) VALUES ($1, $2) RETURNING id`, op.Scope, in.SKU).Scan(&id)
-		if err != nil {
-			return nil, err
-		}
-		body := fmt.Sprintf(`{"order_id":%d,"sku":%q}`, id, in.SKU)
-		return &idem.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)}, nil
-	}
-	h, err := idem.NewHandler(exec, contract, tenant, create)
+	// A service now mounts its generated operations:
+	//	err = shop.Register(mux, exec, shop.Service{}, tenantOf)
+
+	res, err := exec.Sweep(ctx, 1000) // periodically, e.g. every minute
 	if err != nil {
 		panic(err)
 	}
-
-	send := func(key, body string) {
-		req := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader(body))
-		if key != "" {
-			req.Header.Set("Idempotency-Key", key)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		fmt.Println(rec.Code, rec.Header().Get("Idempotent-Replayed"), strings.TrimSpace(rec.Body.String()))
-	}
-	send(`"8e03978e"`, `{"sku":"book"}`)
-	send(`8e03978e`, `{"sku":"book"}`)
-	send(`"8e03978e"`, `{"sku":"lamp"}`)
-	send(``, `{"sku":"book"}`)
+	fmt.Printf("swept: %d tombstoned, %d deleted\n", res.Tombstoned, res.Deleted)
 	// Output:
-	// 201  {"order_id":1,"sku":"book"}
-	// 201 true {"order_id":1,"sku":"book"}
-	// 422  {"type":"https://github.com/idemgen/idemgen/blob/main/docs/problems.md#idempotency-key-reused","title":"Idempotency key reused","status":422,"detail":"This idempotency key was already used for a different request. Use a new key for a new request."}
-	// 400  {"type":"https://github.com/idemgen/idemgen/blob/main/docs/problems.md#idempotency-key-missing","title":"Idempotency key missing","status":400,"detail":"This operation requires an idempotency key."}
+	// swept: 0 tombstoned, 0 deleted
 }
 
 // exampleTB lets an Example use pgtest, which wants a testing.TB: it
-// names the schema, fails by panicking and runs cleanups when done.
+// names the database, fails by panicking and runs cleanups when done.
 type exampleTB struct {
 	testing.TB
 	cleanups []func()
@@ -97,11 +57,15 @@ func (*exampleTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)
 func (*exampleTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 func (tb *exampleTB) Cleanup(f func())               { tb.cleanups = append(tb.cleanups, f) }
 
-// exampleDatabase opens a pool on a fresh schema of pgtest's server and
-// returns it with the function that closes it and drops the schema.
+// exampleDatabase opens a pool on a fresh database of pgtest's server and
+// returns it with the function that closes it and drops the database.
 func exampleDatabase() (*pgxpool.Pool, func()) {
 	tb := &exampleTB{}
-	pool := pgtest.Pool(tb)
+	pool, err := pgxpool.New(context.Background(), pgtest.Database(tb))
+	if err != nil {
+		panic(err)
+	}
+	tb.Cleanup(pool.Close)
 	return pool, func() {
 		for i := len(tb.cleanups) - 1; i >= 0; i-- {
 			tb.cleanups[i]()

@@ -1,337 +1,63 @@
 package idem
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/fingerprint"
-	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 // Config configures an Executor.
 type Config struct {
 	Pool     *pgxpool.Pool // required
-	Schema   string        // schema of the idempotency_record table; "" follows the search_path
+	Schema   string        // schema of the idempotency tables; "" follows the search_path
 	Clock    Clock         // nil means SystemClock
 	Observer Observer      // optional
 	Logger   *slog.Logger  // optional; keys are logged as hashes, never in clear
-	Hooks    Hooks         // fault-injection points for tests
 }
 
-// Executor runs operations in atomic mode: one transaction claims the key,
-// runs the business function, stores the response and commits. It is safe
-// for concurrent use.
+// engineExecutor names the runtime's executor for embedding: an embedded
+// field of an unexported name, so a service cannot reach it.
+type engineExecutor = engine.Executor
+
+// Executor runs idempotent operations in atomic mode: one transaction
+// claims the key, runs the business method, stores the response and
+// commits. It is safe for concurrent use; a service builds one and passes
+// it to the generated Register or Routes.
 type Executor struct {
-	pool  *pgxpool.Pool
-	store *pgstore.Store
-	clock Clock
-	obs   Observer
-	log   *slog.Logger
-	hooks Hooks
+	*engineExecutor
 }
 
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
-	if cfg.Pool == nil {
-		return nil, errors.New("idem: NewExecutor without a pool")
+	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection}
+	if o := cfg.Observer; o != nil {
+		ec.Observe = func(ev engine.Event) {
+			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration})
+		}
 	}
-	e := &Executor{pool: cfg.Pool, store: pgstore.New(cfg.Schema), clock: cfg.Clock, obs: cfg.Observer,
-		log: cfg.Logger, hooks: cfg.Hooks}
-	if e.clock == nil {
-		e.clock = SystemClock{}
-	}
-	return e, nil
-}
-
-// Call is one request to execute under a contract.
-type Call struct {
-	Scope       string          // from a trusted source, never the request body
-	Key         string          // the parsed idempotency key
-	Fingerprint fingerprint.Sum // of the request's significant content
-	Request     *Request
-}
-
-// Result is the answer to a Call.
-type Result struct {
-	Response    *Response
-	OperationID string
-	Replayed    bool // Response is the stored response of an earlier request
-	Stored      bool // Response was stored with the record (new operations)
-}
-
-// maxClaimAttempts bounds the claim loop: a retry only happens when the
-// record holding the key was swept between the claim and the read.
-const maxClaimAttempts = 3
-
-// Do executes call under c. A new operation runs fn and commits its
-// response with the claim; a retry of a completed operation replays the
-// stored response. Refusals are *RefusalError values wrapping
-// ErrFingerprintMismatch, ErrInProgress, ErrExpired or ErrRequiresRecovery.
-// An error from fn, or a panic in it, rolls everything back and frees the
-// key; the panic is propagated after the rollback.
-func (e *Executor) Do(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
-	nc, err := c.normalized()
+	e, err := engine.New(ec)
 	if err != nil {
 		return nil, err
 	}
-	return e.do(ctx, &nc, call, fn)
+	return &Executor{e}, nil
 }
 
-func (e *Executor) do(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
-	start := time.Now()
-	now := e.clock.Now()
-	id, err := newUUID()
-	if err != nil {
-		return nil, err
-	}
-	op := &Operation{ID: formatUUID(id), Name: c.Operation, Scope: call.Scope, Key: call.Key, id: id, store: e.store, clock: e.clock}
-	claim := pgstore.Claim{
-		Scope: call.Scope, Key: call.Key, Fingerprint: call.Fingerprint[:], OperationID: id,
-		CreatedAt: now, ExpiresAt: now.Add(c.Retention), PurgeAt: now.Add(c.Retention + c.Tombstone),
-	}
-	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: c.lockTimeout(), Savepoint: len(c.StoreFailures) > 0}
-
-	pc, err := e.pool.Acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
-	}
-	defer pc.Release()
-	conn := pc.Conn()
-
-	for range maxClaimAttempts {
-		var b pgx.Batch
-		e.store.QueueClaim(&b, claim, opts)
-		br := conn.SendBatch(ctx, &b)
-		claimed, err := e.store.ReadClaim(br, opts)
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			rollback(ctx, conn)
-			if isLockTimeout(err) {
-				return nil, e.refuse(ctx, c, call, start, inProgressEvent(c), &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
-			}
-			return nil, fmt.Errorf("idem: claim: %w", err)
-		}
-		if claimed {
-			return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, id, fn, opts.Savepoint, start)
-		}
-		rec, err := e.readHolder(ctx, conn, call)
-		if err != nil {
-			return nil, err
-		}
-		if rec != nil {
-			return e.answer(ctx, c, call, rec, now, start)
-		}
-	}
-	return nil, fmt.Errorf("idem: claim: the record holding the key vanished %d times", maxClaimAttempts)
+// SweepResult counts what one Sweep changed.
+type SweepResult struct {
+	Tombstoned int // records past retention whose stored response was dropped
+	Deleted    int // records past the tombstone period that were removed
 }
 
-// run executes fn on the claimed key and commits or rolls back.
-func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Contract, call Call, op *Operation, id [16]byte, fn BusinessFunc, savepoint bool, start time.Time) (*Result, error) {
-	open := true
-	defer func() {
-		tx.closed.Store(true)
-		if open { // an error return or a panic in fn or a hook
-			rollback(ctx, conn)
-			e.emit(ctx, c, call, EventRolledBack, start, op.ID)
-		}
-	}()
-	if err := e.hooks.run(ctx, HookAfterClaim, op); err != nil {
-		return nil, err
-	}
-	resp, err := fn(ctx, tx, op, call.Request)
-	if err != nil {
-		return nil, fmt.Errorf("idem: %s: %w", c.Operation, err)
-	}
-	if resp == nil || resp.Status < 100 || resp.Status > 999 {
-		return nil, fmt.Errorf("idem: %s: business function returned no response or an invalid status", c.Operation)
-	}
-	if err := e.hooks.run(ctx, HookAfterBusiness, op); err != nil {
-		return nil, err
-	}
-	state, storedFailure := pgstore.StateCompleted, false
-	switch {
-	case resp.Status >= 200 && resp.Status < 400:
-	case c.storesFailure(resp.Status) && savepoint:
-		state, storedFailure = pgstore.StateFailed, true
-	default:
-		return &Result{Response: resp, OperationID: op.ID}, nil // rolled back by the deferred func
-	}
-	header, err := storedHeader(resp.Header, c.ReplayHeaders)
-	if err != nil {
-		return nil, err
-	}
-	var b pgx.Batch
-	e.store.QueueComplete(&b, pgstore.Completion{
-		Scope: call.Scope, Key: call.Key, OperationID: id, State: state,
-		Status: resp.Status, Header: header, Body: resp.Body, CompletedAt: e.clock.Now(),
-	}, storedFailure, true)
-	br := conn.SendBatch(ctx, &b)
-	err = e.store.ReadComplete(br, storedFailure, true)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("idem: %s: complete: %w", c.Operation, err)
-	}
-	open = false
-	tx.closed.Store(true)
-	e.emit(ctx, c, call, EventNew, start, op.ID)
-	res := &Result{Response: resp, OperationID: op.ID, Stored: true}
-	if err := e.hooks.run(ctx, HookAfterCommit, op); err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
-// readHolder reads the committed record that holds the key the claim did
-// not take, and rolls the claim's transaction back, in one round trip; nil
-// when the record went in between.
-func (e *Executor) readHolder(ctx context.Context, conn *pgx.Conn, call Call) (*pgstore.Record, error) {
-	var b pgx.Batch
-	e.store.QueueRecord(&b, call.Scope, call.Key)
-	b.Queue("ROLLBACK")
-	br := conn.SendBatch(ctx, &b)
-	rec, err := e.store.ReadRecord(br)
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		rollback(ctx, conn)
-		return nil, fmt.Errorf("idem: claim: %w", err)
-	}
-	return rec, nil
-}
-
-// answer decides a retry from the committed record that holds its key.
-func (e *Executor) answer(ctx context.Context, c *Contract, call Call, rec *pgstore.Record, now, start time.Time) (*Result, error) {
-	opID := formatUUID(rec.OperationID)
-	switch {
-	case !bytes.Equal(rec.Fingerprint, call.Fingerprint[:]):
-		return nil, e.refuse(ctx, c, call, start, EventConflict, &RefusalError{Err: ErrFingerprintMismatch})
-	case rec.State == pgstore.StateTombstone || !now.Before(rec.ExpiresAt):
-		return nil, e.refuse(ctx, c, call, start, EventExpired, &RefusalError{Err: ErrExpired, OperationID: opID})
-	case rec.State == pgstore.StateRequiresRecovery:
-		return nil, e.refuse(ctx, c, call, start, EventRequiresRecovery, &RefusalError{Err: ErrRequiresRecovery, OperationID: opID})
-	case rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed:
-		return nil, e.refuse(ctx, c, call, start, inProgressEvent(c), &RefusalError{Err: ErrInProgress, OperationID: opID, RetryAfter: c.retryAfter()})
-	}
-	header := http.Header{}
-	if len(rec.Header) > 0 {
-		if err := json.Unmarshal(rec.Header, &header); err != nil {
-			return nil, fmt.Errorf("idem: stored header of operation %s: %w", opID, err)
-		}
-	}
-	if rec.CompletedAt.After(now) {
-		e.emit(ctx, c, call, EventWaited, start, opID)
-	}
-	e.emit(ctx, c, call, EventReplay, start, opID)
-	return &Result{Response: &Response{Status: rec.Status, Header: header, Body: rec.Body}, OperationID: opID, Replayed: true}, nil
-}
-
-func inProgressEvent(c *Contract) EventKind {
-	if c.Concurrency == ConcurrencyReject {
-		return EventRejectInProgress
-	}
-	return EventWaitTimeout
-}
-
-func (e *Executor) refuse(ctx context.Context, c *Contract, call Call, start time.Time, kind EventKind, err *RefusalError) error {
-	e.emit(ctx, c, call, kind, start, err.OperationID)
-	return err
-}
-
-func (e *Executor) emit(ctx context.Context, c *Contract, call Call, kind EventKind, start time.Time, opID string) {
-	d := time.Since(start)
-	if e.obs != nil {
-		e.obs.Observe(Event{Kind: kind, Operation: c.Operation, Duration: d})
-	}
-	if e.log != nil {
-		e.log.LogAttrs(ctx, slog.LevelDebug, "idempotent operation",
-			slog.String("operation", c.Operation), slog.String("outcome", kind.String()),
-			slog.String("key_hash", KeyHash(call.Scope, call.Key)), slog.String("operation_id", opID),
-			slog.Duration("duration", d))
-	}
-}
-
-// KeyHash is how a key appears in logs: the first 16 hex digits of
-// SHA-256 over the scope and the key, never the key itself.
-func KeyHash(scope, key string) string {
-	h := sha256.New()
-	h.Write([]byte(scope))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
-	return hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// storedHeader encodes the headers kept for replays: Content-Type and the
-// contract's ReplayHeaders.
-func storedHeader(h http.Header, replay []string) ([]byte, error) {
-	kept := http.Header{}
-	for _, name := range append([]string{"Content-Type"}, replay...) {
-		if v := h.Values(name); len(v) > 0 {
-			kept[http.CanonicalHeaderKey(name)] = v
-		}
-	}
-	return json.Marshal(kept)
-}
-
-// rollback ends the connection's transaction. It runs even when ctx is
-// done; a connection that cannot roll back is left for the pool to discard
-// (pgxpool destroys a connection released inside a transaction).
-func rollback(ctx context.Context, conn *pgx.Conn) {
-	if conn.IsClosed() || conn.PgConn().TxStatus() == 'I' {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-		_ = conn.Close(ctx)
-	}
-}
-
-func isLockTimeout(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
-}
-
-func newUUID() ([16]byte, error) {
-	var u [16]byte
-	if _, err := rand.Read(u[:]); err != nil {
-		return u, fmt.Errorf("idem: operation id: %w", err)
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return u, nil
-}
-
-func formatUUID(u [16]byte) string {
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+// Sweep applies retention at the executor's clock: records past retention
+// become tombstones (their stored responses are dropped) and records past
+// the tombstone period are deleted, in batches of batchSize rows, each its
+// own short statement that skips rows a running operation holds. Run it
+// periodically; correctness never depends on it having run, since the
+// executor compares deadlines with its clock itself.
+func (e *Executor) Sweep(ctx context.Context, batchSize int) (SweepResult, error) {
+	res, err := engine.Sweep(ctx, e, batchSize)
+	return SweepResult(res), err
 }

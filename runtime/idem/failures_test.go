@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
@@ -46,27 +47,27 @@ func TestStoredFailureReplays(t *testing.T) {
 func TestUnstoredFailureFreesKey(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		fail func(ctx context.Context, tx pgx.Tx, cancel context.CancelFunc) (*idem.Response, error)
+		fail func(ctx context.Context, tx pgx.Tx, cancel context.CancelFunc) (*idemimpl.Response, error)
 		want int // status of the failed attempt; 0 for a panic
 	}{
-		{"5xx response", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
+		{"5xx response", func(context.Context, pgx.Tx, context.CancelFunc) (*idemimpl.Response, error) {
 			return jsonResponse(http.StatusServiceUnavailable, map[string]string{"error": "busy"}), nil
 		}, http.StatusServiceUnavailable},
-		{"error", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
+		{"error", func(context.Context, pgx.Tx, context.CancelFunc) (*idemimpl.Response, error) {
 			return nil, errors.New("payment provider down")
 		}, http.StatusInternalServerError},
-		{"no status", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
-			return &idem.Response{Body: []byte("forgot the status")}, nil
+		{"no status", func(context.Context, pgx.Tx, context.CancelFunc) (*idemimpl.Response, error) {
+			return &idemimpl.Response{Body: []byte("forgot the status")}, nil
 		}, http.StatusInternalServerError},
-		{"panic", func(context.Context, pgx.Tx, context.CancelFunc) (*idem.Response, error) {
+		{"panic", func(context.Context, pgx.Tx, context.CancelFunc) (*idemimpl.Response, error) {
 			panic("business bug")
 		}, 0},
-		{"context cancelled", func(ctx context.Context, tx pgx.Tx, cancel context.CancelFunc) (*idem.Response, error) {
+		{"context cancelled", func(ctx context.Context, tx pgx.Tx, cancel context.CancelFunc) (*idemimpl.Response, error) {
 			cancel()
 			_, err := tx.Exec(ctx, "SELECT 1")
 			return nil, err
 		}, http.StatusInternalServerError},
-		{"serialization failure", func(ctx context.Context, tx pgx.Tx, _ context.CancelFunc) (*idem.Response, error) {
+		{"serialization failure", func(ctx context.Context, tx pgx.Tx, _ context.CancelFunc) (*idemimpl.Response, error) {
 			_, err := tx.Exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$`)
 			return nil, err
 		}, http.StatusInternalServerError},
@@ -75,7 +76,7 @@ func TestUnstoredFailureFreesKey(t *testing.T) {
 			d := newDB(t)
 			var calls int
 			var cancel context.CancelFunc
-			fn := func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+			fn := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 				calls++
 				resp, err := createOrder(ctx, tx, op, req) // the insert that must be rolled back
 				if calls > 1 || err != nil {

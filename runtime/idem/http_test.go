@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
@@ -80,7 +81,7 @@ func TestKeyFormsAreTheSameKey(t *testing.T) {
 func TestBodyKeyAndOptionalKey(t *testing.T) {
 	d := newDB(t)
 	c := orderContract()
-	c.Key = idem.KeySpec{BodyPointer: "/request_id"}
+	c.Key = idemimpl.KeySpec{BodyPointer: "/request_id", Optional: true}
 	h := newHandler(t, d.pool, c, idem.Config{}, createOrder)
 	keyed := `{"request_id":"r-1","customer":"c-1","amount":1}`
 	first, second := post(h, "t", "", keyed), post(h, "t", "", keyed)

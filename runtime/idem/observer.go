@@ -1,6 +1,24 @@
 package idem
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+)
+
+// Observer receives events, synchronously and from many goroutines at
+// once; it must be quick and safe for concurrent use.
+type Observer interface {
+	Observe(Event)
+}
+
+// Event is one observation. A waited duplicate reports EventWaited and then
+// EventReplay.
+type Event struct {
+	Kind      EventKind
+	Operation string        // the contract's operation name
+	Duration  time.Duration // from the start of the execution to the decision
+}
 
 // EventKind is what happened to one request.
 type EventKind int
@@ -18,30 +36,5 @@ const (
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
 )
 
-var eventNames = [...]string{
-	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
-	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
-	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
-}
-
-// String returns the kind's metric label.
-func (k EventKind) String() string {
-	if k > 0 && int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return "unknown"
-}
-
-// Event is one observation. A waited duplicate reports EventWaited and then
-// EventReplay.
-type Event struct {
-	Kind      EventKind
-	Operation string        // the contract's operation name
-	Duration  time.Duration // from the start of Executor.Do to the decision
-}
-
-// Observer receives events, synchronously and from many goroutines at
-// once; it must be quick and safe for concurrent use.
-type Observer interface {
-	Observe(Event)
-}
+// String returns the kind's metric label, such as "replay".
+func (k EventKind) String() string { return engine.EventKind(k).String() }

@@ -9,7 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
 // Must show 2: the response of a committed operation is lost (a fault
@@ -18,14 +20,14 @@ import (
 func TestLostResponseReplays(t *testing.T) {
 	d := newDB(t)
 	var bodies [][]byte
-	capture := func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+	capture := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		resp, err := createOrder(ctx, tx, op, req)
 		if resp != nil {
 			bodies = append(bodies, bytes.Clone(resp.Body))
 		}
 		return resp, err
 	}
-	h := newHandler(t, d.pool, orderContract(), idem.Config{Hooks: idem.Hooks{AfterCommit: idemtest.FailFirst(1)}}, capture)
+	h := newHandlerWithFaults(t, d.pool, orderContract(), idem.Config{}, faults.Hooks{AfterCommit: faults.FailFirst(1)}, capture)
 	body := `{"customer":"c-1","amount":7,"items":["x"]}`
 
 	lost := post(h, "tenant-a", "lost-1", body)

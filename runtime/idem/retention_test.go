@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
 // Must show 7: with a fake clock, a retry after retention gets
@@ -28,13 +28,13 @@ func TestRetentionAndTombstone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := idem.NewHandler(exec, c, tenantScope, countCalls(&calls, createOrder))
+	h, err := idemimpl.NewHandler(exec, c, tenantScope, countCalls(&calls, createOrder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := `{"customer":"c-1","amount":1}`
 	ctx := context.Background()
-	sweep := func(want pgstore.SweepResult) {
+	sweep := func(want idem.SweepResult) {
 		t.Helper()
 		got, err := exec.Sweep(ctx, 10)
 		if err != nil {
@@ -59,23 +59,23 @@ func TestRetentionAndTombstone(t *testing.T) {
 		t.Fatalf("first: status %d body %s", r.Status, r.Body)
 	}
 	clock.Advance(time.Hour - time.Second)
-	sweep(pgstore.SweepResult{})
+	sweep(idem.SweepResult{})
 	if r := post(h, "tenant-a", "old-1", body); r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("within retention: status %d body %s, want a replay", r.Status, r.Body)
 	}
 	clock.Advance(time.Second)
 	expired("at the end of retention, not yet swept")
-	sweep(pgstore.SweepResult{Tombstoned: 1})
+	sweep(idem.SweepResult{Tombstoned: 1})
 	if n := d.count(t, `SELECT count(*) FROM idempotency_record WHERE state = 'tombstone'
 		AND response_body IS NULL AND response_headers IS NULL AND response_status IS NULL`); n != 1 {
 		t.Fatalf("%d compact tombstones, want 1", n)
 	}
 	expired("as a tombstone")
 	clock.Advance(24*time.Hour - time.Second)
-	sweep(pgstore.SweepResult{})
+	sweep(idem.SweepResult{})
 	expired("at the end of the tombstone period")
 	clock.Advance(time.Second)
-	sweep(pgstore.SweepResult{Deleted: 1})
+	sweep(idem.SweepResult{Deleted: 1})
 	if n := d.count(t, "SELECT count(*) FROM idempotency_record"); n != 0 {
 		t.Errorf("%d records after the tombstone period, want none", n)
 	}

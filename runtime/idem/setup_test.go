@@ -14,7 +14,10 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -90,17 +93,15 @@ func (d *db) count(tb testing.TB, sql string, args ...any) int {
 
 // orderContract is createOrder's contract in the tests: customer, amount
 // and items are significant, items compared as a multiset, note is not.
-func orderContract() idem.Contract {
-	return idem.Contract{
+func orderContract() idemimpl.Contract {
+	return idemimpl.Contract{
 		Operation: "createOrder",
 		Method:    http.MethodPost,
 		Route:     "/orders",
-		Key:       idem.KeySpec{Required: true},
 		Fingerprint: fingerprint.Spec{
 			Include:   []string{"/customer", "/amount", "/items"},
 			Unordered: []string{"/items"},
 		},
-		StoreFailures: []idem.StatusClass{idem.Class4xx},
 		ReplayHeaders: []string{"Location"},
 	}
 }
@@ -125,7 +126,7 @@ type orderRequest struct {
 // createOrder inserts an order and answers 201 with it; a negative amount
 // is a 400 rejection after the insert (a stored failure must roll the
 // insert back).
-func createOrder(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+func createOrder(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 	var in orderRequest
 	if err := json.Unmarshal(req.Body, &in); err != nil {
 		return nil, err
@@ -144,24 +145,31 @@ func createOrder(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.R
 	return resp, nil
 }
 
-func jsonResponse(status int, v any) *idem.Response {
+func jsonResponse(status int, v any) *idemimpl.Response {
 	body, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}
-	return &idem.Response{Status: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}
+	return &idemimpl.Response{Status: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}
 }
 
-// newHandler builds createOrder's handler on pool with cfg's hooks, clock
-// and observer.
-func newHandler(tb testing.TB, pool *pgxpool.Pool, c idem.Contract, cfg idem.Config, fn idem.BusinessFunc) http.Handler {
+// newHandler builds createOrder's handler on pool with cfg's clock and
+// observer.
+func newHandler(tb testing.TB, pool *pgxpool.Pool, c idemimpl.Contract, cfg idem.Config, fn idemimpl.BusinessFunc) http.Handler {
+	tb.Helper()
+	return newHandlerWithFaults(tb, pool, c, cfg, faults.Hooks{}, fn)
+}
+
+// newHandlerWithFaults is newHandler with fault hooks in the executor.
+func newHandlerWithFaults(tb testing.TB, pool *pgxpool.Pool, c idemimpl.Contract, cfg idem.Config, hooks faults.Hooks, fn idemimpl.BusinessFunc) http.Handler {
 	tb.Helper()
 	cfg.Pool = pool
 	exec, err := idem.NewExecutor(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := idem.NewHandler(exec, c, tenantScope, fn)
+	engine.InstallFaults(exec, hooks)
+	h, err := idemimpl.NewHandler(exec, c, tenantScope, fn)
 	if err != nil {
 		tb.Fatal(err)
 	}

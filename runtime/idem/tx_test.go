@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 // The business function's transaction belongs to the executor: it cannot
@@ -21,7 +23,7 @@ import (
 func TestBusinessTransactionIsOwnedByExecutor(t *testing.T) {
 	d := newDB(t)
 	var kept pgx.Tx
-	fn := func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+	fn := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		kept = tx
 		if err := tx.Commit(ctx); !errors.Is(err, idem.ErrTxOwnedByExecutor) {
 			return nil, errors.New("Commit: want ErrTxOwnedByExecutor, got " + errString(err))
@@ -76,7 +78,7 @@ func TestLogsHashTheKey(t *testing.T) {
 	if strings.Contains(out, key) {
 		t.Errorf("log contains the key in clear:\n%s", out)
 	}
-	if n := strings.Count(out, idem.KeyHash("tenant-a", key)); n != 2 {
+	if n := strings.Count(out, engine.KeyHash("tenant-a", key)); n != 2 {
 		t.Errorf("log names the key hash %d times, want 2:\n%s", n, out)
 	}
 	for _, outcome := range []string{`"outcome":"new"`, `"outcome":"replay"`} {

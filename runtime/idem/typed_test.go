@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // typedOrder is what a generated typed request looks like.
@@ -62,13 +63,19 @@ func typedHandler(tb testing.TB, d *db) http.Handler {
 // typedHandlerWith is typedHandler with a natural-key function.
 func typedHandlerWith(tb testing.TB, d *db, naturalKey func(*typedOrder) (string, error)) http.Handler {
 	tb.Helper()
+	return typedHandlerOn(tb, d, orderContract(), naturalKey)
+}
+
+// typedHandlerOn is typedHandlerWith under contract c.
+func typedHandlerOn(tb testing.TB, d *db, c idemimpl.Contract, naturalKey func(*typedOrder) (string, error)) http.Handler {
+	tb.Helper()
 	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := idem.NewTypedHandler(exec, idem.Typed[typedOrder]{
-		Contract: orderContract(),
-		Decode: func(r *idem.Request) (*typedOrder, error) {
+	h, err := idemimpl.NewTypedHandler(exec, idemimpl.Typed[typedOrder]{
+		Contract: c,
+		Decode: func(r *idemimpl.Request) (*typedOrder, error) {
 			var o typedOrder
 			if err := json.Unmarshal(r.Body, &o); err != nil {
 				return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
@@ -77,13 +84,13 @@ func typedHandlerWith(tb testing.TB, d *db, naturalKey func(*typedOrder) (string
 		},
 		Fingerprint: fingerprintTypedOrder,
 		NaturalKey:  naturalKey,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, o *typedOrder) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, o *typedOrder) (*idemimpl.Response, error) {
 			var id int64
 			if err := tx.QueryRow(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id",
 				op.Scope, o.Customer, o.Amount).Scan(&id); err != nil {
 				return nil, err
 			}
-			if _, err := op.Enqueue(ctx, tx, idem.Effect{Name: "confirmation_email", OnUnknown: "retry", Payload: []byte(`{"order":1}`)}); err != nil {
+			if _, err := op.Enqueue(ctx, tx, idemimpl.Effect{Name: "confirmation_email", OnUnknown: "retry", Payload: []byte(`{"order":1}`)}); err != nil {
 				return nil, err
 			}
 			if o.Amount < 0 {

@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
 // waiterPool opens a pool whose sessions carry a unique application_name,
@@ -61,8 +63,8 @@ func TestDuplicateWhileFirstRuns(t *testing.T) {
 	body := `{"customer":"c-1","amount":3,"items":["a"]}`
 	t.Run("wait replays", func(t *testing.T) {
 		d := newDB(t)
-		hold := idemtest.NewHold()
-		first := newHandler(t, d.pool, orderContract(), idem.Config{Hooks: idem.Hooks{AfterBusiness: hold.Hook}}, createOrder)
+		hold := faults.NewHold()
+		first := newHandlerWithFaults(t, d.pool, orderContract(), idem.Config{}, faults.Hooks{AfterBusiness: hold.Hook}, createOrder)
 		pool, app := waiterPool(t, d)
 		rec := &recorder{}
 		dup := newHandler(t, pool, orderContract(), idem.Config{Observer: rec}, createOrder)
@@ -90,18 +92,18 @@ func TestDuplicateWhileFirstRuns(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name   string
-		modify func(*idem.Contract)
+		modify func(*idemimpl.Contract)
 		event  idem.EventKind
 	}{
-		{"reject answers 409 at once", func(c *idem.Contract) { c.Concurrency = idem.ConcurrencyReject }, idem.EventRejectInProgress},
-		{"wait-timeout answers 409", func(c *idem.Contract) { c.WaitTimeout = 150 * time.Millisecond }, idem.EventWaitTimeout},
+		{"reject answers 409 at once", func(c *idemimpl.Contract) { c.Concurrency = idemimpl.ConcurrencyReject }, idem.EventRejectInProgress},
+		{"wait-timeout answers 409", func(c *idemimpl.Contract) { c.WaitTimeout = 150 * time.Millisecond }, idem.EventWaitTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDB(t)
 			c := orderContract()
 			tc.modify(&c)
-			hold := idemtest.NewHold()
-			first := newHandler(t, d.pool, c, idem.Config{Hooks: idem.Hooks{AfterBusiness: hold.Hook}}, createOrder)
+			hold := faults.NewHold()
+			first := newHandlerWithFaults(t, d.pool, c, idem.Config{}, faults.Hooks{AfterBusiness: hold.Hook}, createOrder)
 			rec := &recorder{}
 			dup := newHandler(t, d.newPool(t, 2), c, idem.Config{Observer: rec}, createOrder)
 
@@ -146,7 +148,7 @@ func TestBusinessKeepsSessionLockTimeout(t *testing.T) {
 	c := orderContract()
 	c.WaitTimeout = 50 * time.Millisecond
 	var seen string
-	h := newHandler(t, pool, c, idem.Config{}, func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request) (*idem.Response, error) {
+	h := newHandler(t, pool, c, idem.Config{}, func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		if err := tx.QueryRow(ctx, "SELECT current_setting('lock_timeout')").Scan(&seen); err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // Fixture is what a service supplies for one operation's contract tests.
@@ -28,7 +28,7 @@ type Fixture[T any] struct {
 
 // ContractCase is one generated operation under test.
 type ContractCase[T any] struct {
-	Operation idem.Typed[T] // as the generated Routes wires it
+	Operation idemimpl.Typed[T] // as the generated Routes wires it
 	// ConnString names a database/schema holding the business tables and
 	// (after RunContract migrates it) the idempotency tables. Give each
 	// RunContract a schema of its own (pgtest.ConnString): the retention
@@ -52,7 +52,7 @@ type ContractCase[T any] struct {
 // RunContract runs the operation's contract as subtests of t, against
 // PostgreSQL. It migrates the idempotency tables into c.ConnString (schema
 // "", so the connection string's search_path decides) and serves every
-// request through idem.NewTypedHandler on an http.ServeMux pattern made of
+// request through idemimpl.NewTypedHandler on an http.ServeMux pattern made of
 // the contract's method and route, at a URL built from the fixture's path
 // parameters (a route the standard mux rejects, such as /calls/{Sid}.json,
 // is served with anonymous wildcards and its parameters are matched from

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // muxRoute is how RunContract serves a contract's route on an
@@ -15,15 +15,15 @@ import (
 // path parameters.
 type muxRoute struct {
 	pattern string
-	param   idem.PathParamFunc // nil: (*http.Request).PathValue
+	param   idemimpl.PathParamFunc // nil: (*http.Request).PathValue
 }
 
 // options returns the handler options that read the route's parameters.
-func (m muxRoute) options() []idem.HandlerOption {
+func (m muxRoute) options() []idemimpl.HandlerOption {
 	if m.param == nil {
 		return nil
 	}
-	return []idem.HandlerOption{idem.WithPathParams(m.param)}
+	return []idemimpl.HandlerOption{idemimpl.WithPathParams(m.param)}
 }
 
 // newMuxRoute returns the route of method and tmpl. A template the

@@ -18,6 +18,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
 
@@ -30,7 +33,7 @@ type contractRun[T any] struct {
 	c ContractCase[T]
 	// contract is c.Operation.Contract with the defaults the executor
 	// applies written out, so scenarios can compute with them.
-	contract idem.Contract
+	contract idemimpl.Contract
 	pool     *pgxpool.Pool
 }
 
@@ -44,33 +47,16 @@ func newContractRun[T any](t *testing.T, c ContractCase[T]) *contractRun[T] {
 	if c.Operation.Fingerprint == nil || c.Operation.Run == nil {
 		t.Fatal("idemtest: RunContract needs the operation's Fingerprint and Run")
 	}
-	r := &contractRun[T]{c: c, contract: withDefaults(c.Operation.Contract)}
+	contract, err := engine.Normalize(c.Operation.Contract)
+	if err != nil {
+		t.Fatalf("idemtest: %v", err)
+	}
+	r := &contractRun[T]{c: c, contract: contract}
 	r.pool = openPool(t, c.ConnString, 8)
 	if err := schema.Migrate(t.Context(), r.pool, ""); err != nil {
 		t.Fatalf("idemtest: migrating the idempotency tables: %v", err)
 	}
 	return r
-}
-
-// withDefaults fills the zero fields the scenarios compute with, as the
-// executor does.
-func withDefaults(c idem.Contract) idem.Contract {
-	if c.Key.Header == "" && c.Key.BodyPointer == "" {
-		c.Key.Header = idem.DefaultKeyHeader
-	}
-	if c.Key.MaxLength == 0 {
-		c.Key.MaxLength = idem.DefaultKeyMaxLen
-	}
-	if c.Retention == 0 {
-		c.Retention = idem.DefaultRetention
-	}
-	if c.Tombstone == 0 {
-		c.Tombstone = idem.DefaultTombstone
-	}
-	if c.WaitTimeout == 0 {
-		c.WaitTimeout = idem.DefaultWaitTimeout
-	}
-	return c
 }
 
 // openPool opens a pool of at most maxConns connections, closed when t ends.
@@ -90,22 +76,23 @@ func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
 }
 
 // server returns the operation under contract served on its own executor
-// over pool, configured by cfg, routed through an http.ServeMux as the
+// over pool, configured by cfg and with the fault hooks, routed through an http.ServeMux as the
 // generated Routes would route it (see newMuxRoute).
-func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.Contract, cfg idem.Config) (http.Handler, *idem.Executor) {
+func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemimpl.Contract, cfg idem.Config, hooks faults.Hooks) (http.Handler, *idem.Executor) {
 	t.Helper()
 	cfg.Pool = pool
 	exec, err := idem.NewExecutor(cfg)
 	if err != nil {
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
+	engine.InstallFaults(exec, hooks)
 	route, err := newMuxRoute(contract.Method, contract.Route)
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
 	}
 	op := r.c.Operation
 	op.Contract = contract
-	h, err := idem.NewTypedHandler(exec, op, trustedScope, route.options()...)
+	h, err := idemimpl.NewTypedHandler(exec, op, trustedScope, route.options()...)
 	if err != nil {
 		t.Fatalf("idemtest: NewTypedHandler: %v", err)
 	}

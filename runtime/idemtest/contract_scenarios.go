@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
 // The shape of the concurrent-duplicates scenario.
@@ -25,13 +27,13 @@ const (
 // several pools, and wants one effect and one answer per round.
 func (r *contractRun[T]) concurrentDuplicates(t *testing.T) {
 	contract := r.contract
-	reject := contract.Concurrency == idem.ConcurrencyReject
+	reject := contract.Concurrency == idemimpl.ConcurrencyReject
 	if !reject && contract.WaitTimeout < concurrentWaitTimeout {
 		contract.WaitTimeout = concurrentWaitTimeout
 	}
 	handlers := make([]http.Handler, concurrentPools)
 	for i := range handlers {
-		handlers[i], _ = r.server(t, openPool(t, r.c.ConnString, concurrentRequests/concurrentPools), contract, idem.Config{})
+		handlers[i], _ = r.server(t, openPool(t, r.c.ConnString, concurrentRequests/concurrentPools), contract, idem.Config{}, faults.Hooks{})
 	}
 	scope := freshName(t, "concurrent")
 	for round := range concurrentRounds {
@@ -80,7 +82,7 @@ func (r *contractRun[T]) concurrentDuplicates(t *testing.T) {
 // lostResponse loses the response of a committed request and wants the
 // retry to get the stored answer.
 func (r *contractRun[T]) lostResponse(t *testing.T) {
-	h, _ := r.server(t, r.pool, r.contract, idem.Config{Hooks: idem.Hooks{AfterCommit: FailFirst(1)}})
+	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{AfterCommit: faults.FailFirst(1)})
 	scope := freshName(t, "lost")
 	key, p := r.freshKey(t), r.fresh(t, scope)
 	lost := Serve(h, r.request(t, t.Context(), p, scope, key))
@@ -102,7 +104,7 @@ func (r *contractRun[T]) changedField(t *testing.T) {
 	if r.c.Change == nil {
 		t.Skip("no significant field to change: the generator found none in the fingerprint (Change is nil)")
 	}
-	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
+	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{})
 	scope, key := freshName(t, "changed"), r.freshKey(t)
 	body, params := r.c.Fixture.Request(scope)
 	p := r.prepare(t, body, params)
@@ -126,7 +128,7 @@ func (r *contractRun[T]) newKey(t *testing.T) {
 	if r.c.NaturalKey {
 		t.Skip("the contract declares a natural key: the same content under a new key is the same entity")
 	}
-	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
+	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{})
 	scope := freshName(t, "newkey")
 	p := r.fresh(t, scope)
 	first := Serve(h, r.request(t, t.Context(), p, scope, r.freshKey(t)))
@@ -142,7 +144,7 @@ func (r *contractRun[T]) newKey(t *testing.T) {
 // so a scope leak shows as a 422 or a replay where a new operation must
 // answer.
 func (r *contractRun[T]) otherScope(t *testing.T) {
-	h, _ := r.server(t, r.pool, r.contract, idem.Config{})
+	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{})
 	scopeA, scopeB := freshName(t, "scope-a"), freshName(t, "scope-b")
 	key, p := r.freshKey(t), r.fresh(t, scopeA)
 	first := Serve(h, r.request(t, t.Context(), p, scopeA, key))
@@ -160,7 +162,7 @@ func (r *contractRun[T]) otherScope(t *testing.T) {
 // rolledBack fails an attempt after the business function ran, before
 // commit, and wants no effect of it, then one from the retry.
 func (r *contractRun[T]) rolledBack(t *testing.T) {
-	h, _ := r.server(t, r.pool, r.contract, idem.Config{Hooks: idem.Hooks{AfterBusiness: FailFirst(1)}})
+	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{AfterBusiness: faults.FailFirst(1)})
 	scope := freshName(t, "rollback")
 	key, p := r.freshKey(t), r.fresh(t, scope)
 	failed := Serve(h, r.request(t, t.Context(), p, scope, key))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
@@ -88,24 +89,22 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 	if _, err := pool.Exec(context.Background(), ordersDDL); err != nil {
 		t.Fatal(err)
 	}
-	c := idem.Contract{
-		Operation:     "createOrder",
-		Method:        http.MethodPost,
-		Route:         routeOrders,
-		PathParams:    []string{"shop"},
-		Key:           idem.KeySpec{Required: true},
-		Fingerprint:   fingerprint.Spec{Include: []string{"/amount", "/customer", "/external_id"}},
-		StoreFailures: []idem.StatusClass{idem.Class4xx},
+	c := idemimpl.Contract{
+		Operation:   "createOrder",
+		Method:      http.MethodPost,
+		Route:       routeOrders,
+		PathParams:  []string{"shop"},
+		Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/customer", "/external_id"}},
 	}
 	if s.bodyKey {
 		c.Key.BodyPointer = "/idempotency_key"
 	}
 	if s.reject {
-		c.Concurrency = idem.ConcurrencyReject
+		c.Concurrency = idemimpl.ConcurrencyReject
 	}
 	var n atomic.Int64
 	cc := idemtest.ContractCase[order]{
-		Operation: idem.Typed[order]{
+		Operation: idemimpl.Typed[order]{
 			Contract:    c,
 			Decode:      decodeOrder,
 			Fingerprint: fingerprintOrder(s.broken == brokenIgnoresAmount),
@@ -137,7 +136,7 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 }
 
 // decodeOrder reads a JSON or form body.
-func decodeOrder(r *idem.Request) (*order, error) {
+func decodeOrder(r *idemimpl.Request) (*order, error) {
 	var o order
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/x-www-form-urlencoded" {
@@ -199,8 +198,8 @@ func fingerprintOrder(ignoreAmount bool) func(*order, map[string]string) (finger
 // runOrder is createOrder's business function: it inserts the order in the
 // scope's tenant and the path's shop and answers 201 with it; an unknown
 // shop is a 404. broken selects a faulty version.
-func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *idem.Operation, *idem.Request, *order) (*idem.Response, error) {
-	return func(ctx context.Context, tx pgx.Tx, op *idem.Operation, req *idem.Request, o *order) (*idem.Response, error) {
+func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *idemimpl.Operation, *idemimpl.Request, *order) (*idemimpl.Response, error) {
+	return func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request, o *order) (*idemimpl.Response, error) {
 		if shop := req.PathParams["shop"]; shop != testShop {
 			return nil, &idem.Rejection{Status: http.StatusNotFound, Title: "Unknown shop", Detail: shop}
 		}
@@ -230,7 +229,7 @@ func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *
 		if err != nil {
 			return nil, err
 		}
-		return &idem.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
+		return &idemimpl.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
 // shortWaitTimeout is the wait-timeout of the wait-timeout scenario when
@@ -25,13 +27,13 @@ const sweepBatch = 100
 // shortWaitTimeout; under concurrency reject the 409 comes at once.
 func (r *contractRun[T]) pastWaitTimeout(t *testing.T) {
 	contract := r.contract
-	if contract.Concurrency == idem.ConcurrencyWait && contract.WaitTimeout > shortWaitTimeout {
+	if contract.Concurrency == idemimpl.ConcurrencyWait && contract.WaitTimeout > shortWaitTimeout {
 		contract.WaitTimeout = shortWaitTimeout
 		t.Logf("wait-timeout shortened from %s to %s to keep the suite fast", r.contract.WaitTimeout, shortWaitTimeout)
 	}
-	hold := NewHold()
-	held, _ := r.server(t, r.pool, contract, idem.Config{Hooks: idem.Hooks{AfterBusiness: hold.Hook}})
-	plain, _ := r.server(t, r.pool, contract, idem.Config{})
+	hold := faults.NewHold()
+	held, _ := r.server(t, r.pool, contract, idem.Config{}, faults.Hooks{AfterBusiness: hold.Hook})
+	plain, _ := r.server(t, r.pool, contract, idem.Config{}, faults.Hooks{})
 	scope := freshName(t, "wait")
 	key, p := r.freshKey(t), r.fresh(t, scope)
 
@@ -73,7 +75,7 @@ func (r *contractRun[T]) pastWaitTimeout(t *testing.T) {
 func (r *contractRun[T]) retention(t *testing.T) {
 	ret, tomb := r.contract.Retention, r.contract.Tombstone
 	clock := NewFakeClock(time.Now().Add(-2 * (ret + tomb)).UTC())
-	h, exec := r.server(t, r.pool, r.contract, idem.Config{Clock: clock})
+	h, exec := r.server(t, r.pool, r.contract, idem.Config{Clock: clock}, faults.Hooks{})
 	scope := freshName(t, "retention")
 	key, p := r.freshKey(t), r.fresh(t, scope)
 

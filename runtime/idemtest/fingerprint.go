@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // fingerprintRounds is how many random requests CheckFingerprint tries.
@@ -21,7 +21,7 @@ const fingerprintRounds = 300
 // generated, reflection-free fingerprint) equals the runtime's generic
 // c.Fingerprint.Sum of the request's JSON encoding, byte for byte. It
 // returns an error describing the first request where they differ.
-func CheckFingerprint[T any](c idem.Contract, sum func(*T, map[string]string) (fingerprint.Sum, error)) error {
+func CheckFingerprint[T any](c idemimpl.Contract, sum func(*T, map[string]string) (fingerprint.Sum, error)) error {
 	r := rand.New(rand.NewPCG(uint64(len(c.Operation)), 8785))
 	for i := range fingerprintRounds {
 		var v T

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // sample has every kind of field a generated request type has.
@@ -24,7 +24,7 @@ type sample struct {
 	Ignored string            `json:"ignored"`
 }
 
-var sampleContract = idem.Contract{
+var sampleContract = idemimpl.Contract{
 	Operation:   "sample",
 	Method:      "POST",
 	Route:       "/samples/{id}",

@@ -1,8 +1,6 @@
 package idemtest_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -40,37 +38,6 @@ func TestConcurrentlyRunsAllTogether(t *testing.T) {
 	for i, v := range got {
 		if v != i*2 {
 			t.Fatalf("result %d = %d, want %d", i, v, i*2)
-		}
-	}
-}
-
-func TestHold(t *testing.T) {
-	h := idemtest.NewHold()
-	passed := make(chan error)
-	go func() { passed <- h.Hook(context.Background(), nil) }()
-	<-h.Reached()
-	select {
-	case err := <-passed:
-		t.Fatalf("passed the hold before Release: %v", err)
-	default:
-	}
-	h.Release()
-	if err := <-passed; err != nil {
-		t.Errorf("released hook: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	h2 := idemtest.NewHold()
-	if err := h2.Hook(ctx, nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("hook with a cancelled context: %v, want context.Canceled", err)
-	}
-}
-
-func TestFailFirstAndChain(t *testing.T) {
-	f := idemtest.Chain(nil, idemtest.FailFirst(2))
-	for i, want := range []error{idemtest.ErrInjected, idemtest.ErrInjected, nil, nil} {
-		if err := f(context.Background(), nil); !errors.Is(err, want) && !(err == nil && want == nil) {
-			t.Errorf("call %d: %v, want %v", i, err, want)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func Unescape(token string) string {
 
 // Escape escapes one token for a pointer: "a/b~c" is "a~1b~0c".
 func Escape(token string) string {
-	if strings.IndexAny(token, "~/") < 0 {
+	if !strings.ContainsAny(token, "~/") {
 		return token
 	}
 	return escaper.Replace(token)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
-	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // hotel serves the generated routes with Service on the hotel's tables and
@@ -28,7 +27,7 @@ func hotel(t *testing.T) (http.Handler, *pgxpool.Pool) {
 	if _, err := pool.Exec(t.Context(), SchemaSQL); err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.Migrate(t.Context(), pool, ""); err != nil {
+	if err := idem.Migrate(t.Context(), pool, ""); err != nil {
 		t.Fatal(err)
 	}
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool})

@@ -8,36 +8,36 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
-var contractCreateOrder = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCreateOrder = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
 		Exclude:   []string{"/client_sent_at"},
 		Include:   []string{"/customer_id", "/items", "/delivery"},
 		Unordered: []string{"/items"},
 	},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
 	Route:         "/orders",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST /orders) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
@@ -45,7 +45,7 @@ type CreateOrderOperation struct {
 
 // EnqueueConfirmationEmail writes the confirmation_email effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
 func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "confirmation_email",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -54,7 +54,7 @@ func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, pay
 
 // EnqueueReserveStock writes the reserve_stock effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
 func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -62,13 +62,13 @@ func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload 
 }
 
 // decodeCreateOrder decodes the json request body of createOrder (POST /orders).
-func decodeCreateOrder(r *idem.Request) (*NewOrder, error) {
+func decodeCreateOrder(r *idemimpl.Request) (*NewOrder, error) {
 	var v NewOrder
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -120,27 +120,26 @@ func naturalKeyCreateOrder(req *NewOrder) (string, error) {
 }
 
 // contractCancelOrder is the run-time contract of cancelOrder (POST /orders/{order_id}/cancel).
-var contractCancelOrder = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCancelOrder = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/reason"}},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "cancelOrder",
 	PathParams:    []string{"order_id"},
 	Retention:     72 * time.Hour,
 	Route:         "/orders/{order_id}/cancel",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CancelOrderOperation is what the business method of cancelOrder (POST /orders/{order_id}/cancel) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CancelOrderOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	// OrderID is the path parameter order_id.
@@ -150,7 +149,7 @@ type CancelOrderOperation struct {
 
 // EnqueueReleaseStock writes the release_stock effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
 func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "release_stock",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -159,7 +158,7 @@ func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload 
 
 // EnqueueCancellationEmail writes the cancellation_email effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
 func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "cancellation_email",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -167,13 +166,13 @@ func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, pay
 }
 
 // decodeCancelOrder decodes the json request body of cancelOrder (POST /orders/{order_id}/cancel).
-func decodeCancelOrder(r *idem.Request) (*Cancellation, error) {
+func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	var v Cancellation
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -239,13 +238,13 @@ type Route struct {
 }
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateOrder(h Handlers) idem.Typed[NewOrder] {
-	return idem.Typed[NewOrder]{
+func typedCreateOrder(h Handlers) idemimpl.Typed[NewOrder] {
+	return idemimpl.Typed[NewOrder]{
 		Contract:    contractCreateOrder,
 		Decode:      decodeCreateOrder,
 		Fingerprint: fingerprintCreateOrder,
 		NaturalKey:  naturalKeyCreateOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *NewOrder) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *NewOrder) (*idemimpl.Response, error) {
 			handle := &CreateOrderOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -260,7 +259,7 @@ func typedCreateOrder(h Handlers) idem.Typed[NewOrder] {
 				return nil, err
 			}
 			handle.Header.Set("Content-Type", "application/json")
-			return &idem.Response{
+			return &idemimpl.Response{
 				Body:   body,
 				Header: handle.Header,
 				Status: 201,
@@ -270,12 +269,12 @@ func typedCreateOrder(h Handlers) idem.Typed[NewOrder] {
 }
 
 // typedCancelOrder binds cancelOrder (POST /orders/{order_id}/cancel) to h: its contract, decoder, typed fingerprint and business method.
-func typedCancelOrder(h Handlers) idem.Typed[Cancellation] {
-	return idem.Typed[Cancellation]{
+func typedCancelOrder(h Handlers) idemimpl.Typed[Cancellation] {
+	return idemimpl.Typed[Cancellation]{
 		Contract:    contractCancelOrder,
 		Decode:      decodeCancelOrder,
 		Fingerprint: fingerprintCancelOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, r *idem.Request, req *Cancellation) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *Cancellation) (*idemimpl.Response, error) {
 			handle := &CancelOrderOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -291,7 +290,7 @@ func typedCancelOrder(h Handlers) idem.Typed[Cancellation] {
 				return nil, err
 			}
 			handle.Header.Set("Content-Type", "application/json")
-			return &idem.Response{
+			return &idemimpl.Response{
 				Body:   body,
 				Header: handle.Header,
 				Status: 200,
@@ -301,10 +300,10 @@ func typedCancelOrder(h Handlers) idem.Typed[Cancellation] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -315,7 +314,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 		})
 	}
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCancelOrder(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCancelOrder(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +328,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

@@ -8,45 +8,45 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
-var contractCreateOrder = idem.Contract{
-	Concurrency: idem.ConcurrencyReject,
+var contractCreateOrder = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyReject,
 	Fingerprint: fingerprint.Spec{},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
 	Route:         "/orders",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   2 * time.Second,
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST /orders) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
 // decodeCreateOrder decodes the json request body of createOrder (POST /orders).
-func decodeCreateOrder(r *idem.Request) (*CreateOrderRequest, error) {
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 	var v CreateOrderRequest
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -109,12 +109,12 @@ type Route struct {
 }
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateOrder(h Handlers) idem.Typed[CreateOrderRequest] {
-	return idem.Typed[CreateOrderRequest]{
+func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
+	return idemimpl.Typed[CreateOrderRequest]{
 		Contract:    contractCreateOrder,
 		Decode:      decodeCreateOrder,
 		Fingerprint: fingerprintCreateOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateOrderRequest) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
 			handle := &CreateOrderOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -123,7 +123,7 @@ func typedCreateOrder(h Handlers) idem.Typed[CreateOrderRequest] {
 			if err := h.CreateOrder(ctx, tx, handle, req); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 201,
 			}, nil
@@ -132,10 +132,10 @@ func typedCreateOrder(h Handlers) idem.Typed[CreateOrderRequest] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +149,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

@@ -8,35 +8,35 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateBooking is the run-time contract of createBooking (POST /bookings).
-var contractCreateBooking = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCreateBooking = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
 		Exclude: []string{"/guest/phone"},
 		Include: []string{"/room_id", "/check_in", "/check_out", "/guests", "/guest"},
 	},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		BodyPointer: "/booking_request_id",
 		MaxLength:   64,
-		Required:    true,
 	},
 	Method:        "POST",
 	Operation:     "createBooking",
 	Retention:     48 * time.Hour,
 	Route:         "/bookings",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CreateBookingOperation is what the business method of createBooking (POST /bookings) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateBookingOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
@@ -44,7 +44,7 @@ type CreateBookingOperation struct {
 
 // EnqueueNotifyGuest writes the notify_guest effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
 func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_guest",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -53,7 +53,7 @@ func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload
 
 // EnqueueChargeDeposit writes the charge_deposit effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
 func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_deposit",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -61,13 +61,13 @@ func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, paylo
 }
 
 // decodeCreateBooking decodes the json request body of createBooking (POST /bookings).
-func decodeCreateBooking(r *idem.Request) (*NewBooking, error) {
+func decodeCreateBooking(r *idemimpl.Request) (*NewBooking, error) {
 	var v NewBooking
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -124,27 +124,26 @@ func naturalKeyCreateBooking(req *NewBooking) (string, error) {
 }
 
 // contractCheckInBooking is the run-time contract of checkInBooking (POST /bookings/{booking_id}/checkin).
-var contractCheckInBooking = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCheckInBooking = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/key_cards", "/id_document"}},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "checkInBooking",
 	PathParams:    []string{"booking_id"},
 	Retention:     48 * time.Hour,
 	Route:         "/bookings/{booking_id}/checkin",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CheckInBookingOperation is what the business method of checkInBooking (POST /bookings/{booking_id}/checkin) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CheckInBookingOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	// BookingID is the path parameter booking_id.
@@ -154,7 +153,7 @@ type CheckInBookingOperation struct {
 
 // EnqueueIssueKeyCards writes the issue_key_cards effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
 func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "issue_key_cards",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -163,7 +162,7 @@ func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payl
 
 // EnqueueNotifyHousekeeping writes the notify_housekeeping effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
 func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_housekeeping",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -171,13 +170,13 @@ func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context,
 }
 
 // decodeCheckInBooking decodes the json request body of checkInBooking (POST /bookings/{booking_id}/checkin).
-func decodeCheckInBooking(r *idem.Request) (*CheckIn, error) {
+func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	var v CheckIn
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -217,13 +216,13 @@ type Route struct {
 }
 
 // typedCreateBooking binds createBooking (POST /bookings) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateBooking(h Handlers) idem.Typed[NewBooking] {
-	return idem.Typed[NewBooking]{
+func typedCreateBooking(h Handlers) idemimpl.Typed[NewBooking] {
+	return idemimpl.Typed[NewBooking]{
 		Contract:    contractCreateBooking,
 		Decode:      decodeCreateBooking,
 		Fingerprint: fingerprintCreateBooking,
 		NaturalKey:  naturalKeyCreateBooking,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *NewBooking) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *NewBooking) (*idemimpl.Response, error) {
 			handle := &CreateBookingOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -238,7 +237,7 @@ func typedCreateBooking(h Handlers) idem.Typed[NewBooking] {
 				return nil, err
 			}
 			handle.Header.Set("Content-Type", "application/json")
-			return &idem.Response{
+			return &idemimpl.Response{
 				Body:   body,
 				Header: handle.Header,
 				Status: 201,
@@ -248,12 +247,12 @@ func typedCreateBooking(h Handlers) idem.Typed[NewBooking] {
 }
 
 // typedCheckInBooking binds checkInBooking (POST /bookings/{booking_id}/checkin) to h: its contract, decoder, typed fingerprint and business method.
-func typedCheckInBooking(h Handlers) idem.Typed[CheckIn] {
-	return idem.Typed[CheckIn]{
+func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckIn] {
+	return idemimpl.Typed[CheckIn]{
 		Contract:    contractCheckInBooking,
 		Decode:      decodeCheckInBooking,
 		Fingerprint: fingerprintCheckInBooking,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, r *idem.Request, req *CheckIn) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *CheckIn) (*idemimpl.Response, error) {
 			handle := &CheckInBookingOperation{
 				BookingID: r.PathParams["booking_id"],
 				Header:    http.Header{},
@@ -269,7 +268,7 @@ func typedCheckInBooking(h Handlers) idem.Typed[CheckIn] {
 				return nil, err
 			}
 			handle.Header.Set("Content-Type", "application/json")
-			return &idem.Response{
+			return &idemimpl.Response{
 				Body:   body,
 				Header: handle.Header,
 				Status: 200,
@@ -279,10 +278,10 @@ func typedCheckInBooking(h Handlers) idem.Typed[CheckIn] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateBooking(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateBooking(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +292,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 		})
 	}
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCheckInBooking(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCheckInBooking(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +306,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

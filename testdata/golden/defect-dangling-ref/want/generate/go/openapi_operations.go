@@ -8,45 +8,45 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateRefund is the run-time contract of createRefund (POST /refunds).
-var contractCreateRefund = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCreateRefund = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "createRefund",
 	Retention:     2 * time.Hour,
 	Route:         "/refunds",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CreateRefundOperation is what the business method of createRefund (POST /refunds) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateRefundOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
 // decodeCreateRefund decodes the json request body of createRefund (POST /refunds).
-func decodeCreateRefund(r *idem.Request) (*CreateRefundRequest, error) {
+func decodeCreateRefund(r *idemimpl.Request) (*CreateRefundRequest, error) {
 	var v CreateRefundRequest
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -85,12 +85,12 @@ type Route struct {
 }
 
 // typedCreateRefund binds createRefund (POST /refunds) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateRefund(h Handlers) idem.Typed[CreateRefundRequest] {
-	return idem.Typed[CreateRefundRequest]{
+func typedCreateRefund(h Handlers) idemimpl.Typed[CreateRefundRequest] {
+	return idemimpl.Typed[CreateRefundRequest]{
 		Contract:    contractCreateRefund,
 		Decode:      decodeCreateRefund,
 		Fingerprint: fingerprintCreateRefund,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateRefundRequest) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateRefundRequest) (*idemimpl.Response, error) {
 			handle := &CreateRefundOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -99,7 +99,7 @@ func typedCreateRefund(h Handlers) idem.Typed[CreateRefundRequest] {
 			if err := h.CreateRefund(ctx, tx, handle, req); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 201,
 			}, nil
@@ -108,10 +108,10 @@ func typedCreateRefund(h Handlers) idem.Typed[CreateRefundRequest] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateRefund(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateRefund(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

@@ -8,48 +8,48 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateShipment is the run-time contract of createShipment (POST /shipments).
-var contractCreateShipment = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCreateShipment = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
 		Exclude:   []string{"/lines/*/note", "/metadata/trace", "/destination/notes"},
 		Unordered: []string{"/lines", "/lines/*/tags"},
 	},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "createShipment",
 	Retention:     24 * time.Hour,
 	Route:         "/shipments",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CreateShipmentOperation is what the business method of createShipment (POST /shipments) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateShipmentOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
 // decodeCreateShipment decodes the json request body of createShipment (POST /shipments).
-func decodeCreateShipment(r *idem.Request) (*Shipment, error) {
+func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -127,31 +127,30 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 }
 
 // contractRerouteShipment is the run-time contract of rerouteShipment (POST /shipments/{shipment_id}/reroute).
-var contractRerouteShipment = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractRerouteShipment = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
 		Exclude:   []string{"/lines/*/tags"},
 		Include:   []string{"/destination/city", "/priority", "/lines", "/extra", "/weight"},
 		Unordered: []string{"/lines"},
 	},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "rerouteShipment",
 	PathParams:    []string{"shipment_id"},
 	Retention:     24 * time.Hour,
 	Route:         "/shipments/{shipment_id}/reroute",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // RerouteShipmentOperation is what the business method of rerouteShipment (POST /shipments/{shipment_id}/reroute) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type RerouteShipmentOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	// ShipmentID is the path parameter shipment_id.
@@ -160,13 +159,13 @@ type RerouteShipmentOperation struct {
 }
 
 // decodeRerouteShipment decodes the json request body of rerouteShipment (POST /shipments/{shipment_id}/reroute).
-func decodeRerouteShipment(r *idem.Request) (*Shipment, error) {
+func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -243,12 +242,12 @@ type Route struct {
 }
 
 // typedCreateShipment binds createShipment (POST /shipments) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateShipment(h Handlers) idem.Typed[Shipment] {
-	return idem.Typed[Shipment]{
+func typedCreateShipment(h Handlers) idemimpl.Typed[Shipment] {
+	return idemimpl.Typed[Shipment]{
 		Contract:    contractCreateShipment,
 		Decode:      decodeCreateShipment,
 		Fingerprint: fingerprintCreateShipment,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *Shipment) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *Shipment) (*idemimpl.Response, error) {
 			handle := &CreateShipmentOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -263,7 +262,7 @@ func typedCreateShipment(h Handlers) idem.Typed[Shipment] {
 				return nil, err
 			}
 			handle.Header.Set("Content-Type", "application/json")
-			return &idem.Response{
+			return &idemimpl.Response{
 				Body:   body,
 				Header: handle.Header,
 				Status: 201,
@@ -273,12 +272,12 @@ func typedCreateShipment(h Handlers) idem.Typed[Shipment] {
 }
 
 // typedRerouteShipment binds rerouteShipment (POST /shipments/{shipment_id}/reroute) to h: its contract, decoder, typed fingerprint and business method.
-func typedRerouteShipment(h Handlers) idem.Typed[Shipment] {
-	return idem.Typed[Shipment]{
+func typedRerouteShipment(h Handlers) idemimpl.Typed[Shipment] {
+	return idemimpl.Typed[Shipment]{
 		Contract:    contractRerouteShipment,
 		Decode:      decodeRerouteShipment,
 		Fingerprint: fingerprintRerouteShipment,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, r *idem.Request, req *Shipment) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *Shipment) (*idemimpl.Response, error) {
 			handle := &RerouteShipmentOperation{
 				Header:     http.Header{},
 				Operation:  op,
@@ -288,7 +287,7 @@ func typedRerouteShipment(h Handlers) idem.Typed[Shipment] {
 			if err := h.RerouteShipment(ctx, tx, handle, req); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 200,
 			}, nil
@@ -297,10 +296,10 @@ func typedRerouteShipment(h Handlers) idem.Typed[Shipment] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateShipment(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateShipment(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +310,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 		})
 	}
 	{
-		handler, err := idem.NewTypedHandler(exec, typedRerouteShipment(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedRerouteShipment(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +324,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

@@ -8,32 +8,32 @@ import (
 	"fmt"
 	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
 	idem "github.com/idemgen/idemgen/runtime/idem"
+	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
 // contractCreateTransfer is the run-time contract of createTransfer (POST /transfers).
-var contractCreateTransfer = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractCreateTransfer = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "createTransfer",
 	Retention:     48 * time.Hour,
 	Route:         "/transfers",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST /transfers) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type CreateTransferOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	tx     pgx.Tx
@@ -41,7 +41,7 @@ type CreateTransferOperation struct {
 
 // EnqueueBankTransfer writes the bank_transfer effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
 func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idem.Effect{
+	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "bank_transfer",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -49,13 +49,13 @@ func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, paylo
 }
 
 // decodeCreateTransfer decodes the json request body of createTransfer (POST /transfers).
-func decodeCreateTransfer(r *idem.Request) (*CreateTransferRequest, error) {
+func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
 	var v CreateTransferRequest
 	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idem.ErrInvalidBody, err)
+		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -84,27 +84,26 @@ func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]str
 }
 
 // contractReverseTransfer is the run-time contract of reverseTransfer (POST /transfers/{transfer_id}/reversals).
-var contractReverseTransfer = idem.Contract{
-	Concurrency: idem.ConcurrencyWait,
+var contractReverseTransfer = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{},
-	Key: idem.KeySpec{
+	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
-		Required:  true,
 	},
 	Method:        "POST",
 	Operation:     "reverseTransfer",
 	PathParams:    []string{"transfer_id"},
 	Retention:     6 * time.Hour,
 	Route:         "/transfers/{transfer_id}/reversals",
-	StoreFailures: []idem.StatusClass{{Class: 4}},
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
 // ReverseTransferOperation is what the business method of reverseTransfer (POST /transfers/{transfer_id}/reversals) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
 type ReverseTransferOperation struct {
-	*idem.Operation
+	*idemimpl.Operation
 	// Header holds response headers to send; those the contract replays are stored with the response.
 	Header http.Header
 	// TransferID is the path parameter transfer_id.
@@ -133,12 +132,12 @@ type Route struct {
 }
 
 // typedCreateTransfer binds createTransfer (POST /transfers) to h: its contract, decoder, typed fingerprint and business method.
-func typedCreateTransfer(h Handlers) idem.Typed[CreateTransferRequest] {
-	return idem.Typed[CreateTransferRequest]{
+func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
+	return idemimpl.Typed[CreateTransferRequest]{
 		Contract:    contractCreateTransfer,
 		Decode:      decodeCreateTransfer,
 		Fingerprint: fingerprintCreateTransfer,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, _ *idem.Request, req *CreateTransferRequest) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateTransferRequest) (*idemimpl.Response, error) {
 			handle := &CreateTransferOperation{
 				Header:    http.Header{},
 				Operation: op,
@@ -147,7 +146,7 @@ func typedCreateTransfer(h Handlers) idem.Typed[CreateTransferRequest] {
 			if err := h.CreateTransfer(ctx, tx, handle, req); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 201,
 			}, nil
@@ -156,13 +155,13 @@ func typedCreateTransfer(h Handlers) idem.Typed[CreateTransferRequest] {
 }
 
 // typedReverseTransfer binds reverseTransfer (POST /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed fingerprint and business method.
-func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
-	return idem.Typed[struct{}]{
+func typedReverseTransfer(h Handlers) idemimpl.Typed[struct{}] {
+	return idemimpl.Typed[struct{}]{
 		Contract: contractReverseTransfer,
 		Fingerprint: func(_ *struct{}, params map[string]string) (fingerprint.Sum, error) {
 			return fingerprintReverseTransfer(params)
 		},
-		Run: func(ctx context.Context, tx pgx.Tx, op *idem.Operation, r *idem.Request, _ *struct{}) (*idem.Response, error) {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, _ *struct{}) (*idemimpl.Response, error) {
 			handle := &ReverseTransferOperation{
 				Header:     http.Header{},
 				Operation:  op,
@@ -172,7 +171,7 @@ func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
 			if err := h.ReverseTransfer(ctx, tx, handle); err != nil {
 				return nil, err
 			}
-			return &idem.Response{
+			return &idemimpl.Response{
 				Header: handle.Header,
 				Status: 201,
 			}, nil
@@ -181,10 +180,10 @@ func typedReverseTransfer(h Handlers) idem.Typed[struct{}] {
 }
 
 // Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
-func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) ([]Route, error) {
+func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
-		handler, err := idem.NewTypedHandler(exec, typedCreateTransfer(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateTransfer(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +194,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 		})
 	}
 	{
-		handler, err := idem.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
+		handler, err := idemimpl.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +208,7 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.
 }
 
 // Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
-func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idem.HandlerOption) error {
+func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package idem
+package engine
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
-// Operation identifies the running operation to the business function.
+// Operation identifies the running operation to the business function;
+// generated operation handles embed it.
 type Operation struct {
 	ID    string // a UUID the runtime generated for this operation, for logs and support
 	Name  string // the contract's operation name
@@ -59,7 +60,7 @@ type Request struct {
 
 // Response is the business function's answer. A 2xx or 3xx response is
 // stored with the record and committed; a status that matches the
-// contract's StoreFailures is stored after the business changes are rolled
+// contract's store-failures is stored after the business changes are rolled
 // back to a savepoint; any other status rolls back everything and frees the
 // key, and the response is sent once, unstored.
 type Response struct {

@@ -1,4 +1,4 @@
-package idem
+package engine
 
 import (
 	"errors"
@@ -8,19 +8,15 @@ import (
 	"strings"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
-
-// ScopeFunc returns the trusted scope (tenant, principal) of a request,
-// from authentication the server already did, never from the request body.
-// An error answers 403 scope-unavailable.
-type ScopeFunc func(*http.Request) (string, error)
 
 // PathParamFunc returns the value of a path parameter; the default is
 // (*http.Request).PathValue of the standard mux. With chi, pass
 // func(r *http.Request, name string) string { return chi.URLParam(r, name) }.
 type PathParamFunc func(r *http.Request, name string) string
 
-// HandlerOption configures NewHandler.
+// HandlerOption configures NewTypedHandler and NewHandler.
 type HandlerOption func(*handler)
 
 // WithPathParams sets how path parameters are read.
@@ -28,62 +24,47 @@ func WithPathParams(f PathParamFunc) HandlerOption {
 	return func(h *handler) { h.pathParam = f }
 }
 
-// errScope wraps a ScopeFunc error.
+// errScope wraps a scope function's error.
 var errScope = errors.New("idem: scope")
+
+// prepared is what a handler computes from a request before the executor
+// runs it: no database step, only the request's own content.
+type prepared struct {
+	sum        fingerprint.Sum
+	naturalKey string
+	run        BusinessFunc
+}
 
 type handler struct {
 	exec      *Executor
 	contract  Contract
-	scope     ScopeFunc
+	scope     func(*http.Request) (string, error)
 	pathParam PathParamFunc
 	maxBody   int64
-	// prepare fingerprints a request and returns the business function
-	// that runs it: the raw-body path of NewHandler or the typed path of
-	// NewTypedHandler.
-	prepare func(req *Request) (fingerprint.Sum, BusinessFunc, error)
-}
-
-// NewHandler returns the net/http handler of one idempotent operation. It
-// parses the key (400 when missing and required, empty, too long or
-// malformed), reads the body up to the fingerprint's size limit (413),
-// takes the scope from scope, fingerprints the request and runs fn through
-// exec. A replay carries the stored status, body and headers plus
-// Idempotent-Replayed: true. Errors are application/problem+json with the
-// types of docs/problems.md.
-func NewHandler(exec *Executor, c Contract, scope ScopeFunc, fn BusinessFunc, opts ...HandlerOption) (http.Handler, error) {
-	if fn == nil {
-		return nil, errors.New("idem: NewHandler needs a business function")
-	}
-	h, err := newHandler(exec, c, scope, opts)
-	if err != nil {
-		return nil, err
-	}
-	spec, method, route := h.contract.Fingerprint, h.contract.Method, h.contract.Route
-	h.prepare = func(req *Request) (fingerprint.Sum, BusinessFunc, error) {
-		sum, err := spec.Sum(fingerprint.Request{Method: method, Route: route, PathParams: req.PathParams, Body: req.Body})
-		return sum, fn, bodyError(err)
-	}
-	return h, nil
+	// prepare decodes and fingerprints a request, renders its natural key
+	// and returns the business function that runs it.
+	prepare func(req *Request) (prepared, error)
 }
 
 // newHandler checks and normalises what every handler needs.
-func newHandler(exec *Executor, c Contract, scope ScopeFunc, opts []HandlerOption) (*handler, error) {
+func newHandler(h Holder, c Contract, scope func(*http.Request) (string, error), opts []HandlerOption) (*handler, error) {
+	exec := Of(h)
 	if exec == nil || scope == nil {
 		return nil, errors.New("idem: a handler needs an executor and a scope function")
 	}
-	nc, err := c.normalized()
+	nc, err := Normalize(c)
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{exec: exec, contract: nc, scope: scope, pathParam: (*http.Request).PathValue,
+	hd := &handler{exec: exec, contract: nc, scope: scope, pathParam: (*http.Request).PathValue,
 		maxBody: int64(nc.Fingerprint.MaxBodySize)}
-	if h.maxBody <= 0 {
-		h.maxBody = fingerprint.MaxBodySize
+	if hd.maxBody <= 0 {
+		hd.maxBody = fingerprint.MaxBodySize
 	}
 	for _, o := range opts {
-		o(h)
+		o(hd)
 	}
-	return h, nil
+	return hd, nil
 }
 
 // bodyError maps a fingerprint error to the request error it answers with.
@@ -101,8 +82,8 @@ func bodyError(err error) error {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, err := h.serve(r)
-	var hookErr *HookError
-	if errors.As(err, &hookErr) && hookErr.Point == HookAfterCommit {
+	var fault *faults.Error
+	if errors.As(err, &fault) && fault.Point == faults.AfterCommit {
 		panic(http.ErrAbortHandler) // the injected fault: the response is lost
 	}
 	if err != nil {
@@ -120,6 +101,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(res.Response.Body)
 }
 
+// serve is the HTTP half of an operation: the key, the body, the scope and
+// the path parameters, then the prepared call for the executor, which does
+// every database step.
 func (h *handler) serve(r *http.Request) (*Result, error) {
 	c := &h.contract
 	var key string
@@ -141,7 +125,7 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	if key == "" && c.Key.Required {
+	if key == "" && !c.Key.Optional {
 		return nil, ErrKeyMissing
 	}
 	scope, err := h.scope(r)
@@ -155,12 +139,10 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 			req.PathParams[name] = h.pathParam(r, name)
 		}
 	}
-	sum, fn, err := h.prepare(req)
+	p, err := h.prepare(req)
 	if err != nil {
 		return nil, err
 	}
-	if key == "" {
-		return h.exec.unprotected(r.Context(), c, req, fn)
-	}
-	return h.exec.do(r.Context(), c, Call{Scope: scope, Key: key, Fingerprint: sum, Request: req}, fn)
+	call := Call{Scope: scope, Key: key, Fingerprint: p.sum, NaturalKey: p.naturalKey, Request: req}
+	return h.exec.execute(r.Context(), c, call, p.run)
 }

@@ -1,19 +1,21 @@
-package idem
+package idemimpl
+
+import "github.com/idemgen/idemgen/runtime/internal/engine"
 
 // EnforceVersion is a constant expression that generated code converts to
 // fail compilation against a runtime that cannot run it: a negative value
 // does not convert to this unsigned type. Generated packages declare
 //
 //	const (
-//		_ = idem.EnforceVersion(N - idem.MinGeneratedVersion)
-//		_ = idem.EnforceVersion(idem.MaxGeneratedVersion - N)
+//		_ = idemimpl.EnforceVersion(N - idemimpl.MinGeneratedVersion)
+//		_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - N)
 //	)
 //
 // where N is the generated-code version the generator emitted.
-type EnforceVersion uint
+type EnforceVersion = engine.EnforceVersion
 
 // The range of generated-code versions this runtime runs.
 const (
-	MinGeneratedVersion = 1
-	MaxGeneratedVersion = 1
+	MinGeneratedVersion = engine.MinGeneratedVersion
+	MaxGeneratedVersion = engine.MaxGeneratedVersion
 )

@@ -1,4 +1,4 @@
-package idem
+package engine
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 )
 
 // ParseKey parses an Idempotency-Key header field value. It accepts the
@@ -89,9 +91,9 @@ func keyFromBody(body []byte, spec KeySpec) (string, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return "", fmt.Errorf("%w: body is not JSON: %v", ErrKeyMalformed, err)
 	}
-	v, ok, err := lookupPointer(doc, spec.BodyPointer)
-	if err != nil || !ok {
-		return "", err
+	v, ok := lookupPointer(doc, spec.BodyPointer)
+	if !ok {
+		return "", nil
 	}
 	s, isString := v.(string)
 	if !isString {
@@ -106,37 +108,29 @@ func keyFromBody(body []byte, spec KeySpec) (string, error) {
 	return s, nil
 }
 
-// pointerUnescaper undoes the ~1 and ~0 escapes of a JSON pointer token;
-// built once, not per token of every request.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-
-// lookupPointer resolves an RFC 6901 JSON pointer in a decoded document.
-func lookupPointer(doc any, pointer string) (any, bool, error) {
-	if pointer == "" {
-		return doc, true, nil
-	}
-	if !strings.HasPrefix(pointer, "/") {
-		return nil, false, fmt.Errorf("idem: key pointer %q does not start with /", pointer)
-	}
+// lookupPointer resolves an RFC 6901 JSON pointer, which Normalize
+// checked, in a decoded document.
+func lookupPointer(doc any, pointer string) (any, bool) {
 	cur := doc
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = pointerUnescaper.Replace(tok)
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = jsonpointer.Next(rest)
 		switch node := cur.(type) {
 		case map[string]any:
 			next, ok := node[tok]
 			if !ok {
-				return nil, false, nil
+				return nil, false
 			}
 			cur = next
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(node) {
-				return nil, false, nil
+				return nil, false
 			}
 			cur = node[i]
 		default:
-			return nil, false, nil
+			return nil, false
 		}
 	}
-	return cur, true, nil
+	return cur, true
 }

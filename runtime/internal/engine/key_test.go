@@ -1,11 +1,11 @@
-package idem_test
+package engine_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
 )
 
 func TestParseKey(t *testing.T) {
@@ -33,14 +33,14 @@ func TestParseKey(t *testing.T) {
 		{`"` + strings.Repeat("k", 40) + `"`, strings.Repeat("k", 40), true},
 		{strings.Repeat("k", 41), "", false},
 	} {
-		got, err := idem.ParseKey(tc.in, 40)
+		got, err := engine.ParseKey(tc.in, 40)
 		if tc.ok {
 			if err != nil || got != tc.want {
 				t.Errorf("ParseKey(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
 			continue
 		}
-		if !errors.Is(err, idem.ErrKeyMalformed) {
+		if !errors.Is(err, engine.ErrKeyMalformed) {
 			t.Errorf("ParseKey(%q) = %q, %v; want ErrKeyMalformed", tc.in, got, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package idem
+package engine
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 
 // unprotected runs fn for a request that sent no key where the contract
 // does not require one: in a plain transaction, committed for a 2xx or 3xx
-// response and rolled back otherwise, with nothing recorded.
-func (e *Executor) unprotected(ctx context.Context, c *Contract, req *Request, fn BusinessFunc) (*Result, error) {
+// response and rolled back otherwise, with nothing recorded. The business
+// step is the same as a protected operation's.
+func (e *Executor) unprotected(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
 	inner, err := e.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("idem: %w", err)
@@ -22,13 +23,10 @@ func (e *Executor) unprotected(ctx context.Context, c *Contract, req *Request, f
 	if err != nil {
 		return nil, err
 	}
-	op := &Operation{ID: formatUUID(id), Name: c.Operation, id: id, store: e.store, clock: e.clock}
-	resp, err := fn(ctx, tx, op, req)
+	op := &Operation{ID: formatUUID(id), Name: c.Operation, Scope: call.Scope, id: id, store: e.store, clock: e.clock}
+	resp, err := e.business(ctx, tx, c, call, op, fn)
 	if err != nil {
-		return nil, fmt.Errorf("idem: %s: %w", c.Operation, err)
-	}
-	if resp == nil {
-		return nil, fmt.Errorf("idem: %s: business function returned no response", c.Operation)
+		return nil, err
 	}
 	if resp.Status >= 200 && resp.Status < 400 {
 		if err := inner.Commit(ctx); err != nil {

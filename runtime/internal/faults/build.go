@@ -1,19 +1,14 @@
-package idemtest
+package faults
 
 import (
 	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
-
-	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// Hook is the signature of an idem.Hooks field.
-type Hook = func(ctx context.Context, op *idem.Operation) error
-
 // Hold is a fault point that stops every request reaching it until
-// Release: put Hold.Hook in an idem.Hooks field to hold a first request
+// Release: put Hold.Hook in a Hooks field to hold a first request
 // mid-transaction while a test sends its duplicates.
 type Hold struct {
 	reached     chan struct{}
@@ -29,7 +24,7 @@ func NewHold() *Hold {
 
 // Hook blocks until Release or until ctx ends (then it fails with the
 // context's error, rolling the transaction back).
-func (h *Hold) Hook(ctx context.Context, _ *idem.Operation) error {
+func (h *Hold) Hook(ctx context.Context, _ string) error {
 	h.reachedOnce.Do(func() { close(h.reached) })
 	select {
 	case <-h.release:
@@ -46,14 +41,14 @@ func (h *Hold) Reached() <-chan struct{} { return h.reached }
 func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
 
 // ErrInjected is the error returned by the hooks FailFirst builds.
-var ErrInjected = errors.New("idemtest: injected fault")
+var ErrInjected = errors.New("faults: injected fault")
 
 // FailFirst returns a hook that fails the first n calls with ErrInjected
-// and lets later calls pass. At idem.HookAfterCommit that loses the
+// and lets later calls pass. At AfterCommit that loses the
 // response of a committed operation.
 func FailFirst(n int) Hook {
 	var calls atomic.Int64
-	return func(context.Context, *idem.Operation) error {
+	return func(context.Context, string) error {
 		if calls.Add(1) <= int64(n) {
 			return ErrInjected
 		}
@@ -64,12 +59,12 @@ func FailFirst(n int) Hook {
 // Chain returns a hook that runs hooks in order and stops at the first
 // error; nil hooks are skipped.
 func Chain(hooks ...Hook) Hook {
-	return func(ctx context.Context, op *idem.Operation) error {
+	return func(ctx context.Context, operationID string) error {
 		for _, h := range hooks {
 			if h == nil {
 				continue
 			}
-			if err := h(ctx, op); err != nil {
+			if err := h(ctx, operationID); err != nil {
 				return err
 			}
 		}

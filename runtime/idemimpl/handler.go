@@ -1,0 +1,45 @@
+package idemimpl
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+)
+
+// Typed is a generated operation whose request body decodes to a T: its
+// contract, decoder, typed fingerprint, natural key and business binding.
+type Typed[T any] = engine.Typed[T]
+
+// HandlerOption configures NewTypedHandler and NewHandler.
+type HandlerOption = engine.HandlerOption
+
+// PathParamFunc returns the value of a path parameter of a request.
+type PathParamFunc = engine.PathParamFunc
+
+// WithPathParams sets how path parameters are read; the default is
+// (*http.Request).PathValue of the standard mux.
+func WithPathParams(f PathParamFunc) HandlerOption { return engine.WithPathParams(f) }
+
+// errNoExecutor refuses a handler without an executor.
+var errNoExecutor = errors.New("idem: a handler needs an executor and a scope function")
+
+// NewTypedHandler returns the net/http handler of a generated operation,
+// run by exec in the scope scope gives each request.
+func NewTypedHandler[T any](exec *idem.Executor, t Typed[T], scope idem.ScopeFunc, opts ...HandlerOption) (http.Handler, error) {
+	if exec == nil {
+		return nil, errNoExecutor
+	}
+	return engine.NewTypedHandler(exec, t, scope, opts...)
+}
+
+// NewHandler is the raw-body form of NewTypedHandler: the fingerprint is
+// the contract's fingerprint.Spec applied to the body bytes, and fn gets
+// them undecoded.
+func NewHandler(exec *idem.Executor, c Contract, scope idem.ScopeFunc, fn BusinessFunc, opts ...HandlerOption) (http.Handler, error) {
+	if exec == nil {
+		return nil, errNoExecutor
+	}
+	return engine.NewHandler(exec, c, scope, fn, opts...)
+}

@@ -1,0 +1,28 @@
+package idemimpl
+
+import "github.com/idemgen/idemgen/runtime/internal/engine"
+
+// Operation identifies the running operation to the business function:
+// ID, Name, Scope and Key, and Enqueue for its effects. Generated
+// operation handles embed it.
+type Operation = engine.Operation
+
+// Effect is a side effect of an operation, written to the outbox by
+// Operation.Enqueue in the operation's transaction.
+type Effect = engine.Effect
+
+// Request is what the business function gets of the HTTP request: the raw
+// body, the path parameters and the header.
+type Request = engine.Request
+
+// Response is the business function's answer, stored and replayed as the
+// contract says.
+type Response = engine.Response
+
+// BusinessFunc runs an operation inside the executor's transaction; the
+// raw-body form of Typed.Run.
+type BusinessFunc = engine.BusinessFunc
+
+// ErrInvalidBody is wrapped by the errors of generated decoders: the body
+// answers 400 request-body-invalid. It is runtime/idem's ErrInvalidBody.
+var ErrInvalidBody = engine.ErrInvalidBody

@@ -1,0 +1,88 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/idemgen/idemgen/runtime/defaults"
+	"github.com/idemgen/idemgen/runtime/internal/engine"
+)
+
+// A zero field of the contract means exactly the runtime/defaults value,
+// the table the spec applies too.
+func TestNormalizeReadsZeroAsTheDefaults(t *testing.T) {
+	got, err := engine.Normalize(engine.Contract{Operation: "op", Method: "POST", Route: "/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.Contract{
+		Operation: "op", Method: "POST", Route: "/x",
+		Key:           engine.KeySpec{Header: defaults.KeyHeader, Optional: !defaults.KeyRequired, MaxLength: defaults.KeyMaxLength},
+		Retention:     defaults.Retention,
+		Tombstone:     defaults.Tombstone,
+		WaitTimeout:   defaults.WaitTimeout,
+		StoreFailures: []engine.StatusClass{{Class: 4}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Normalize of a zero contract (-want +got):\n%s", diff)
+	}
+	if defaults.Concurrency != "wait" || got.Concurrency != engine.ConcurrencyWait {
+		t.Errorf("zero concurrency %v, defaults.Concurrency %q: want wait for both", got.Concurrency, defaults.Concurrency)
+	}
+	if sf := defaults.StoreFailures(); len(sf) != 1 || sf[0] != "4xx" {
+		t.Errorf("defaults.StoreFailures() = %v; this test's want assumes [4xx]", sf)
+	}
+	if got.Retention != 24*time.Hour {
+		t.Errorf("retention %s, want the spec's 24h", got.Retention)
+	}
+	none, err := engine.Normalize(engine.Contract{Operation: "op", Method: "POST", Route: "/x", StoreNoFailures: true})
+	if err != nil || len(none.StoreFailures) != 0 {
+		t.Errorf("StoreNoFailures: %v, %v; want no store-failures", none.StoreFailures, err)
+	}
+}
+
+// A contract field that has no meaning is refused, never read as
+// something else.
+func TestNormalizeRefusesUnusableFields(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		modify func(*engine.Contract)
+		want   string
+	}{
+		{"no operation", func(c *engine.Contract) { c.Operation = "" }, "without an operation name"},
+		{"no method", func(c *engine.Contract) { c.Method = "" }, "method and route are required"},
+		{"negative max-length", func(c *engine.Contract) { c.Key.MaxLength = -1 }, "negative key max-length"},
+		{"bad key pointer", func(c *engine.Contract) { c.Key.BodyPointer = "id" }, "key pointer"},
+		{"negative wait-timeout", func(c *engine.Contract) { c.WaitTimeout = -time.Second }, "negative duration"},
+		{"none and some failures", func(c *engine.Contract) {
+			c.StoreNoFailures, c.StoreFailures = true, []engine.StatusClass{{Status: 409}}
+		}, "StoreNoFailures with store-failures"},
+		{"class and status", func(c *engine.Contract) { c.StoreFailures = []engine.StatusClass{{Class: 4, Status: 409}} }, "a class or a status"},
+		{"empty status class", func(c *engine.Contract) { c.StoreFailures = []engine.StatusClass{{}} }, "a class or a status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := engine.Contract{Operation: "op", Method: "POST", Route: "/x"}
+			tc.modify(&c)
+			if _, err := engine.Normalize(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Normalize: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Refusals wrap their sentinels, so callers of the executor can use
+// errors.Is; the HTTP mapping is covered by the handler tests.
+func TestRefusalErrorUnwraps(t *testing.T) {
+	err := error(&engine.RefusalError{Err: engine.ErrExpired, OperationID: "x"})
+	if !errors.Is(err, engine.ErrExpired) || errors.Is(err, engine.ErrInProgress) {
+		t.Errorf("errors.Is on %v does not follow the sentinel", err)
+	}
+	var ref *engine.RefusalError
+	if !errors.As(err, &ref) || ref.OperationID != "x" {
+		t.Errorf("errors.As: %+v", ref)
+	}
+}

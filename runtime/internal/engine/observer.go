@@ -1,0 +1,42 @@
+package engine
+
+import "time"
+
+// EventKind is what happened to one request.
+type EventKind int
+
+// The event kinds, for metrics (DESIGN.md section 5); runtime/idem
+// re-exports them.
+const (
+	EventNew              EventKind = iota + 1 // the operation ran and committed
+	EventReplay                                // a stored response was replayed
+	EventConflict                              // same key, different fingerprint (422)
+	EventWaited                                // a duplicate waited for a running first request, then replayed
+	EventWaitTimeout                           // a duplicate waited wait-timeout and got 409
+	EventRejectInProgress                      // a duplicate got 409 at once under reject
+	EventExpired                               // a retry after retention (409 operation-expired)
+	EventRolledBack                            // the operation ran and was rolled back, freeing the key
+	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+)
+
+var eventNames = [...]string{
+	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
+	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
+	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
+}
+
+// String returns the kind's metric label.
+func (k EventKind) String() string {
+	if k > 0 && int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "unknown"
+}
+
+// Event is one observation. A waited duplicate reports EventWaited and then
+// EventReplay.
+type Event struct {
+	Kind      EventKind
+	Operation string        // the contract's operation name
+	Duration  time.Duration // from the start of the execution to the decision
+}

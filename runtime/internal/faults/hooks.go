@@ -1,0 +1,60 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+)
+
+// Point names a fault-injection point of the executor.
+type Point string
+
+// The fault-injection points, in execution order.
+const (
+	AfterClaim    Point = "after-claim"    // key claimed, business function not yet run
+	AfterBusiness Point = "after-business" // business function returned, nothing stored yet
+	AfterCommit   Point = "after-commit"   // committed; the response is not yet written
+)
+
+// Hook runs at a point with the id of the operation that reached it.
+type Hook = func(ctx context.Context, operationID string) error
+
+// Hooks are the hooks of one executor; a nil hook does nothing.
+type Hooks struct {
+	AfterClaim    Hook
+	AfterBusiness Hook
+	AfterCommit   Hook
+}
+
+// Run runs the hook at p, if any, and wraps its error in an *Error.
+func (h *Hooks) Run(ctx context.Context, p Point, operationID string) error {
+	var f Hook
+	switch p {
+	case AfterClaim:
+		f = h.AfterClaim
+	case AfterBusiness:
+		f = h.AfterBusiness
+	case AfterCommit:
+		f = h.AfterCommit
+	}
+	if f == nil {
+		return nil
+	}
+	if err := f(ctx, operationID); err != nil {
+		return &Error{Point: p, Err: err}
+	}
+	return nil
+}
+
+// Error wraps the error a hook returned, naming the point. After
+// AfterCommit the operation is committed: the HTTP adapter drops the
+// response.
+type Error struct {
+	Point Point
+	Err   error
+}
+
+// Error names the point and the hook's error.
+func (e *Error) Error() string { return fmt.Sprintf("faults: hook %s: %v", e.Point, e.Err) }
+
+// Unwrap returns the hook's error.
+func (e *Error) Unwrap() error { return e.Err }
