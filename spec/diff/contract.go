@@ -221,14 +221,14 @@ func (c *contracts) behaviour() {
 	for _, s := range hf {
 		if !storesFailure(bf, s) {
 			c.add("store-failures-added", "store-failures["+s+"]", "store-failures adds "+s,
-				fmt.Sprintf("A request refused with %s after the change is stored: its retries get the same refusal replayed instead of running again.", s),
+				fmt.Sprintf("A request refused with %s after the change is stored: its retries get the same refusal replayed instead of running again.", statusWords(s)),
 				b.StoreFailures.Pos, h.StoreFailures.Pos)
 		}
 	}
 	for _, s := range bf {
 		if !storesFailure(hf, s) {
 			c.add("store-failures-removed", "store-failures["+s+"]", "store-failures drops "+s,
-				fmt.Sprintf("Refusals with %s stored before the change are still replayed; one after it frees the key, so its retry runs the operation again.", s),
+				fmt.Sprintf("Refusals with %s stored before the change are still replayed; one after it frees the key, so its retry runs the operation again.", statusWords(s)),
 				b.StoreFailures.Pos, h.StoreFailures.Pos)
 		}
 	}
@@ -248,6 +248,14 @@ func (c *contracts) behaviour() {
 // "4xx" stores every client error.
 func storesFailure(list []string, s string) bool {
 	return slices.Contains(list, s) || s != "4xx" && slices.Contains(list, "4xx")
+}
+
+// statusWords words a store-failures entry: "409", or "any 4xx status".
+func statusWords(s string) string {
+	if s == "4xx" {
+		return "any 4xx status"
+	}
+	return s
 }
 
 // effects compares the side effects by name.
