@@ -22,9 +22,10 @@ type side struct {
 	arg string
 	// file is the path to load.
 	file string
-	// For a revision: the revision, the spec's path inside the repository
+	// For a revision: the revision, the spec's path inside the repository,
+	// the current directory's path inside it (git's prefix, "" at the top)
 	// and the temporary directory holding the revision's files.
-	rev, rel, dir string
+	rev, rel, prefix, dir string
 }
 
 // openSide resolves arg. A path that exists is a file; otherwise REV:path
@@ -42,9 +43,10 @@ func openSide(ctx context.Context, arg string) (*side, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not inside a git repository: %v", arg, err)
 	}
+	cwd := strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
 	rel := path.Clean(filepath.ToSlash(p))
 	if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
-		rel = path.Join(strings.TrimSpace(string(prefix)), rel)
+		rel = path.Join(cwd, rel)
 	}
 	if rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
 		return nil, fmt.Errorf("%s: %s is outside the repository", arg, p)
@@ -53,7 +55,7 @@ func openSide(ctx context.Context, arg string) (*side, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &side{arg: arg, file: filepath.Join(dir, filepath.FromSlash(rel)), rev: rev, rel: rel, dir: dir}
+	s := &side{arg: arg, file: filepath.Join(dir, filepath.FromSlash(rel)), rev: rev, rel: rel, prefix: cwd, dir: dir}
 	if err := s.fetch(ctx); err != nil {
 		s.close()
 		return nil, err
@@ -150,7 +152,8 @@ func git(ctx context.Context, args ...string) ([]byte, error) {
 // name returns how a position's file is shown: the root spec as the user
 // gave it (REV:path), another file of the revision as REV:path inside the
 // repository. For GitHub annotations, which point into the checked-out
-// tree, a revision's files are named by their path in the repository.
+// tree, a revision's files are named by their path relative to the current
+// directory, as a working file given on the command line is.
 func (s *side) name(file string, annotation bool) string {
 	if s.dir == "" || file == "" {
 		return file
@@ -162,6 +165,9 @@ func (s *side) name(file string, annotation bool) string {
 	rel = filepath.ToSlash(rel)
 	switch {
 	case annotation:
+		if local, err := filepath.Rel(filepath.FromSlash(s.prefix), filepath.FromSlash(rel)); err == nil {
+			return local
+		}
 		return rel
 	case rel == s.rel:
 		return s.arg
