@@ -89,10 +89,11 @@ func (c *contracts) scope() {
 		b.Pos, h.Pos)
 }
 
-// naturalKey compares the fields an entity is unique on.
+// naturalKey compares the fields an entity is unique on. Order counts:
+// the claim is built from the fields' values in order.
 func (c *contracts) naturalKey() {
 	b, h := values(c.b.NaturalKey), values(c.h.NaturalKey)
-	if sameSet(b, h) {
+	if slices.Equal(b, h) {
 		return
 	}
 	bp, hp := listPos(c.b.NaturalKey, c.b.Pos), listPos(c.h.NaturalKey, c.h.Pos)
@@ -333,14 +334,6 @@ func values(fs []spec.Field[string]) []string {
 		out[i] = f.Value
 	}
 	return out
-}
-
-// sameSet reports whether a and b hold the same strings, in any order.
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // listPos is where a list is: its first element, or fallback when it is
