@@ -1,0 +1,73 @@
+package diff
+
+// Rule is one kind of contract change and the level it is reported at.
+type Rule struct {
+	ID    string
+	Level Level
+	// Summary names the change in a few words, as docs/diff.md heads it.
+	Summary string
+}
+
+// Rules lists every change kind diff reports, grouped by what they touch.
+// docs/diff.md documents each of them.
+var Rules = []Rule{
+	{"operation-added", Safe, "an annotated operation added"},
+	{"operation-removed", Breaking, "an annotated operation removed"},
+	{"operation-route-changed", Breaking, "an operation moved to another method or path (matched by operationId)"},
+	{"operation-id-changed", Risky, "an operation's operationId changed"},
+	{"idempotency-added", Safe, "x-idempotency added to an operation, key optional"},
+	{"idempotency-added-key-required", Risky, "x-idempotency added to an operation, key required"},
+	{"idempotency-removed", Breaking, "an operation lost x-idempotency"},
+
+	{"key-location-changed", Breaking, "key.in changed"},
+	{"key-name-changed", Breaking, "key.name changed"},
+	{"key-made-optional", Breaking, "key.required true to false"},
+	{"key-made-required", Risky, "key.required false to true"},
+	{"key-max-length-lowered", Breaking, "key.max-length lowered"},
+	{"key-max-length-raised", Safe, "key.max-length raised"},
+
+	{"scope-changed", Breaking, "scope changed"},
+	{"natural-key-added", Risky, "natural-key added"},
+	{"natural-key-removed", Breaking, "natural-key removed"},
+	{"natural-key-changed", Breaking, "natural-key fields changed"},
+
+	{"fingerprint-whole-body-to-fields", Breaking, "fingerprint.include added: the whole body becomes a list of fields"},
+	{"fingerprint-fields-to-whole-body", Breaking, "fingerprint.include removed: a list of fields becomes the whole body"},
+	{"fingerprint-field-added", Breaking, "a pointer added to fingerprint.include"},
+	{"fingerprint-field-removed", Breaking, "a pointer removed from fingerprint.include"},
+	{"fingerprint-exclude-added", Breaking, "a pointer added to fingerprint.exclude"},
+	{"fingerprint-exclude-removed", Breaking, "a pointer removed from fingerprint.exclude"},
+	{"fingerprint-unordered-added", Breaking, "a pointer added to fingerprint.unordered"},
+	{"fingerprint-unordered-removed", Breaking, "a pointer removed from fingerprint.unordered"},
+
+	{"retention-shortened", Breaking, "retention shortened"},
+	{"retention-lengthened", Safe, "retention lengthened"},
+	{"tombstone-shortened", Breaking, "tombstone shortened"},
+	{"tombstone-lengthened", Safe, "tombstone lengthened"},
+	{"concurrency-wait-to-reject", Risky, "concurrency wait to reject"},
+	{"concurrency-reject-to-wait", Safe, "concurrency reject to wait"},
+	{"wait-timeout-shortened", Risky, "wait-timeout shortened"},
+	{"wait-timeout-lengthened", Safe, "wait-timeout lengthened"},
+	{"replay-changed", Risky, "replay changed"},
+	{"store-failures-added", Risky, "a failure added to store-failures"},
+	{"store-failures-removed", Risky, "a failure removed from store-failures"},
+	{"mode-changed-to-phased", Risky, "mode atomic to phased"},
+	{"mode-changed-to-atomic", Breaking, "mode phased to atomic"},
+	{"lease-shortened", Risky, "lease shortened (phased)"},
+	{"lease-lengthened", Safe, "lease lengthened (phased)"},
+
+	{"effect-added", Risky, "an effect added"},
+	{"effect-removed", Breaking, "an effect removed"},
+	{"effect-on-unknown-loosened", Breaking, "an effect's on-unknown halt or verify to retry"},
+	{"effect-on-unknown-halt-to-verify", Risky, "an effect's on-unknown halt to verify"},
+	{"effect-on-unknown-tightened", Safe, "an effect's on-unknown tightened (retry to verify or halt, verify to halt)"},
+}
+
+// levels maps each rule id to its level.
+var levels = func() map[string]Level {
+	m := make(map[string]Level, len(Rules))
+	for _, r := range Rules {
+		m[r.ID] = r.Level
+	}
+	return m
+}()
