@@ -70,16 +70,28 @@ func TestGenerateCheck(t *testing.T) {
 }
 
 // TestGenerateRefusesContractErrors checks that a contract with an
-// error-level finding generates nothing.
+// error-level finding, the spec's own or the planner's, generates nothing
+// (exit 2), and that check reports the same rule (exit 1).
 func TestGenerateRefusesContractErrors(t *testing.T) {
-	out := t.TempDir()
-	spec := filepath.Join("..", "..", "testdata", "specs", "IDEM001-fingerprint-pointer-missing.yaml")
-	_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
-	if code != exitFindings || !strings.Contains(stderr, "IDEM001") {
-		t.Fatalf("generate of a contract with an error: exit %d, want %d with IDEM001\n%s", code, exitFindings, stderr)
-	}
-	if entries, _ := os.ReadDir(out); len(entries) != 0 {
-		t.Errorf("generate wrote %d entries although the contract has an error", len(entries))
+	for _, tc := range []struct{ file, rule string }{
+		{"IDEM001-fingerprint-pointer-missing.yaml", "IDEM001"},
+		{"IDEM013-phased-without-lease.yaml", "IDEM101"},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			out := t.TempDir()
+			spec := filepath.Join("..", "..", "testdata", "specs", tc.file)
+			_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
+			if code != exitUnusable || !strings.Contains(stderr, tc.rule) {
+				t.Fatalf("generate of a contract with an error: exit %d, want %d with %s\n%s", code, exitUnusable, tc.rule, stderr)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("generate wrote %d entries although the contract has an error", len(entries))
+			}
+			stdout, _, code := runIdemgen("check", spec)
+			if code != exitFindings || !strings.Contains(stdout, tc.rule) {
+				t.Errorf("check: exit %d, want %d with %s\n%s", code, exitFindings, tc.rule, stdout)
+			}
+		})
 	}
 }
 

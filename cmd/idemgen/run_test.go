@@ -131,7 +131,9 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 }
 
 // TestEveryRuleHasABadSpec checks the contract of testdata/specs: each
-// rule has a spec named after it that yields that rule and nothing else.
+// rule has a spec named after it that yields that rule and, besides the
+// planner's refusal of what it does not generate (IDEM1xx, such as phased
+// mode), nothing else.
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	for _, rule := range spec.Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
@@ -153,6 +155,9 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 					t.Errorf("%s: no findings", m)
 				}
 				for _, d := range r.Diagnostics {
+					if strings.HasPrefix(d.Rule, "IDEM1") && len(d.Rule) == len("IDEM101") {
+						continue
+					}
 					if d.Rule != rule.ID || d.Severity != rule.Severity.String() {
 						t.Errorf("%s: finding %s %s, want only %s %s", m, d.Severity, d.Rule, rule.Severity, rule.ID)
 					}
@@ -163,16 +168,16 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 }
 
 func TestVersionText(t *testing.T) {
-	if got, want := versionText(nil, false), "idemgen "+generator.Version+"\n"; got != want {
+	if got, want := versionText(nil, false), "idemgen "+generator.Version()+"\n"; got != want {
 		t.Errorf("without build info: %q, want %q", got, want)
 	}
 	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/idemgen/idemgen", Version: "v0.1.0"}}
-	want := "idemgen " + generator.Version + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
+	want := "idemgen " + generator.Version() + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
 	if got := versionText(info, true); got != want {
 		t.Errorf("with build info: %q, want %q", got, want)
 	}
 	stdout, _, _ := runIdemgen("version")
-	if !strings.HasPrefix(stdout, "idemgen "+generator.Version+"\n") {
+	if !strings.HasPrefix(stdout, "idemgen "+generator.Version()+"\n") {
 		t.Errorf("idemgen version printed %q", stdout)
 	}
 }

@@ -91,7 +91,7 @@ func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
 
 // server returns the operation under contract served on its own executor
 // over pool, configured by cfg, routed through an http.ServeMux as the
-// generated Routes would route it (see newMuxRoute).
+// generated Register routes it (see mountOn).
 func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.Contract, cfg idem.Config) (http.Handler, *idem.Executor) {
 	t.Helper()
 	cfg.Pool = pool
@@ -99,19 +99,15 @@ func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idem.
 	if err != nil {
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
-	route, err := newMuxRoute(contract.Method, contract.Route)
-	if err != nil {
-		t.Fatalf("idemtest: %v", err)
-	}
 	op := r.c.Operation
 	op.Contract = contract
-	h, err := idem.NewTypedHandler(exec, op, trustedScope, route.options()...)
+	h, err := idem.NewTypedHandler(exec, op, trustedScope)
 	if err != nil {
 		t.Fatalf("idemtest: NewTypedHandler: %v", err)
 	}
-	mux := http.NewServeMux()
-	if err := handle(mux, route.pattern, h); err != nil {
-		t.Fatalf("idemtest: routing %s %s on http.ServeMux: %v", contract.Method, contract.Route, err)
+	mux, err := mountOn(r.c.Mount, contract, h)
+	if err != nil {
+		t.Fatalf("idemtest: %v", err)
 	}
 	return mux, exec
 }

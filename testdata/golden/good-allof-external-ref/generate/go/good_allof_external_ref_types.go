@@ -11,14 +11,16 @@ type CreateOrderRequest struct {
 	ShopID     string                        `json:"shop_id"`
 }
 
-// CreateOrderRequestLinesItem is the item of the property lines of the request body of createOrder (POST /orders).
+// CreateOrderRequestLinesItem is the item of the property lines of the request
+// body of createOrder (POST /orders).
 type CreateOrderRequestLinesItem struct {
 	GiftNote *string `json:"gift_note,omitempty"`
 	Quantity int64   `json:"quantity"`
 	Sku      string  `json:"sku"`
 }
 
-// CreateOrderRequestShipTo is the property ship/to of the request body of createOrder (POST /orders).
+// CreateOrderRequestShipTo is the property ship/to of the request body of
+// createOrder (POST /orders).
 type CreateOrderRequestShipTo struct {
 	City string  `json:"city"`
 	Note *string `json:"~note,omitempty"`
