@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -157,5 +160,36 @@ func TestCommentText(t *testing.T) {
 	got := commentText(hostileID)
 	if strings.Contains(got, "*/") || strings.Contains(got, "/*") || strings.ContainsAny(got, "\n\r\x00\u2028") {
 		t.Errorf("commentText(%q) = %q", hostileID, got)
+	}
+}
+
+// TestHostileOperationID generates an operation whose operationId and
+// summary try to end a comment and declare code, and requires Go files
+// that parse with the payload inert: no init function, no line of a
+// comment that the payload ended. TestOneVerdict compiles and vets it.
+func TestHostileOperationID(t *testing.T) {
+	doc, _ := randomPathSpec(t, rand.New(rand.NewPCG(1, 1)), 0)
+	out := requireVerdictAgrees(t, "hostile operationId", doc, Options{Package: "hostile", GoDir: "hostile", Tests: true})
+	if out == nil {
+		t.Fatal("the hostile spec was refused")
+	}
+	for _, f := range out.Files {
+		if !strings.HasSuffix(f.Path, ".go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Content, parser.ParseComments)
+		if err != nil {
+			t.Fatalf("%s does not parse: %v", f.Path, err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "init" {
+				t.Errorf("%s declares init: the operationId escaped a comment", f.Path)
+			}
+		}
+		for i, line := range strings.Split(string(f.Content), "\n") {
+			if strings.Contains(line, "next") && !strings.HasPrefix(strings.TrimSpace(line), "//") && !strings.Contains(line, `"`) {
+				t.Errorf("%s:%d: %q: a piece of the operationId left its comment", f.Path, i+1, line)
+			}
+		}
 	}
 }

@@ -91,6 +91,10 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	f.StringVar(&opts.SQLCDir, "sqlc", "", "emit sqlc.yaml and the support queries into this directory")
 	f.BoolVar(&opts.Tests, "tests", false, "emit the contract tests")
 	f.BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when the generated files are stale")
+	// Golden tests fix the recorded version so that their files do not
+	// change with the build; users have no reason to.
+	f.StringVar(&opts.Version, "generator-version", "", "record this generator version instead of the build's")
+	_ = f.MarkHidden("generator-version") // the flag exists: no error
 	return cmd
 }
 
@@ -117,6 +121,9 @@ func overrideOptions(cmd *cobra.Command, cfg *generator.Options, flags generator
 	}
 	if set("tests") {
 		cfg.Tests = flags.Tests
+	}
+	if set("generator-version") {
+		cfg.Version = flags.Version
 	}
 }
 

@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idemgen/idemgen/generator"
 )
 
 // copyExample copies the orders example's spec and configuration into a
@@ -107,5 +110,31 @@ func TestGenerateConfigErrors(t *testing.T) {
 	want := config + `:3:1: packge: unknown key (did you mean "package"?)`
 	if code != exitUnusable || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUnusable, want)
+	}
+}
+
+// TestGenerateRecordsVersion checks that the package records the build's
+// generator version, or the one --generator-version fixes for tests.
+func TestGenerateRecordsVersion(t *testing.T) {
+	spec := filepath.Join("..", "..", "testdata", "specs", "good-minimal.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, generator.Version()},
+		{[]string{"--generator-version", "v9.9.9-test"}, "v9.9.9-test"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"generate", "--spec", spec, "--out", out, "--package", "x"}, tc.args...)
+		if _, stderr, code := runIdemgen(args...); code != exitOK {
+			t.Fatalf("generate %v: exit %d\n%s", tc.args, code, stderr)
+		}
+		src, err := os.ReadFile(filepath.Join(out, "idemgen.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "const GeneratorVersion = " + strconv.Quote(tc.want); !strings.Contains(string(src), want) {
+			t.Errorf("generate %v: idemgen.go lacks %s:\n%s", tc.args, want, src)
+		}
 	}
 }
