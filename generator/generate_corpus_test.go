@@ -22,20 +22,6 @@ import (
 	"github.com/idemgen/idemgen/spec"
 )
 
-// corpusFixture is the hand-written half of a generated package's contract
-// tests: it satisfies newContractFixture with handlers whose methods are
-// all nil. The corpus packages are vetted, never run, so it only has to
-// compile.
-const corpusFixture = `package %s
-
-import "testing"
-
-func newContractFixture(t *testing.T) *contractFixture {
-	t.Skip("corpus packages are compiled and vetted, not run")
-	return &contractFixture{Handlers: struct{ Handlers }{}}
-}
-`
-
 // corpusOptions are the options every corpus spec is generated with:
 // contract tests, plain migrations and sqlc files, so every emitter runs.
 func corpusOptions(pkg string) Options {
@@ -60,11 +46,13 @@ func loadCorpus(t testing.TB, file string) *spec.Document {
 }
 
 // TestGenerateCorpus annotates every mutating operation of each corpus
-// spec, read in place, generates it whole with contract tests, and requires
-// the generated packages to build and pass go vet with a minimal fixture,
-// with no empty interface in the generated non-test code. Every annotated
-// operation is generated, deferred or blocked by a document defect, and
-// the counts add up to the expected ones.
+// spec, read in place, and checks that check and generate agree on it; then
+// it drops the annotations the planner refuses, generates the rest whole
+// with contract tests, and requires the generated packages to build, pass
+// go vet and mount on a ServeMux and on chi (mountTest, whose fixture
+// skips the contract tests), with no empty interface in the generated
+// non-test code. Every annotated operation is generated, refused or
+// blocked by a document defect, and the counts add up to the expected ones.
 func TestGenerateCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates large specs and builds and vets them")
@@ -73,7 +61,7 @@ func TestGenerateCorpus(t *testing.T) {
 	if dir == "" {
 		t.Skip("no shared/corpus directory above the package")
 	}
-	mod := newScratchModule(t)
+	mod := verdictModule(t)
 	var pkgs []string
 	for _, c := range generateCorpus {
 		start := time.Now()
@@ -125,16 +113,16 @@ func TestGenerateCorpus(t *testing.T) {
 			lines += bytes.Count(f.Content, []byte("\n"))
 			mod.write(t, f.Path, f.Content)
 		}
-		mod.write(t, c.pkg+"/contract_fixture_test.go", fmt.Appendf(nil, corpusFixture, c.pkg))
+		mod.write(t, c.pkg+"/mount_test.go", fmt.Appendf(nil, mountTest, c.pkg))
 		pkgs = append(pkgs, c.pkg)
 		t.Logf("%s: %d mutating operations annotated: %d generated, %d refused, %d blocked; %d files, %d lines; load %v, generate %v",
 			c.file, annotated, tests, unannotated, blocked, len(out.Files), lines, loaded.Round(time.Millisecond), generated.Round(time.Millisecond))
 	}
 	for _, pkg := range pkgs {
-		for _, verb := range []string{"build", "vet"} {
+		for _, args := range [][]string{{"build"}, {"vet"}, {"test", "-count=1", "-run", "TestMounts"}} {
 			start := time.Now()
-			mod.goCmd(t, verb, "./"+pkg)
-			t.Logf("go %s ./%s: %v", verb, pkg, time.Since(start).Round(time.Millisecond))
+			mod.goCmd(t, append(args, "./"+pkg)...)
+			t.Logf("go %s ./%s: %v", args[0], pkg, time.Since(start).Round(time.Millisecond))
 		}
 	}
 }
