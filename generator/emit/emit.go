@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -97,9 +98,17 @@ func comments(text string) []jen.Code {
 }
 
 // wrap breaks text into lines of at most width bytes at spaces; a word
-// longer than width gets a line of its own. The IR's texts hold no line
-// breaks.
+// longer than width gets a line of its own. The planner has made the IR's
+// texts safe for comments; wrap holds that for any text anyway: every
+// line break and control character becomes a space, so nothing can end a
+// // comment early, and no NUL reaches the source.
 func wrap(text string, width int) []string {
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, text)
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(text) {
