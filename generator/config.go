@@ -25,8 +25,12 @@ import (
 //
 // Paths are relative to the file's directory.
 type Config struct {
-	// Dir is the directory of the configuration file.
-	Dir      string
+	// Dir is the directory of the configuration file: spec and overlay
+	// paths are relative to it.
+	Dir string
+	// Root is where the generated paths (Options' directories) are
+	// relative to; "" means Dir. LoadConfig leaves it empty.
+	Root     string
 	Specs    []string
 	Overlays []string
 	Options  Options

@@ -1,42 +1,25 @@
 package generator
 
 import (
+	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/idemgen/idemgen/generator/ir"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
 	"github.com/idemgen/idemgen/spec"
 )
 
-// FingerprintPlan is what an operation's typed fingerprint covers, decided
-// from its contract: the include pointers in the order they are written
-// (SortKeys order) and the exclude and unordered pointers split into
-// segments. It follows the rules of runtime/fingerprint, so the generated
-// walk gives the sum Spec.Sum gives for the JSON encoding of the same
-// request.
-type FingerprintPlan struct {
-	// Include is empty when the whole body is significant.
-	Include   []IncludePointer
-	Exclude   [][]string
-	Unordered [][]string
-}
-
-// IncludePointer is one include pointer with its segments.
-type IncludePointer struct {
-	Pointer  string
-	Segments []string
-	Pos      spec.Position
-}
-
 // wildcard stands for every element or member in exclude and unordered
 // pointers.
-const wildcard = "*"
+const wildcard = ir.Wildcard
 
 // planFingerprint resolves the fingerprint pointers of a contract against
 // the request type. Pointers the typed walk cannot follow (an index into an
 // array, or a pointer into a free-form value) are errors at their position:
 // a silently different fingerprint would break the contract.
-func planFingerprint(c *spec.Contract, req *GoType) (*FingerprintPlan, spec.ErrorList) {
-	fp := &FingerprintPlan{}
+func planFingerprint(c *spec.Contract, req *GoType) (ir.Fingerprint, spec.ErrorList) {
+	var fp ir.Fingerprint
 	var errs spec.ErrorList
 	fp.Include, errs = includePointers(req, c.Fingerprint.Include, "x-idempotency.fingerprint.include")
 	sortIncludes(fp.Include)
@@ -49,7 +32,7 @@ func planFingerprint(c *spec.Contract, req *GoType) (*FingerprintPlan, spec.Erro
 		{"unordered", c.Fingerprint.Unordered, &fp.Unordered},
 	} {
 		for _, f := range list.fields {
-			segs := pointerSegments(f.Value)
+			segs := jsonpointer.Split(f.Value)
 			if err := checkWalkPath(req, segs, list.name == "exclude"); err != "" {
 				errs = append(errs, &spec.Error{Pos: f.Pos, Path: "x-idempotency.fingerprint." + list.name, Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
 				continue
@@ -63,30 +46,18 @@ func planFingerprint(c *spec.Contract, req *GoType) (*FingerprintPlan, spec.Erro
 // includePointers plans pointers whose values the typed walk writes (the
 // fingerprint's include list, the natural key), in the given order; a
 // pointer it cannot follow is an error at path.
-func includePointers(req *GoType, fields []spec.Field[string], path string) ([]IncludePointer, spec.ErrorList) {
-	var out []IncludePointer
+func includePointers(req *GoType, fields []spec.Field[string], path string) ([]ir.Pointer, spec.ErrorList) {
+	var out []ir.Pointer
 	var errs spec.ErrorList
 	for _, f := range fields {
-		segs := pointerSegments(f.Value)
+		segs := jsonpointer.Split(f.Value)
 		if err := checkIncludePath(req, segs); err != "" {
 			errs = append(errs, &spec.Error{Pos: f.Pos, Path: path, Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
 			continue
 		}
-		out = append(out, IncludePointer{Pointer: f.Value, Segments: segs, Pos: f.Pos})
+		out = append(out, ir.Pointer{Pointer: f.Value, Segments: segs})
 	}
 	return out, errs
-}
-
-// pointerSegments splits an RFC 6901 pointer and unescapes ~1 and ~0.
-func pointerSegments(p string) []string {
-	if p == "" {
-		return nil
-	}
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, s := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return parts
 }
 
 // checkIncludePath reports why the typed walk cannot follow an include
@@ -180,60 +151,15 @@ func fieldByJSON(d *TypeDecl, name string) *StructField {
 	return nil
 }
 
-// relative is the set of pointers still able to match at one node of the
-// walk: each is the rest of a pointer below that node.
-type relative [][]string
-
-// here reports whether a pointer ends at this node.
-func (r relative) here() bool {
-	for _, p := range r {
-		if len(p) == 0 {
-			return true
-		}
+// sortIncludes orders include pointers as the runtime orders object
+// members, since they become the members of the include object.
+func sortIncludes(in []ir.Pointer) {
+	names := make([]string, len(in))
+	for i, p := range in {
+		names[i] = p.Pointer
 	}
-	return false
-}
-
-// member returns the pointers that continue into the member or field name.
-func (r relative) member(name string) relative {
-	var out relative
-	for _, p := range r {
-		if len(p) > 0 && (p[0] == name || p[0] == wildcard) {
-			out = append(out, p[1:])
-		}
-	}
-	return out
-}
-
-// literalEnds returns the member names that end a pointer here, for
-// excluding single map members.
-func (r relative) literalEnds() []string {
-	var out []string
-	for _, p := range r {
-		if len(p) == 1 && p[0] != wildcard {
-			out = append(out, p[0])
-		}
-	}
-	return out
-}
-
-// below returns the pointers relative to the value a path leads to: those
-// that pass through it, and an empty pointer for those that end at or above
-// it (the value is covered whole).
-func below(ptrs [][]string, path []string) relative {
-	var out relative
-	for _, p := range ptrs {
-		n := min(len(p), len(path))
-		match := true
-		for i := range n {
-			if p[i] != path[i] && p[i] != wildcard {
-				match = false
-				break
-			}
-		}
-		if match {
-			out = append(out, p[n:])
-		}
-	}
-	return out
+	order := fingerprint.SortKeys(names)
+	slices.SortStableFunc(in, func(a, b ir.Pointer) int {
+		return slices.Index(order, a.Pointer) - slices.Index(order, b.Pointer)
+	})
 }

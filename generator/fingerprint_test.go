@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -65,7 +66,7 @@ func TestPlanFingerprintPointers(t *testing.T) {
 }
 
 func TestIncludesSortLikeTheRuntime(t *testing.T) {
-	in := []IncludePointer{{Pointer: "/b"}, {Pointer: "/\U0001F600"}, {Pointer: "/\uFB33"}, {Pointer: "/a"}}
+	in := []ir.Pointer{{Pointer: "/b"}, {Pointer: "/\U0001F600"}, {Pointer: "/\uFB33"}, {Pointer: "/a"}}
 	sortIncludes(in)
 	var got []string
 	for _, p := range in {

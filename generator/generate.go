@@ -1,21 +1,17 @@
 package generator
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"path"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/dave/jennifer/jen"
-
+	"github.com/idemgen/idemgen/generator/emit"
 	"github.com/idemgen/idemgen/spec"
 )
-
-// Version is the idemgen version, recorded once in every generated
-// package.
-const Version = "v0.1.0"
 
 // Options says where and how Generate writes. Paths are slash-separated
 // and relative to the directory of the configuration.
@@ -35,7 +31,39 @@ type Options struct {
 	SQLCDir string
 	// Tests emits the contract tests.
 	Tests bool
+	// Version is the generator version recorded in the package; "" means
+	// Version(), the version of the running idemgen. Tests fix it so that
+	// golden files do not change with the build.
+	Version string
 }
+
+// version is the generator version to record.
+func (o Options) version() string {
+	if o.Version != "" {
+		return o.Version
+	}
+	return Version()
+}
+
+// Version is the version of the running idemgen: its module's version
+// from the build information (v0.2.0 when installed or run as a
+// dependency), or (devel) for a build of the repository itself.
+func Version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == modulePath && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == modulePath && m.Version != "" {
+				return m.Version
+			}
+		}
+	}
+	return "(devel)"
+}
+
+// modulePath is idemgen's module.
+const modulePath = "github.com/idemgen/idemgen"
 
 // MigrationFormat names a migration tool's file layout.
 type MigrationFormat string
@@ -47,16 +75,33 @@ const (
 	MigrationsPlain   MigrationFormat = "plain"
 )
 
-// Output is what Generate produces: the files, sorted by path, and the
-// annotated operations it left for a later release, with their positions.
+// Output is what Generate produces: the files, sorted by path.
 type Output struct {
-	Files    []File
-	Deferred []spec.Diagnostic
+	Files []File
+}
+
+// VerdictError is Generate's error when the planner refuses annotated
+// operations: one diagnostic per reason, each with a rule id and a
+// position, sorted by position.
+type VerdictError struct {
+	Diagnostics []spec.Diagnostic
+}
+
+func (e *VerdictError) Error() string {
+	var b strings.Builder
+	for i, d := range e.Diagnostics {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s: %s: %s", d.Pos, d.Rule, d.Message)
+	}
+	return b.String()
 }
 
 // Generate plans and emits the files of one or more specs generated into
 // one package. It does no I/O and touches no global state, so it is safe to
-// call concurrently; the same input always gives the same bytes.
+// call concurrently; the same input always gives the same bytes. When the
+// planner refuses an annotated operation the error is a *VerdictError.
 func Generate(docs []*spec.Document, opts Options) (*Output, error) {
 	if !isIdentifier(opts.Package) {
 		return nil, fmt.Errorf("generator: package name %q is not a Go identifier", opts.Package)
@@ -64,40 +109,26 @@ func Generate(docs []*spec.Document, opts Options) (*Output, error) {
 	if len(docs) != 1 {
 		return nil, fmt.Errorf("generator: one spec per package (got %d); generate each spec into a package of its own", len(docs))
 	}
-	doc := docs[0]
-	plan, err := PlanSpec(doc, nil)
-	if err != nil {
-		return nil, err
+	plan, diags := PlanSpec(docs[0], opts)
+	if len(diags) > 0 {
+		return nil, &VerdictError{Diagnostics: diags}
 	}
-	out := &Output{Deferred: plan.Deferred}
-	base := specBase(doc.Path)
-
-	type goFile struct {
-		name   string
-		render func() ([]byte, error)
-	}
-	goFiles := []goFile{
-		{"idemgen.go", emitted(func(f *jen.File) { emitVersion(f, opts.Package) }, opts.Package)},
-		{base + "_types.go", emitted(func(f *jen.File) { EmitTypes(f, plan.Types) }, opts.Package)},
-		{base + "_operations.go", emitted(func(f *jen.File) { emitOperations(f, plan) }, opts.Package)},
-	}
-	if opts.Tests {
-		goFiles = append(goFiles, goFile{base + "_contract_test.go", func() ([]byte, error) { return emitContractTests(plan, opts) }})
-	}
-	// The files render at once: formatting is most of the time, and each
-	// file's is independent of the others'.
-	contents := make([][]byte, len(goFiles))
-	errs := make([]error, len(goFiles))
+	prog := plan.Program
+	// The files render at once: formatting is most of the time, each
+	// file's is independent of the others', and emitters only read the
+	// program.
+	out := &Output{Files: make([]File, len(prog.Files))}
+	errs := make([]error, len(prog.Files))
 	var wg sync.WaitGroup
-	for i, g := range goFiles {
-		wg.Go(func() { contents[i], errs[i] = g.render() })
+	for i, f := range prog.Files {
+		wg.Go(func() {
+			content, err := emit.File(prog, f)
+			out.Files[i], errs[i] = File{Path: f.Path, Content: content}, err
+		})
 	}
 	wg.Wait()
-	for i, g := range goFiles {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("generator: %s: %w", g.name, errs[i])
-		}
-		out.Files = append(out.Files, File{Path: path.Join(opts.GoDir, g.name), Content: contents[i]})
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("generator: %w", err)
 	}
 	sqlFiles, err := emitSQL(opts)
 	if err != nil {
@@ -106,53 +137,6 @@ func Generate(docs []*spec.Document, opts Options) (*Output, error) {
 	out.Files = append(out.Files, sqlFiles...)
 	slices.SortFunc(out.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
-}
-
-// newGoFile starts a generated Go file with the header and the fixed
-// alias of the runtime.
-func newGoFile(pkg string) *jen.File {
-	f := jen.NewFile(pkg)
-	f.HeaderComment("Code generated by idemgen. DO NOT EDIT.")
-	f.ImportAlias(idemImport, "idem")
-	f.ImportAlias(idemimplImport, "idemimpl")
-	f.ImportAlias(fingerprintImport, "fingerprint")
-	f.ImportName(pgxImport, "pgx")
-	return f
-}
-
-// emitted returns the renderer of a Go file of package pkg whose
-// declarations emit writes.
-func emitted(emit func(*jen.File), pkg string) func() ([]byte, error) {
-	return func() ([]byte, error) {
-		f := newGoFile(pkg)
-		emit(f)
-		return render(f)
-	}
-}
-
-// render renders a file. jennifer's Render runs format.Source itself and
-// fails when the result is not Go, so the output is gofmt-clean; formatting
-// it a second time cost a fifth of the generation time on Stripe.
-func render(f *jen.File) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// emitVersion declares the generator version and ties the package to the
-// runtime versions that can run it: a runtime outside the range makes this
-// file fail to compile.
-func emitVersion(f *jen.File, pkg string) {
-	f.PackageComment("Package " + pkg + " holds idempotent operations generated by idemgen: typed requests, contracts, fingerprints and handlers. Edit the spec and run go generate, not these files.")
-	f.Comment("GeneratorVersion is the idemgen version that generated this package.")
-	f.Const().Id("GeneratorVersion").Op("=").Lit(Version)
-	f.Comment("The runtime must support this package's generated-code version: these constants fail to compile otherwise.")
-	f.Const().Defs(
-		jen.Id("_").Op("=").Qual(idemimplImport, "EnforceVersion").Call(jen.Lit(generatedCodeVersion).Op("-").Qual(idemimplImport, "MinGeneratedVersion")),
-		jen.Id("_").Op("=").Qual(idemimplImport, "EnforceVersion").Call(jen.Qual(idemimplImport, "MaxGeneratedVersion").Op("-").Lit(generatedCodeVersion)),
-	)
 }
 
 // generatedCodeVersion is the version of the generated code's contract with

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,7 +24,9 @@ const keyHeaderParameter = "IdemgenIdempotencyKey"
 // whose key header the operation does not document (IDEM009), and most
 // corpus specs leave the header to their SDKs; an overlay may change only
 // contract blocks, so the header goes into a copy. Operations that already
-// document the header, inline or through a local $ref, are left alone. The
+// document the header, inline or through a local $ref, are left alone.
+// Path parameters a template names but no operation declares are declared
+// (declarePathParams). The
 // copy is JSON or YAML as src is, so tools parse it as they parse the
 // original; it stays outside the repository.
 func documentKeyHeader(t testing.TB, src, dir string) string {
@@ -68,6 +71,7 @@ func documentKeyHeader(t testing.TB, src, dir string) string {
 			if !isMutating(strings.ToUpper(item.Content[j].Value)) || op.Kind != yaml.MappingNode {
 				continue
 			}
+			declarePathParams(params, paths.Content[i-1].Value, mappingValue(item, "parameters"), mappingChild(op, "parameters", yaml.SequenceNode))
 			if documentsKeyHeader(params, mappingValue(item, "parameters")) || documentsKeyHeader(params, mappingValue(op, "parameters")) {
 				continue
 			}
@@ -120,6 +124,37 @@ func unescapeJSON(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// declarePathParams adds to list a string declaration of every parameter
+// of the path template that neither the path item's parameters nor list
+// declare (Square's UpdateVendor leaves out vendor_id): a document defect
+// would keep idemgen generate from generating the copy at all.
+func declarePathParams(components *yaml.Node, template string, lists ...*yaml.Node) {
+	declared := map[string]bool{}
+	for _, l := range lists {
+		if l == nil || l.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, p := range l.Content {
+			if ref := mappingValue(p, "$ref"); ref != nil {
+				p = mappingValue(components, strings.TrimPrefix(ref.Value, "#/components/parameters/"))
+			}
+			if in, name := mappingValue(p, "in"), mappingValue(p, "name"); in != nil && name != nil && in.Value == "path" {
+				declared[name.Value] = true
+			}
+		}
+	}
+	list := lists[len(lists)-1]
+	for _, m := range regexp.MustCompile(`\{([^{}]+)\}`).FindAllStringSubmatch(template, -1) {
+		if !declared[m[1]] {
+			declared[m[1]] = true
+			list.Content = append(list.Content, mapping(
+				scalar("name"), scalar(m[1]), scalar("in"), scalar("path"),
+				scalar("required"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"},
+				scalar("schema"), mapping(scalar("type"), scalar("string"))))
+		}
+	}
 }
 
 // documentsKeyHeader reports whether a parameters list holds the key

@@ -2,122 +2,118 @@ package generator
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/idemgen/idemgen/generator/ir"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/spec"
 )
 
-// Plan is everything one spec generates, decided once: the types, and for
-// each supported annotated operation its names, contract, fingerprint and
-// effects. Emitters read it and decide nothing.
+// Plan is one spec planned: the type plan and the frozen program the
+// emitters print.
 type Plan struct {
-	Doc        *spec.Document
-	Types      *TypePlan
-	Operations []*OperationPlan
-	// Deferred lists the annotated operations not generated yet (phased
-	// mode, webhooks), each with its position; the rest is generated.
-	Deferred []spec.Diagnostic
-}
-
-// OperationPlan is one generated operation.
-type OperationPlan struct {
-	Types       *OperationTypes
-	Contract    *spec.Contract
-	Fingerprint *FingerprintPlan
-	// PathParams are the names of the path parameters, sorted.
-	PathParams []string
-	// ReplayHeaders are the headers the success response documents; they
-	// are stored and replayed besides Content-Type.
-	ReplayHeaders []string
-	// SuccessStatus is the status of a successful answer: the planned
-	// response's, or the lowest documented 2xx.
-	SuccessStatus int
-	Effects       []EffectPlan
-	// PathFields are the handle's fields that carry the path parameters.
-	PathFields []PathField
-
-	// The names of the operation's generated symbols.
-	HandleType      string // the exported operation handle type
-	ContractVar     string
-	FingerprintFunc string
-	DecodeFunc      string
-	TypedFunc       string
-	ChangeFunc      string
-	// NaturalKey holds the natural-key pointers in contract order; empty
-	// when the contract declares none.
-	NaturalKey     []IncludePointer
-	NaturalKeyFunc string
-}
-
-// PathField is a path parameter as a field of the operation handle.
-type PathField struct {
-	Param string
-	Field string
-}
-
-// EffectPlan is one side effect with the name of its enqueuer method.
-type EffectPlan struct {
-	Name      string
-	Method    string
-	OnUnknown spec.OnUnknown
+	Doc     *spec.Document
+	Types   *TypePlan
+	Program *ir.Program
 }
 
 // Names of the package-level API every generated package declares; types
 // planned from schemas never take them.
-var reservedAPI = []string{"Handlers", "Route", "Routes", "Register", "GeneratorVersion"}
+var reservedAPI = []string{"Handlers", "Route", "Routes", "Register", "GeneratorVersion", "handle"}
 
-// PlanSpec plans one spec's operations. Reserved names (from other specs
-// generated into the same package) are avoided.
-func PlanSpec(doc *spec.Document, reserved []string) (*Plan, error) {
-	p := &Plan{Doc: doc}
+// PlanSpec plans the annotated operations of doc into a program. Every
+// reason it cannot generate one of them is a diagnostic at error severity
+// with a rule id (see planner rules in docs/rules.md); with any, the plan
+// is nil. Operations blocked by a document defect are left to the spec's
+// own verdict.
+func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
+	var diags []spec.Diagnostic
 	var ops []*spec.Operation
 	for _, op := range doc.Operations {
 		if op.Contract == nil || len(op.Blocked) > 0 {
 			continue
 		}
-		if reason := deferred(op); reason != "" {
-			p.Deferred = append(p.Deferred, spec.Diagnostic{Pos: op.Pos, Severity: spec.SeverityWarning, Rule: "GEN001",
-				Message: describe(op) + " is not generated: " + reason, Hint: "it is planned for a later idemgen release; the rest of the spec is generated"})
+		if d, ok := notGenerated(op); ok {
+			diags = append(diags, d)
 			continue
 		}
 		ops = append(ops, op)
 	}
-	types, err := PlanTypes(doc, ops, TypeOptions{Reserved: append(slices.Clone(reservedAPI), reserved...)})
-	if err != nil {
-		return nil, err
+	tp := planTypes(doc, ops, TypeOptions{Reserved: slices.Clone(reservedAPI)})
+	for _, err := range tp.errs {
+		rule := RuleSchemaNotGo
+		if tp.collided[err] {
+			rule = RuleNameCollision
+		}
+		diags = append(diags, errorDiagnostic(rule, err, ""))
 	}
-	p.Types = types
-	var errs spec.ErrorList
+	types := tp.plan
+	prog := &ir.Program{
+		Package:              opts.Package,
+		GeneratorVersion:     opts.version(),
+		GeneratedCodeVersion: generatedCodeVersion,
+		Types:                types.Decls,
+	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
-			p.Deferred = append(p.Deferred, spec.Diagnostic{Pos: ot.Unsupported.Pos, Severity: spec.SeverityWarning, Rule: "GEN002",
-				Message: describe(ot.Op) + " is not generated: " + ot.Unsupported.Msg, Hint: "give the operation a JSON or form request body"})
+			diags = append(diags, errorDiagnostic(RuleUnsupportedBody, ot.Unsupported, "give the operation a JSON or application/x-www-form-urlencoded request body, or remove its x-idempotency block"))
 			continue
 		}
-		op, fpErrs := planOperation(ot, types.Names)
-		errs = append(errs, fpErrs...)
-		p.Operations = append(p.Operations, op)
+		op, opDiags := planOperation(ot, types)
+		diags = append(diags, opDiags...)
+		prog.Operations = append(prog.Operations, op)
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	diags = append(diags, routeConflicts(prog.Operations, types.Operations)...)
+	if len(diags) > 0 {
+		spec.SortDiagnostics(diags)
+		return nil, diags
 	}
-	return p, nil
+	nameWalkers(prog, types.Names)
+	prog.Files = goFiles(doc, opts)
+	return &Plan{Doc: doc, Types: types, Program: prog}, nil
 }
 
-// deferred says why an operation is not generated yet, or "".
-func deferred(op *spec.Operation) string {
+// notGenerated reports an annotated operation this release does not
+// generate.
+func notGenerated(op *spec.Operation) (spec.Diagnostic, bool) {
+	c := op.Contract
+	d := spec.Diagnostic{Severity: spec.SeverityError}
 	switch {
 	case op.Webhook:
-		return "webhook receivers come with the inbox"
-	case op.Contract.Mode.Value == spec.ModePhased:
-		return "phased mode comes with recovery points and leases"
-	case op.Contract.Replay.Value == spec.ReplayCurrent:
-		return "replay: current (answering retries with the resource's current state) is not supported yet; use replay: stored"
+		d.Pos, d.Rule, d.Path = c.Pos, RuleWebhook, "x-idempotency"
+		d.Message = describe(op) + " is not generated: webhook receivers come with the inbox"
+		d.Hint = "remove the x-idempotency block from the webhook until idemgen generates receivers"
+	case c.Mode.Value == spec.ModePhased:
+		d.Pos, d.Rule, d.Path = fieldPos(c.Mode.Pos, c.Pos), RulePhased, "x-idempotency.mode"
+		d.Message = describe(op) + " is not generated: phased mode comes with recovery points and leases"
+		d.Hint = "use mode: atomic, or remove the x-idempotency block until phased mode is generated"
+	case c.Replay.Value == spec.ReplayCurrent:
+		d.Pos, d.Rule, d.Path = fieldPos(c.Replay.Pos, c.Pos), RuleReplayCurrent, "x-idempotency.replay"
+		d.Message = describe(op) + " is not generated: replay: current (answering retries with the resource's current state) is not supported yet"
+		d.Hint = "use replay: stored"
+	default:
+		return d, false
 	}
-	return ""
+	return d, true
+}
+
+// fieldPos is a field's position, or the block's when the field was not
+// written.
+func fieldPos(p, block spec.Position) spec.Position {
+	if p.Line == 0 {
+		return block
+	}
+	return p
+}
+
+// errorDiagnostic turns a planner error into a diagnostic of rule.
+func errorDiagnostic(rule string, err *spec.Error, hint string) spec.Diagnostic {
+	return spec.Diagnostic{Pos: err.Pos, Severity: spec.SeverityError, Rule: rule, Path: err.Path, Message: err.Msg, Hint: hint}
 }
 
 // describe names an operation as METHOD /path (operationId).
@@ -129,42 +125,125 @@ func describe(op *spec.Operation) string {
 	return s
 }
 
-func planOperation(ot *OperationTypes, names *Namespace) (*OperationPlan, spec.ErrorList) {
-	op := ot.Op
-	p := &OperationPlan{Types: ot, Contract: op.Contract}
+// where names an operation in doc comments: operationId (METHOD /path).
+func where(op *spec.Operation) string {
+	if op.ID == "" {
+		return commentText(op.Method + " " + op.Path)
+	}
+	return commentText(op.ID + " (" + op.Method + " " + op.Path + ")")
+}
+
+func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.Diagnostic) {
+	op, names := ot.Op, types.Names
+	p := &ir.Operation{Name: ot.Name, Doc: where(op), Request: ot.Request, Response: ot.Response}
 	p.HandleType = names.Unique(ot.Name+"Operation", "operation handle of "+describe(op), op.Pos)
 	p.ContractVar = names.Unique("contract"+ot.Name, "contract of "+describe(op), op.Pos)
 	p.FingerprintFunc = names.Unique("fingerprint"+ot.Name, "fingerprint of "+describe(op), op.Pos)
-	p.DecodeFunc = names.Unique("decode"+ot.Name, "decoder of "+describe(op), op.Pos)
+	if ot.Request != nil {
+		p.DecodeFunc = names.Unique("decode"+ot.Name, "decoder of "+describe(op), op.Pos)
+	}
 	p.TypedFunc = names.Unique("typed"+ot.Name, "typed operation of "+describe(op), op.Pos)
-	p.ChangeFunc = names.Unique("change"+ot.Name, "significant change of "+describe(op), op.Pos)
-	p.PathParams = pathParams(op)
-	p.SuccessStatus, p.ReplayHeaders = success(op.Op, ot.Response)
+	changeFunc := names.Unique("change"+ot.Name, "significant change of "+describe(op), op.Pos)
+	params := pathParams(op)
+	var replayHeaders []string
+	p.SuccessStatus, replayHeaders = success(op.Op, ot.Response)
 	methods := NewNamespace()
 	methods.Reserve("the operation handle", "Operation", "Header", "Enqueue", "ID", "Name", "Scope", "Key")
 	for _, e := range op.Contract.Effects {
-		p.Effects = append(p.Effects, EffectPlan{
+		p.Effects = append(p.Effects, ir.Effect{
 			Name:      e.Name.Value,
 			Method:    methods.Unique("Enqueue"+GoName(e.Name.Value), "effect "+e.Name.Value, e.Pos),
-			OnUnknown: e.OnUnknown.Value,
+			OnUnknown: string(e.OnUnknown.Value),
 		})
 	}
-	for _, name := range p.PathParams {
-		p.PathFields = append(p.PathFields, PathField{Param: name, Field: methods.Unique(GoName(name), "path parameter "+name, op.Pos)})
+	for _, name := range params {
+		p.PathFields = append(p.PathFields, ir.PathField{Param: name, Field: methods.Unique(GoName(name), "path parameter "+name, op.Pos)})
 	}
-	var errs spec.ErrorList
+	var diags []spec.Diagnostic
+	route, routeDiags := planRoute(op)
+	diags = append(diags, routeDiags...)
+	p.Route = route
+	p.MountFunc = names.Unique("mount"+ot.Name, "mount of "+describe(op), op.Pos)
+	if len(route.Segments) > 0 {
+		p.PathValuesFunc = names.Unique("pathValues"+ot.Name, "path values of "+describe(op), op.Pos)
+	}
 	if ot.Request != nil {
+		var errs spec.ErrorList
 		p.Fingerprint, errs = planFingerprint(op.Contract, ot.Request.Type)
-		var nkErrs spec.ErrorList
-		p.NaturalKey, nkErrs = includePointers(ot.Request.Type, op.Contract.NaturalKey, "x-idempotency.natural-key")
-		errs = append(errs, nkErrs...)
+		for _, err := range errs {
+			diags = append(diags, errorDiagnostic(RuleFingerprintPointer, err, "point at a named member, use * for every element, or cover the whole value"))
+		}
+		p.NaturalKey, errs = includePointers(ot.Request.Type, op.Contract.NaturalKey, "x-idempotency.natural-key")
+		for _, err := range errs {
+			diags = append(diags, errorDiagnostic(RuleNaturalKeyPointer, err, "point at a member of a typed object"))
+		}
 		if len(p.NaturalKey) > 0 {
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
 		}
-	} else {
-		p.Fingerprint = &FingerprintPlan{}
 	}
-	return p, errs
+	p.Contract = runtimeContract(op, params, replayHeaders)
+	p.Tests = ir.Tests{
+		Contract:    "TestContract" + ot.Name,
+		Fingerprint: "TestFingerprint" + ot.Name,
+		NaturalKey:  len(op.Contract.NaturalKey) > 0 || len(params) > 0,
+	}
+	if ot.Request != nil {
+		if p.Tests.Change = changeTarget(ot.Request.Type, p.Fingerprint); p.Tests.Change != nil {
+			p.Tests.ChangeFunc = changeFunc
+		}
+	}
+	return p, diags
+}
+
+// runtimeContract turns an operation's contract into the runtime's value:
+// the one place where spec values become runtime values.
+func runtimeContract(op *spec.Operation, params, replayHeaders []string) idemimpl.Contract {
+	c := op.Contract
+	rc := idemimpl.Contract{
+		Operation:     op.ID,
+		Method:        op.Method,
+		Route:         op.Path,
+		PathParams:    params,
+		Key:           idemimpl.KeySpec{Optional: !c.Key.Required.Value, MaxLength: c.Key.MaxLength.Value},
+		Retention:     c.Retention.Value,
+		Tombstone:     c.Tombstone.Value,
+		WaitTimeout:   c.WaitTimeout.Value,
+		ReplayHeaders: replayHeaders,
+		Fingerprint: fingerprint.Spec{
+			Include:   fieldValues(c.Fingerprint.Include),
+			Exclude:   fieldValues(c.Fingerprint.Exclude),
+			Unordered: fieldValues(c.Fingerprint.Unordered),
+		},
+	}
+	if c.Key.In.Value == spec.KeyInBody {
+		rc.Key.BodyPointer = c.Key.Name.Value
+	} else {
+		rc.Key.Header = c.Key.Name.Value
+	}
+	if c.Concurrency.Value == spec.ConcurrencyReject {
+		rc.Concurrency = idemimpl.ConcurrencyReject
+	}
+	// An empty StoreFailures is the runtime's default (every 4xx); a
+	// contract that stores no failure says so.
+	rc.StoreNoFailures = len(c.StoreFailures.Value) == 0
+	for _, s := range c.StoreFailures.Value {
+		if s == "4xx" {
+			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Class: 4})
+		} else {
+			n, _ := strconv.Atoi(s)
+			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Status: n})
+		}
+	}
+	return rc
+}
+
+// fieldValues returns the values of fields; nil when there are none.
+func fieldValues(fields []spec.Field[string]) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, f.Value)
+	}
+	return out
 }
 
 // pathParams returns the sorted names of an operation's path parameters,
@@ -219,4 +298,88 @@ func success(op *openapi3.Operation, planned *BodyType) (int, []string) {
 	}
 	slices.SortFunc(headers, cmp.Compare)
 	return status, headers
+}
+
+// changeTarget picks the field the contract tests change to get a request
+// that fingerprints differently: a required top-level scalar that the
+// fingerprint covers. Nil when there is none.
+func changeTarget(t *GoType, fp ir.Fingerprint) *StructField {
+	if t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct {
+		return nil
+	}
+	significant := func(f *StructField) bool {
+		for _, ex := range fp.Exclude {
+			if len(ex) == 1 && (ex[0] == f.JSONName || ex[0] == ir.Wildcard) {
+				return false
+			}
+		}
+		if len(fp.Include) == 0 {
+			return true
+		}
+		for _, inc := range fp.Include {
+			if len(inc.Segments) > 0 && inc.Segments[0] == f.JSONName {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range t.Decl.Canonical {
+		if !f.Required || !significant(f) {
+			continue
+		}
+		switch f.Type.Kind {
+		case TypeString, TypeInt32, TypeInt64, TypeFloat64, TypeBool, TypeTime:
+			return f
+		case TypeDeclared:
+			if f.Type.Decl.Kind == DeclEnum && len(f.Type.Decl.Consts) >= 2 {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// nameWalkers names the shared fingerprint walker of every struct a
+// request body reaches, after every other name of the package, so a
+// walker never takes a name an operation's symbols want.
+func nameWalkers(prog *ir.Program, names *Namespace) {
+	seen := map[*TypeDecl]bool{}
+	var visit func(t *GoType)
+	visit = func(t *GoType) {
+		switch {
+		case t == nil:
+		case t.Elem != nil:
+			visit(t.Elem)
+		case t.Kind == TypeDeclared && t.Decl.Kind == DeclStruct && !seen[t.Decl]:
+			seen[t.Decl] = true
+			for _, f := range t.Decl.Fields {
+				visit(f.Type)
+			}
+		}
+	}
+	for _, op := range prog.Operations {
+		if op.Request != nil {
+			visit(op.Request.Type)
+		}
+	}
+	for _, d := range prog.Types {
+		if seen[d] {
+			d.Walker = names.Unique("fingerprint"+d.Name, "fingerprint walker of "+d.Name, spec.Position{})
+		}
+	}
+}
+
+// goFiles lists the Go files of a package generated from doc.
+func goFiles(doc *spec.Document, opts Options) []ir.File {
+	base := specBase(doc.Path)
+	files := []ir.File{
+		{Path: path.Join(opts.GoDir, "idemgen.go"), Kind: ir.FileVersion},
+		{Path: path.Join(opts.GoDir, base+"_types.go"), Kind: ir.FileTypes},
+		{Path: path.Join(opts.GoDir, base+"_operations.go"), Kind: ir.FileOperations},
+	}
+	if opts.Tests {
+		files = append(files, ir.File{Path: path.Join(opts.GoDir, base+"_contract_test.go"), Kind: ir.FileContractTests})
+	}
+	slices.SortFunc(files, func(a, b ir.File) int { return cmp.Compare(a.Path, b.Path) })
+	return files
 }

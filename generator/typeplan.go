@@ -1,12 +1,15 @@
 package generator
 
-import "github.com/idemgen/idemgen/spec"
+import (
+	"github.com/idemgen/idemgen/generator/ir"
+	"github.com/idemgen/idemgen/spec"
+)
 
 // The kinds of bodies that are generated (see BodyType.MediaType); a
 // request body that offers both is planned as JSON.
 const (
-	MediaJSON = "application/json"
-	MediaForm = "application/x-www-form-urlencoded"
+	MediaJSON = ir.MediaJSON
+	MediaForm = ir.MediaForm
 )
 
 // TypePlan is the Go shape of the request and response bodies of a set of
@@ -28,7 +31,28 @@ type TypePlan struct {
 	// enum constants; a caller that declares more package-level symbols
 	// claims them here.
 	Names *Namespace
+	// origins holds where each declaration and field comes from, for
+	// positioned errors and tests; the IR itself has no positions.
+	origins map[any]origin
 }
+
+// origin is where a declaration or field of the plan comes from.
+type origin struct {
+	pos spec.Position
+	// owner is the operation whose body holds an inline schema; nil for
+	// components and fields.
+	owner *spec.Operation
+}
+
+// DeclPos returns where a declaration's schema is.
+func (p *TypePlan) DeclPos(d *TypeDecl) spec.Position { return p.origins[d].pos }
+
+// FieldPos returns where a field's property is declared.
+func (p *TypePlan) FieldPos(f *StructField) spec.Position { return p.origins[f].pos }
+
+// Owner returns the operation whose body holds an inline schema's
+// declaration, or nil for a component, which operations share.
+func (p *TypePlan) Owner(d *TypeDecl) *spec.Operation { return p.origins[d].owner }
 
 // OperationTypes is what one operation's bodies are in Go.
 type OperationTypes struct {
@@ -54,132 +78,36 @@ type OperationTypes struct {
 	Unsupported *spec.Error
 }
 
-// BodyType is the Go type of one request or response body.
-type BodyType struct {
-	// MediaType is MediaJSON (for application/json, any +json type, and
-	// either with parameters) or MediaForm.
-	MediaType string
-	// ContentType is the content key as the spec writes it.
-	ContentType string
-	// Status is the response status code; 0 for a request body.
-	Status int
-	// Required is whether the request body is required.
-	Required bool
-	Type     *GoType
-	Pos      spec.Position
-}
-
-// TypeKind says what a GoType is.
-type TypeKind int
-
-// The kinds of Go types a schema becomes.
-const (
-	// TypeRaw is json.RawMessage: unions (oneOf, anyOf) and free-form
-	// values, whose JSON text is kept as the client sent it.
-	TypeRaw TypeKind = iota
-	TypeBool
-	TypeInt32
-	TypeInt64
-	TypeFloat64
-	// TypeString is also uuid and every other string format but
-	// date-time: the text is kept as sent, so it fingerprints as sent.
-	TypeString
-	// TypeTime is time.Time, for format date-time.
-	TypeTime
-	// TypeSlice is []Elem.
-	TypeSlice
-	// TypeMap is map[string]Elem, from additionalProperties.
-	TypeMap
-	// TypePointer is *Elem: optional and nullable fields and elements.
-	TypePointer
-	// TypeDeclared is a type of this plan, in Decl.
-	TypeDeclared
-	// TypeExternal is an existing type bound with x-go-type.
-	TypeExternal
+// The Go shape of bodies is IR: the planner fills it in, the emitters
+// print it.
+type (
+	BodyType     = ir.BodyType
+	TypeKind     = ir.TypeKind
+	GoType       = ir.GoType
+	ExternalType = ir.ExternalType
+	DeclKind     = ir.DeclKind
+	TypeDecl     = ir.TypeDecl
+	StructField  = ir.StructField
+	EnumConst    = ir.EnumConst
 )
 
-// GoType is a Go type expression.
-type GoType struct {
-	Kind TypeKind
-	// Elem is the element of TypeSlice, TypeMap and TypePointer.
-	Elem *GoType
-	// Decl is the declared type of TypeDeclared.
-	Decl *TypeDecl
-	// External is the bound type of TypeExternal.
-	External *ExternalType
-	// Format is the schema's format as written (uuid, date-time, int32,
-	// …), for information; the kind already reflects it.
-	Format string
-}
-
-// ExternalType is an existing Go type named by x-go-type, with its import
-// path from x-go-type-import or from the x-go-type value itself
-// (github.com/google/uuid.UUID). Path is empty for predeclared types.
-type ExternalType struct {
-	Path string
-	Name string
-}
-
-// DeclKind says what a TypeDecl declares.
-type DeclKind int
-
-// The kinds of declared types.
+// The kinds of Go types and declarations, as the IR names them.
 const (
-	// DeclStruct is a struct with Fields.
-	DeclStruct DeclKind = iota
-	// DeclEnum is a string type with one constant per value.
-	DeclEnum
+	TypeRaw      = ir.TypeRaw
+	TypeBool     = ir.TypeBool
+	TypeInt32    = ir.TypeInt32
+	TypeInt64    = ir.TypeInt64
+	TypeFloat64  = ir.TypeFloat64
+	TypeString   = ir.TypeString
+	TypeTime     = ir.TypeTime
+	TypeSlice    = ir.TypeSlice
+	TypeMap      = ir.TypeMap
+	TypePointer  = ir.TypePointer
+	TypeDeclared = ir.TypeDeclared
+	TypeExternal = ir.TypeExternal
+	DeclStruct   = ir.DeclStruct
+	DeclEnum     = ir.DeclEnum
 )
-
-// TypeDecl is one declared type.
-type TypeDecl struct {
-	Name string
-	Kind DeclKind
-	// Source says where the schema is, as the doc comment words it:
-	// "schema #/components/schemas/Order" for a component, or the property
-	// path and the owning body for an inline schema ("property delivery of
-	// the request body of createOrder (POST /orders)").
-	Source string
-	// Owner is the operation whose body holds an inline schema; nil for
-	// components, which operations share.
-	Owner *spec.Operation
-	// Component is the $ref of a component schema; empty for inline ones.
-	Component string
-	Pos       spec.Position
-	// Fields of a struct in the order of their JSON names (byte order);
-	// their Go names are unique within the struct and differ from its
-	// methods.
-	Fields []*StructField
-	// Consts of an enum in the order the schema lists its values; their
-	// names are unique in the package.
-	Consts []*EnumConst
-	// Form is set when a form request body reaches the type; a struct
-	// then gets a DecodeForm method (an enum needs none).
-	Form bool
-}
-
-// StructField is one field of a struct.
-type StructField struct {
-	Name     string
-	JSONName string
-	// Type is the field's Go type as declared: a TypePointer for optional
-	// fields (except slices, maps and raw JSON, which have their own nil),
-	// nullable fields, and fields that would otherwise make a type contain
-	// itself.
-	Type *GoType
-	// Required is whether the schema lists the property as required;
-	// optional fields are tagged omitempty.
-	Required bool
-	// Nullable is whether the schema allows null.
-	Nullable bool
-	Pos      spec.Position
-}
-
-// EnumConst is one constant of an enum type.
-type EnumConst struct {
-	Name  string
-	Value string
-}
 
 // TypeOptions tunes PlanTypes.
 type TypeOptions struct {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 )
 
 // name gives every pending declaration, struct field and enum constant its
@@ -44,7 +46,7 @@ func (p *typePlanner) name() {
 		if pd.parent != nil {
 			want = pd.parent.decl.Name + want
 		}
-		pd.decl.Name = names.Unique(want, key, pd.decl.Pos)
+		pd.decl.Name = names.Unique(want, key, p.plan.DeclPos(pd.decl))
 		p.plan.Decls = append(p.plan.Decls, pd.decl)
 	}
 	var fieldRenames []Rename
@@ -52,17 +54,34 @@ func (p *typePlanner) name() {
 		fields := NewNamespace()
 		fields.Reserve("a method", append([]string{formMethod}, p.opts.StructMethods...)...)
 		for i, f := range pd.decl.Fields {
-			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName+" of "+pd.decl.Name, f.Pos)
+			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName+" of "+pd.decl.Name, p.plan.FieldPos(f))
 		}
 		fieldRenames = append(fieldRenames, fields.Renames()...)
 	}
 	slices.SortFunc(p.plan.Decls, func(a, b *TypeDecl) int { return cmp.Compare(a.Name, b.Name) })
 	for _, d := range p.plan.Decls {
 		for _, c := range d.Consts {
-			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, d.Pos)
+			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, p.plan.DeclPos(d))
 		}
 	}
 	p.plan.Renames = append(slices.Clone(names.Renames()), fieldRenames...)
+}
+
+// canonical sets every struct's fields in the order a fingerprint writes
+// them: RFC 8785's order of their JSON names.
+func (p *typePlanner) canonical() {
+	for _, d := range p.plan.Decls {
+		names := make([]string, len(d.Fields))
+		byName := make(map[string]*StructField, len(d.Fields))
+		for i, f := range d.Fields {
+			names[i] = f.JSONName
+			byName[f.JSONName] = f
+		}
+		d.Canonical = make([]*StructField, 0, len(d.Fields))
+		for _, n := range fingerprint.SortKeys(names) {
+			d.Canonical = append(d.Canonical, byName[n])
+		}
+	}
 }
 
 // markForm sets Form on every declaration a form request body reaches.

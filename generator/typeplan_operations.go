@@ -21,6 +21,16 @@ const formMethod = "DecodeForm"
 // an x-go-type that is not a Go type name) are *spec.Error values with
 // positions, all of them in one spec.ErrorList.
 func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*TypePlan, error) {
+	p := planTypes(doc, ops, opts)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return p.plan, nil
+}
+
+// planTypes runs the type planner and returns it with its plan and its
+// errors, sorted by position.
+func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typePlanner {
 	p := &typePlanner{
 		file:     doc.Path,
 		opts:     opts,
@@ -28,7 +38,8 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 		building: map[string]bool{},
 		open:     map[*TypeDecl]bool{},
 		opNames:  NewNamespace(),
-		plan:     &TypePlan{Names: NewNamespace()},
+		collided: map[*spec.Error]bool{},
+		plan:     &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
 	}
 	p.plan.Names.Reserve("the caller", opts.Reserved...)
 	sorted := slices.Clone(ops)
@@ -50,9 +61,9 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 			}
 			return strings.Compare(a.Msg, b.Msg)
 		})
-		return nil, p.errs
 	}
-	return p.plan, nil
+	p.canonical()
+	return p
 }
 
 // typePlanner holds the state of one PlanTypes call.
@@ -72,6 +83,9 @@ type typePlanner struct {
 	open map[*TypeDecl]bool
 	// opNames holds the operations' names.
 	opNames *Namespace
+	// collided marks the errors that are two operations wanting one Go
+	// name.
+	collided map[*spec.Error]bool
 	// pending holds each declaration with the name it wants, in discovery
 	// order; name assigns the final names.
 	pending []*pendingDecl
@@ -106,6 +120,7 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	name, err := p.opNames.Claim(GoName(id), "operation "+where, op.Pos)
 	if err != nil {
 		p.errs = append(p.errs, err.(*spec.Error))
+		p.collided[err.(*spec.Error)] = true
 	}
 	ot := &OperationTypes{Op: op, Name: name}
 	p.plan.Operations = append(p.plan.Operations, ot)
@@ -122,11 +137,10 @@ func (p *typePlanner) operation(op *spec.Operation) {
 				MediaType:   kind,
 				ContentType: key,
 				Required:    rb.Value.Required,
-				Pos:         p.pos(m.Origin, op.Pos),
 				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
 			}
 			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
-				p.errorf(ot.Request.Pos, "form request body of "+where+" is not an object with properties; only those decode from a form")
+				p.errorf(p.pos(m.Origin, op.Pos), "form request body of "+where+" is not an object with properties; only those decode from a form")
 			}
 		}
 	}
@@ -157,7 +171,6 @@ func (p *typePlanner) response(op *spec.Operation, id, where string) *BodyType {
 			MediaType:   MediaJSON,
 			ContentType: key,
 			Status:      status,
-			Pos:         p.pos(m.Origin, op.Pos),
 			Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Response", source: code + " response body of " + where, owner: op}),
 		}
 	}

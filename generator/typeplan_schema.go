@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemgen/idemgen/spec"
 )
 
 // typeOf plans the Go type of a schema; h names it when it needs a
@@ -130,10 +132,8 @@ func (p *typePlanner) elemType(ref *openapi3.SchemaRef, h hint) *GoType {
 // structOf declares a struct with the properties of s and of everything
 // its allOf merges in.
 func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
-	decl := &TypeDecl{Kind: DeclStruct, Source: h.source, Component: h.component, Pos: p.pos(s.Origin, p.zeroPos())}
-	if h.component == "" {
-		decl.Owner = h.owner
-	}
+	decl := &TypeDecl{Kind: DeclStruct, Source: commentText(h.source), Component: h.component}
+	declPos := p.declare(decl, s, h)
 	t := &GoType{Kind: TypeDeclared, Decl: decl}
 	pd := &pendingDecl{decl: decl, parent: h.parent, want: h.name, component: h.component}
 	p.pending = append(p.pending, pd)
@@ -155,17 +155,29 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 			JSONName: name,
 			Required: required[name],
 			Nullable: nullable(ref),
-			Pos:      p.propertyPos(ref, decl.Pos),
 		}
+		fpos := p.propertyPos(ref, declPos)
+		p.plan.origins[f] = origin{pos: fpos}
 		f.Type = p.fieldType(p.typeOf(ref, h.property(pd, name)), f)
 		if !validTagName(name) {
-			p.errorf(f.Pos, "property name "+strconv.Quote(name)+" of "+h.source+" cannot be a JSON struct tag")
+			p.errorf(fpos, "property name "+strconv.Quote(name)+" of "+h.source+" cannot be a JSON struct tag")
 		}
 		decl.Fields = append(decl.Fields, f)
 		pd.fields = append(pd.fields, GoName(name))
 	}
 	delete(p.open, decl)
 	return t
+}
+
+// declare records where a declaration comes from and returns that
+// position.
+func (p *typePlanner) declare(d *TypeDecl, s *openapi3.Schema, h hint) spec.Position {
+	o := origin{pos: p.pos(s.Origin, p.zeroPos())}
+	if h.component == "" {
+		o.owner = h.owner
+	}
+	p.plan.origins[d] = o
+	return o.pos
 }
 
 // fieldType is t as a field holds it: behind a pointer when the field may
@@ -183,10 +195,8 @@ func (p *typePlanner) fieldType(t *GoType, f *StructField) *GoType {
 
 // enumOf declares a string type for a string enum.
 func (p *typePlanner) enumOf(s *openapi3.Schema, h hint) *GoType {
-	decl := &TypeDecl{Kind: DeclEnum, Source: h.source, Component: h.component, Pos: p.pos(s.Origin, p.zeroPos())}
-	if h.component == "" {
-		decl.Owner = h.owner
-	}
+	decl := &TypeDecl{Kind: DeclEnum, Source: commentText(h.source), Component: h.component}
+	p.declare(decl, s, h)
 	seen := map[string]bool{}
 	for _, v := range stringEnum(s) {
 		if !seen[v] {

@@ -167,22 +167,22 @@ func TestPlanStructs(t *testing.T) {
 		}
 	}
 	req := decl(t, plan, "CreateOrderRequest")
-	if req.Owner == nil || req.Owner.ID != "createOrder" || req.Component != "" {
-		t.Errorf("CreateOrderRequest owner = %v, component %q; want createOrder and no component", req.Owner, req.Component)
+	if owner := plan.Owner(req); owner == nil || owner.ID != "createOrder" || req.Component != "" {
+		t.Errorf("CreateOrderRequest owner = %v, component %q; want createOrder and no component", owner, req.Component)
 	}
-	if f := req.Fields[0]; f.Type.Format != "uuid" || f.Pos.Line != lineOf(t, path, "customer_id: {type") {
-		t.Errorf("customer_id: format %q at %s; want uuid at line %d", f.Type.Format, f.Pos, lineOf(t, path, "customer_id: {type"))
+	if f := req.Fields[0]; f.Type.Format != "uuid" || plan.FieldPos(f).Line != lineOf(t, path, "customer_id: {type") {
+		t.Errorf("customer_id: format %q at %s; want uuid at line %d", f.Type.Format, plan.FieldPos(f), lineOf(t, path, "customer_id: {type"))
 	}
 	order := decl(t, plan, "Order")
-	if order.Component != "#/components/schemas/Order" || order.Owner != nil || order.Pos.Line != lineOf(t, path, "    Order:") {
-		t.Errorf("Order: component %q owner %v at %s", order.Component, order.Owner, order.Pos)
+	if order.Component != "#/components/schemas/Order" || plan.Owner(order) != nil || plan.DeclPos(order).Line != lineOf(t, path, "    Order:") {
+		t.Errorf("Order: component %q owner %v at %s", order.Component, plan.Owner(order), plan.DeclPos(order))
 	}
 	status := decl(t, plan, "Status")
 	var consts []EnumConst
 	for _, c := range status.Consts {
 		consts = append(consts, *c)
 	}
-	wantConsts := []EnumConst{{"StatusPending", "pending"}, {"StatusPaid", "paid"}, {"StatusShipped", "shipped"}}
+	wantConsts := []EnumConst{{Name: "StatusPending", Value: "pending"}, {Name: "StatusPaid", Value: "paid"}, {Name: "StatusShipped", Value: "shipped"}}
 	if diff := cmp.Diff(wantConsts, consts); status.Kind != DeclEnum || diff != "" {
 		t.Errorf("Status constants (-want +got):\n%s", diff)
 	}

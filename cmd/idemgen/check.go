@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 
-	"github.com/idemgen/idemgen/spec"
 	"github.com/spf13/cobra"
+
+	"github.com/idemgen/idemgen/generator"
+	"github.com/idemgen/idemgen/spec"
 )
 
 // newCheckCommand builds idemgen check.
@@ -51,7 +53,7 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 					}
 					continue
 				}
-				diags = append(diags, spec.Check(doc, opts)...)
+				diags = append(diags, withPlannerVerdict(doc, spec.Check(doc, opts))...)
 			}
 			if err := spec.WriteReport(cmd.OutOrStdout(), f, diags); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("write report: %w", err)}
@@ -70,6 +72,18 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 	cmd.Flags().BoolVar(&requireMutations, "require-mutations", false, "report POST, PUT, PATCH and DELETE operations without x-idempotency (IDEM016)")
 	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
 	return cmd
+}
+
+// withPlannerVerdict adds to a spec's findings the planner's reasons for
+// refusing annotated operations, when the spec itself has no error: check
+// then passes exactly when generate succeeds.
+func withPlannerVerdict(doc *spec.Document, diags []spec.Diagnostic) []spec.Diagnostic {
+	if reaches(diags, spec.SeverityError) {
+		return diags
+	}
+	diags = append(diags, generator.PlannerVerdict(doc)...)
+	spec.SortDiagnostics(diags)
+	return diags
 }
 
 // reaches reports whether any diagnostic is at least as severe as the

@@ -36,71 +36,45 @@ write (for CI).
 Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root := "."
+			cfg := &generator.Config{}
 			if configPath != "" {
-				cfg, err := generator.LoadConfig(configPath)
+				loaded, err := generator.LoadConfig(configPath)
 				if err != nil {
 					return &exitError{code: exitUnusable, err: err}
 				}
-				root = cfg.Dir
-				for i, s := range cfg.Specs {
-					cfg.Specs[i] = filepath.Join(cfg.Dir, filepath.FromSlash(s))
-				}
-				for i, s := range cfg.Overlays {
-					cfg.Overlays[i] = filepath.Join(cfg.Dir, filepath.FromSlash(s))
-				}
+				cfg = loaded
 				overrideOptions(cmd, &cfg.Options, opts, migrations)
-				opts = cfg.Options
-				if !cmd.Flags().Changed("spec") {
-					specs = cfg.Specs
-				}
-				if !cmd.Flags().Changed("overlay") {
-					overlays = cfg.Overlays
-				}
 			} else {
 				opts.Migrations = generator.MigrationFormat(migrations)
-				var err error
-				if root, err = commonRoot(&opts); err != nil {
+				root, err := commonRoot(&opts)
+				if err != nil {
 					return &exitError{code: exitUnusable, err: err}
 				}
+				cfg.Root, cfg.Options = root, opts
 			}
-			if len(specs) == 0 {
-				return &exitError{code: exitUnusable, err: errors.New("no spec: pass --spec FILE or --config idemgen.yaml")}
+			if cmd.Flags().Changed("spec") || configPath == "" {
+				cfg.Specs = flagPaths(specs, configPath != "")
 			}
-			var docs []*spec.Document
-			for _, p := range specs {
-				doc := loadSpec(cmd.Context(), p, overlays, cmd.ErrOrStderr())
-				if doc == nil {
-					return &exitError{code: exitUnusable}
-				}
-				docs = append(docs, doc)
+			if cmd.Flags().Changed("overlay") || configPath == "" {
+				cfg.Overlays = flagPaths(overlays, configPath != "")
 			}
-			if findings := contractErrors(docs); len(findings) > 0 {
-				if err := spec.WriteReport(cmd.ErrOrStderr(), spec.FormatText, findings); err != nil {
+			res, err := generator.Run(cmd.Context(), cfg, check)
+			var verdict *generator.VerdictError
+			var load *generator.LoadError
+			switch {
+			case errors.As(err, &load):
+				fmt.Fprintln(cmd.ErrOrStderr(), load.Err)
+				return &exitError{code: exitUnusable}
+			case errors.As(err, &verdict):
+				if err := spec.WriteReport(cmd.ErrOrStderr(), spec.FormatText, verdict.Diagnostics); err != nil {
 					return err
 				}
-				return &exitError{code: exitFindings, err: errors.New("the contracts have errors (see idemgen check); nothing was generated")}
-			}
-			out, err := generator.Generate(docs, opts)
-			if err != nil {
+				return &exitError{code: exitUnusable, err: errors.New("the contracts cannot be generated as they are (see idemgen check); nothing was generated")}
+			case err != nil:
 				return &exitError{code: exitUnusable, err: err}
-			}
-			if err := spec.WriteReport(cmd.ErrOrStderr(), spec.FormatText, out.Deferred); err != nil {
-				return err
-			}
-			if check {
-				diff, err := generator.Check(root, out.Files)
-				if err != nil {
-					return &exitError{code: exitInternal, err: err}
-				}
-				if diff != "" {
-					fmt.Fprint(cmd.OutOrStdout(), diff)
-					return &exitError{code: exitFindings, err: errors.New("generated files are stale: run idemgen generate (go generate ./...) and commit the result")}
-				}
-				return nil
-			}
-			if err := generator.Write(root, out.Files); err != nil {
-				return &exitError{code: exitUnusable, err: err}
+			case res.Diff != "":
+				fmt.Fprint(cmd.OutOrStdout(), res.Diff)
+				return &exitError{code: exitFindings, err: errors.New("generated files are stale: run idemgen generate (go generate ./...) and commit the result")}
 			}
 			return nil
 		},
@@ -117,6 +91,10 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	f.StringVar(&opts.SQLCDir, "sqlc", "", "emit sqlc.yaml and the support queries into this directory")
 	f.BoolVar(&opts.Tests, "tests", false, "emit the contract tests")
 	f.BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when the generated files are stale")
+	// Golden tests fix the recorded version so that their files do not
+	// change with the build; users have no reason to.
+	f.StringVar(&opts.Version, "generator-version", "", "record this generator version instead of the build's")
+	_ = f.MarkHidden("generator-version") // the flag exists: no error
 	return cmd
 }
 
@@ -143,6 +121,9 @@ func overrideOptions(cmd *cobra.Command, cfg *generator.Options, flags generator
 	}
 	if set("tests") {
 		cfg.Tests = flags.Tests
+	}
+	if set("generator-version") {
+		cfg.Version = flags.Version
 	}
 }
 
@@ -187,17 +168,19 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// contractErrors returns the error-level findings of the lint rules. A
-// contract with one would generate code that does not keep it. Defects of
-// the OpenAPI document itself are not among them: they only keep the
-// operations they touch from being generated.
-func contractErrors(docs []*spec.Document) []spec.Diagnostic {
-	var out []spec.Diagnostic
-	for _, doc := range docs {
-		for _, d := range spec.Check(doc, spec.CheckOptions{}) {
-			if d.Severity == spec.SeverityError && strings.HasPrefix(d.Rule, "IDEM") {
-				out = append(out, d)
-			}
+// flagPaths returns spec or overlay paths given as flags, which are
+// relative to the working directory: made absolute when they override a
+// configuration, whose paths are relative to its own directory.
+func flagPaths(paths []string, overridesConfig bool) []string {
+	if !overridesConfig {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			out[i] = abs
+		} else {
+			out[i] = p
 		}
 	}
 	return out

@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idemgen/idemgen/generator"
 )
 
 // copyExample copies the orders example's spec and configuration into a
@@ -70,16 +73,28 @@ func TestGenerateCheck(t *testing.T) {
 }
 
 // TestGenerateRefusesContractErrors checks that a contract with an
-// error-level finding generates nothing.
+// error-level finding, the spec's own or the planner's, generates nothing
+// (exit 2), and that check reports the same rule (exit 1).
 func TestGenerateRefusesContractErrors(t *testing.T) {
-	out := t.TempDir()
-	spec := filepath.Join("..", "..", "testdata", "golden", "IDEM001-fingerprint-pointer-missing", "openapi.yaml")
-	_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
-	if code != exitFindings || !strings.Contains(stderr, "IDEM001") {
-		t.Fatalf("generate of a contract with an error: exit %d, want %d with IDEM001\n%s", code, exitFindings, stderr)
-	}
-	if entries, _ := os.ReadDir(out); len(entries) != 0 {
-		t.Errorf("generate wrote %d entries although the contract has an error", len(entries))
+	for _, tc := range []struct{ file, rule string }{
+		{"IDEM001-fingerprint-pointer-missing", "IDEM001"},
+		{"IDEM013-phased-without-lease", "IDEM020"},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			out := t.TempDir()
+			spec := filepath.Join("..", "..", "testdata", "golden", tc.file, "openapi.yaml")
+			_, stderr, code := runIdemgen("generate", "--spec", spec, "--out", out, "--package", "x")
+			if code != exitUnusable || !strings.Contains(stderr, tc.rule) {
+				t.Fatalf("generate of a contract with an error: exit %d, want %d with %s\n%s", code, exitUnusable, tc.rule, stderr)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("generate wrote %d entries although the contract has an error", len(entries))
+			}
+			stdout, _, code := runIdemgen("check", spec)
+			if code != exitFindings || !strings.Contains(stdout, tc.rule) {
+				t.Errorf("check: exit %d, want %d with %s\n%s", code, exitFindings, tc.rule, stdout)
+			}
+		})
 	}
 }
 
@@ -95,5 +110,31 @@ func TestGenerateConfigErrors(t *testing.T) {
 	want := config + `:3:1: packge: unknown key (did you mean "package"?)`
 	if code != exitUnusable || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUnusable, want)
+	}
+}
+
+// TestGenerateRecordsVersion checks that the package records the build's
+// generator version, or the one --generator-version fixes for tests.
+func TestGenerateRecordsVersion(t *testing.T) {
+	spec := filepath.Join("..", "..", "testdata", "golden", "good-minimal", "openapi.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, generator.Version()},
+		{[]string{"--generator-version", "v9.9.9-test"}, "v9.9.9-test"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"generate", "--spec", spec, "--out", out, "--package", "x"}, tc.args...)
+		if _, stderr, code := runIdemgen(args...); code != exitOK {
+			t.Fatalf("generate %v: exit %d\n%s", tc.args, code, stderr)
+		}
+		src, err := os.ReadFile(filepath.Join(out, "idemgen.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "const GeneratorVersion = " + strconv.Quote(tc.want); !strings.Contains(string(src), want) {
+			t.Errorf("generate %v: idemgen.go lacks %s:\n%s", tc.args, want, src)
+		}
 	}
 }

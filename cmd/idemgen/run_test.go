@@ -132,8 +132,9 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 }
 
 // TestEveryRuleHasABadSpec checks the contract of testdata/golden: each
-// rule has a case named after it whose spec yields that rule and nothing else,
-// except IDEM020 beside IDEM013, whose phased contract is not generated.
+// rule has a case named after it whose spec yields that rule and, besides
+// what a contract that is not generated yet also gets (IDEM020 beside
+// IDEM013's phased contract, the planner's IDEM1xx refusals), nothing else.
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	for _, rule := range spec.Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
@@ -158,6 +159,9 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 					if rule.ID == "IDEM013" && d.Rule == "IDEM020" {
 						continue // a phased contract is not generated yet
 					}
+					if strings.HasPrefix(d.Rule, "IDEM1") && len(d.Rule) == len("IDEM101") {
+						continue
+					}
 					if d.Rule != rule.ID || d.Severity != rule.Severity.String() {
 						t.Errorf("%s: finding %s %s, want only %s %s", m, d.Severity, d.Rule, rule.Severity, rule.ID)
 					}
@@ -168,16 +172,16 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 }
 
 func TestVersionText(t *testing.T) {
-	if got, want := versionText(nil, false), "idemgen "+generator.Version+"\n"; got != want {
+	if got, want := versionText(nil, false), "idemgen "+generator.Version()+"\n"; got != want {
 		t.Errorf("without build info: %q, want %q", got, want)
 	}
 	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/idemgen/idemgen", Version: "v0.1.0"}}
-	want := "idemgen " + generator.Version + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
+	want := "idemgen " + generator.Version() + "\nmodule github.com/idemgen/idemgen v0.1.0\ngo1.26.8\n"
 	if got := versionText(info, true); got != want {
 		t.Errorf("with build info: %q, want %q", got, want)
 	}
 	stdout, _, _ := runIdemgen("version")
-	if !strings.HasPrefix(stdout, "idemgen "+generator.Version+"\n") {
+	if !strings.HasPrefix(stdout, "idemgen "+generator.Version()+"\n") {
 		t.Errorf("idemgen version printed %q", stdout)
 	}
 }

@@ -22,11 +22,11 @@ func newVersionCommand() *cobra.Command {
 	}
 }
 
-// versionText is what idemgen version prints: the version constant and,
-// when the binary carries build information, its module version and Go
-// version.
+// versionText is what idemgen version prints: the generator version (from
+// the build information, see generator.Version) and, when the binary
+// carries build information, its module version and Go version.
 func versionText(info *debug.BuildInfo, ok bool) string {
-	s := "idemgen " + generator.Version + "\n"
+	s := "idemgen " + generator.Version() + "\n"
 	if ok && info != nil {
 		s += fmt.Sprintf("module %s %s\n%s\n", info.Main.Path, info.Main.Version, info.GoVersion)
 	}

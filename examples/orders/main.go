@@ -1,5 +1,5 @@
 // Command orders is idemgen's example service: an order API on PostgreSQL
-// whose POST /orders and POST /orders/{order_id}/cancel are idempotent.
+// whose POST /orders and POST /orders/{order-id}/cancel are idempotent.
 // The business logic is in shop/service.go; everything else in shop is
 // generated from openapi.yaml by go generate.
 //

@@ -2,6 +2,7 @@ package idemtest
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -47,16 +48,19 @@ type ContractCase[T any] struct {
 	// Encode renders a typed request as a request body and its
 	// Content-Type; nil means JSON (encoding/json).
 	Encode func(*T) ([]byte, string, error)
+	// Mount is the generated mount function of the operation: the
+	// ServeMux pattern Register uses and the handler as the router serves
+	// it, so the tests go through exactly the routing of the service. Nil
+	// mounts the handler at the contract's method and route as they are.
+	Mount func(http.Handler) (string, http.Handler)
 }
 
 // RunContract runs the operation's contract as subtests of t, against
 // PostgreSQL. It migrates the idempotency tables into c.ConnString (schema
 // "", so the connection string's search_path decides) and serves every
-// request through idemimpl.NewTypedHandler on an http.ServeMux pattern made of
-// the contract's method and route, at a URL built from the fixture's path
-// parameters (a route the standard mux rejects, such as /calls/{Sid}.json,
-// is served with anonymous wildcards and its parameters are matched from
-// the path). Each scenario builds its own executors, hooks and clock, and
+// request through idemimpl.NewTypedHandler mounted on an http.ServeMux by the
+// case's Mount, as the generated Register mounts it, at a URL built from
+// the fixture's path parameters. Each scenario builds its own executors, hooks and clock, and
 // uses scopes of its own, so scenarios never see each other's records or
 // effects; the scope comes from the X-Idemtest-Scope header, a trusted
 // scope function of the test (the service's own scope function is not

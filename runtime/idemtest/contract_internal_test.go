@@ -5,63 +5,41 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
-// Every route reaches its handler at the URL buildTarget makes, and the
-// handler reads back the parameters as the fixture gave them: routes the
-// standard mux takes as they are, and routes it rejects (a parameter inside
-// a segment, a name that is no Go identifier).
-func TestMuxRouteRoundTripsPathParameters(t *testing.T) {
-	for _, tc := range []struct {
-		route     string
-		params    map[string]string
-		anonymous bool // registered with anonymous wildcards
-	}{
-		{"/orders", nil, false},
-		{"/shops/{shop}/orders/{id}", map[string]string{"shop": "a b/c", "id": "42"}, false},
-		{"/Accounts/{AccountSid}/Calls/{Sid}.json", map[string]string{"AccountSid": "AC1", "Sid": "CA%2"}, true},
-		{"/orders/{order-id}/refunds", map[string]string{"order-id": "o/1"}, true},
-		{"/v/{a}-{b}", map[string]string{"a": "x", "b": "yz"}, true},
-	} {
-		t.Run(tc.route, func(t *testing.T) {
-			target, err := buildTarget(tc.route, tc.params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			route, err := newMuxRoute(http.MethodPost, tc.route)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := route.param != nil; got != tc.anonymous {
-				t.Errorf("pattern %q: anonymous wildcards %v, want %v", route.pattern, got, tc.anonymous)
-			}
-			param := route.param
-			if param == nil {
-				param = (*http.Request).PathValue
-			}
-			var got map[string]string
-			mux := http.NewServeMux()
-			if err := handle(mux, route.pattern, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-				got = map[string]string{}
-				for name := range tc.params {
-					got[name] = param(r, name)
-				}
-			})); err != nil {
-				t.Fatal(err)
-			}
-			res := Serve(mux, httptest.NewRequest(http.MethodPost, target, nil))
-			if got == nil {
-				t.Fatalf("POST %s (pattern %q): status %d, the handler was not reached", target, route.pattern, res.Status)
-			}
-			want := tc.params
-			if want == nil {
-				want = map[string]string{}
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("path parameters of POST %s (-want +got):\n%s", target, diff)
-			}
+// mountOn serves the handler the case's mount function wraps at the
+// pattern it gives, and without one the contract's route as it is; a
+// pattern the mux refuses is an error, not a panic.
+func TestMountOn(t *testing.T) {
+	reached := ""
+	h := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { reached = r.PathValue("id") })
+	c := idemimpl.Contract{Method: http.MethodPost, Route: "/orders/{id}"}
+	mux, err := mountOn(nil, c, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Serve(mux, httptest.NewRequest(http.MethodPost, "/orders/42", nil))
+	if reached != "42" {
+		t.Errorf("without a mount function: the handler read id %q, want 42", reached)
+	}
+	wrapped := false
+	mount := func(h http.Handler) (string, http.Handler) {
+		return "POST /orders/{p0}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			wrapped = true
+			r.SetPathValue("id", r.PathValue("p0"))
+			h.ServeHTTP(w, r)
 		})
+	}
+	if mux, err = mountOn(mount, c, h); err != nil {
+		t.Fatal(err)
+	}
+	Serve(mux, httptest.NewRequest(http.MethodPost, "/orders/43", nil))
+	if !wrapped || reached != "43" {
+		t.Errorf("with a mount function: wrapped %v, id %q; want true and 43", wrapped, reached)
+	}
+	if _, err := mountOn(nil, idemimpl.Contract{Method: http.MethodPost, Route: "/orders/{order-id}"}, h); err == nil {
+		t.Error("a pattern the mux refuses mounted without an error")
 	}
 }
 

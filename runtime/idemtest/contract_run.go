@@ -76,8 +76,8 @@ func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
 }
 
 // server returns the operation under contract served on its own executor
-// over pool, configured by cfg and with the fault hooks, routed through an http.ServeMux as the
-// generated Routes would route it (see newMuxRoute).
+// over pool, configured by cfg and with the fault hooks, routed through an
+// http.ServeMux as the generated Register routes it (see mountOn).
 func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemimpl.Contract, cfg idem.Config, hooks faults.Hooks) (http.Handler, *idem.Executor) {
 	t.Helper()
 	cfg.Pool = pool
@@ -86,19 +86,15 @@ func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemi
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
 	engine.InstallFaults(exec, hooks)
-	route, err := newMuxRoute(contract.Method, contract.Route)
-	if err != nil {
-		t.Fatalf("idemtest: %v", err)
-	}
 	op := r.c.Operation
 	op.Contract = contract
-	h, err := idemimpl.NewTypedHandler(exec, op, trustedScope, route.options()...)
+	h, err := idemimpl.NewTypedHandler(exec, op, trustedScope)
 	if err != nil {
 		t.Fatalf("idemtest: NewTypedHandler: %v", err)
 	}
-	mux := http.NewServeMux()
-	if err := handle(mux, route.pattern, h); err != nil {
-		t.Fatalf("idemtest: routing %s %s on http.ServeMux: %v", contract.Method, contract.Route, err)
+	mux, err := mountOn(r.c.Mount, contract, h)
+	if err != nil {
+		t.Fatalf("idemtest: %v", err)
 	}
 	return mux, exec
 }

@@ -42,7 +42,7 @@ func newContractFixture(t *testing.T) *contractFixture {
 		CancelOrder: idemtest.Fixture[Cancellation]{
 			Request: func(scope string) (*Cancellation, map[string]string) {
 				id := placeOrder(t, pool, scope)
-				return &Cancellation{Reason: CancellationReasonCustomerRequest}, map[string]string{"order_id": id}
+				return &Cancellation{Reason: CancellationReasonCustomerRequest}, map[string]string{"order-id": id}
 			},
 			Effects: countRows("SELECT count(*) FROM orders WHERE tenant = $1 AND status = 'cancelled'"),
 		},

@@ -3,70 +3,83 @@
 package shop
 
 import (
-	idemtest "github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
 
-/*
-contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:
-
-	func newContractFixture(t *testing.T) *contractFixture
-*/
+// contractFixture is what the service supplies to the generated contract tests.
+// Write, in a hand-written _test.go file of this package:
+//
+//	func newContractFixture(t *testing.T) *contractFixture
 type contractFixture struct {
 	// Handlers is the business implementation under test.
 	Handlers Handlers
-	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
+	// ConnString names a database or schema holding the service's business
+	// tables; the tests add the idempotency tables.
 	ConnString string
-	// CreateOrder supplies valid requests of createOrder (POST /orders) and counts its business effects.
+	// CreateOrder supplies valid requests of createOrder (POST /orders) and
+	// counts its business effects.
 	CreateOrder idemtest.Fixture[NewOrder]
-	// CancelOrder supplies valid requests of cancelOrder (POST /orders/{order_id}/cancel) and counts its business effects.
+	// CancelOrder supplies valid requests of cancelOrder (POST
+	// /orders/{order-id}/cancel) and counts its business effects.
 	CancelOrder idemtest.Fixture[Cancellation]
 }
 
-// TestContractCreateOrder proves the idempotency contract of createOrder (POST /orders) against PostgreSQL with the service's own business logic.
+// TestContractCreateOrder proves the idempotency contract of createOrder (POST
+// /orders) against PostgreSQL with the service's own business logic.
 func TestContractCreateOrder(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[NewOrder]{
 		Change:     changeCreateOrder,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CreateOrder,
+		Mount:      mountCreateOrder,
 		NaturalKey: true,
 		Operation:  typedCreateOrder(fx.Handlers),
 	})
 }
 
-// TestFingerprintCreateOrder checks on random requests that the typed fingerprint of createOrder (POST /orders) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCreateOrder checks on random requests that the typed
+// fingerprint of createOrder (POST /orders) equals the runtime's canonical
+// fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCreateOrder changes customer_id, a field the fingerprint of createOrder (POST /orders) covers, for the tests that expect a 422.
+// changeCreateOrder changes customer_id, a field the fingerprint of createOrder
+// (POST /orders) covers, for the tests that expect a 422.
 func changeCreateOrder(v *NewOrder) {
 	v.CustomerID += "~changed"
 }
 
-// TestContractCancelOrder proves the idempotency contract of cancelOrder (POST /orders/{order_id}/cancel) against PostgreSQL with the service's own business logic.
+// TestContractCancelOrder proves the idempotency contract of cancelOrder (POST
+// /orders/{order-id}/cancel) against PostgreSQL with the service's own business
+// logic.
 func TestContractCancelOrder(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[Cancellation]{
 		Change:     changeCancelOrder,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CancelOrder,
+		Mount:      mountCancelOrder,
 		NaturalKey: true,
 		Operation:  typedCancelOrder(fx.Handlers),
 	})
 }
 
-// TestFingerprintCancelOrder checks on random requests that the typed fingerprint of cancelOrder (POST /orders/{order_id}/cancel) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCancelOrder checks on random requests that the typed
+// fingerprint of cancelOrder (POST /orders/{order-id}/cancel) equals the
+// runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCancelOrder(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCancelOrder, fingerprintCancelOrder); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCancelOrder changes reason, a field the fingerprint of cancelOrder (POST /orders/{order_id}/cancel) covers, for the tests that expect a 422.
+// changeCancelOrder changes reason, a field the fingerprint of cancelOrder
+// (POST /orders/{order-id}/cancel) covers, for the tests that expect a 422.
 func changeCancelOrder(v *Cancellation) {
 	if v.Reason == CancellationReasonCustomerRequest {
 		v.Reason = CancellationReasonOutOfStock

@@ -6,9 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
-	idem "github.com/idemgen/idemgen/runtime/idem"
-	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -19,7 +19,7 @@ var contractCreateOrder = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
 		Exclude:   []string{"/client_sent_at"},
-		Include:   []string{"/customer_id", "/items", "/delivery"},
+		Include:   []string{"/shop_id", "/external_order_id", "/customer_id", "/items", "/delivery"},
 		Unordered: []string{"/items"},
 	},
 	Key: idemimpl.KeySpec{
@@ -35,15 +35,21 @@ var contractCreateOrder = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CreateOrderOperation is what the business method of createOrder (POST /orders) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CreateOrderOperation is what the business method of createOrder (POST
+// /orders) gets besides the request: the operation's id, scope and key, the
+// response headers to send, and one enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
-// EnqueueConfirmationEmail writes the confirmation_email effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
+// EnqueueConfirmationEmail writes the confirmation_email effect to the outbox
+// in the operation's transaction, so it exists exactly when the operation
+// commits, and returns its key, which is stable across retries; when its
+// outcome is unknown the policy is "retry".
 func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "confirmation_email",
@@ -52,7 +58,10 @@ func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, pay
 	})
 }
 
-// EnqueueReserveStock writes the reserve_stock effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+// EnqueueReserveStock writes the reserve_stock effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify".
 func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",
@@ -61,7 +70,8 @@ func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload 
 	})
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST /orders).
+// decodeCreateOrder decodes the json request body of createOrder (POST
+// /orders).
 func decodeCreateOrder(r *idemimpl.Request) (*NewOrder, error) {
 	var v NewOrder
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -73,7 +83,9 @@ func decodeCreateOrder(r *idemimpl.Request) (*NewOrder, error) {
 	return &v, nil
 }
 
-// fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
+// request: the runtime's canonical form of its significant fields, computed
+// from the typed request without reflection.
 func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -88,6 +100,10 @@ func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprin
 		w.BeginArray()
 		fingerprintDelivery(w, &req.Delivery)
 		w.EndArray()
+		w.Key("/external_order_id")
+		w.BeginArray()
+		w.String(req.ExternalOrderID)
+		w.EndArray()
 		w.Key("/items")
 		w.BeginArray()
 		if req.Items == nil {
@@ -100,11 +116,17 @@ func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprin
 			w.EndUnorderedArray()
 		}
 		w.EndArray()
+		w.Key("/shop_id")
+		w.BeginArray()
+		w.String(req.ShopID)
+		w.EndArray()
 		w.EndObject()
 	})
 }
 
-// naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders) request (/shop_id, /external_order_id) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+// naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders)
+// request (/shop_id, /external_order_id) as canonical JSON; the runtime claims
+// it so that one entity is created once per scope.
 func naturalKeyCreateOrder(req *NewOrder) (string, error) {
 	w := new(fingerprint.Writer)
 	w.BeginArray()
@@ -119,7 +141,8 @@ func naturalKeyCreateOrder(req *NewOrder) (string, error) {
 	return string(b), err
 }
 
-// contractCancelOrder is the run-time contract of cancelOrder (POST /orders/{order_id}/cancel).
+// contractCancelOrder is the run-time contract of cancelOrder (POST
+// /orders/{order-id}/cancel).
 var contractCancelOrder = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/reason"}},
@@ -129,25 +152,32 @@ var contractCancelOrder = idemimpl.Contract{
 	},
 	Method:        "POST",
 	Operation:     "cancelOrder",
-	PathParams:    []string{"order_id"},
+	PathParams:    []string{"order-id"},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{order_id}/cancel",
+	Route:         "/orders/{order-id}/cancel",
 	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
 	WaitTimeout:   5 * time.Second,
 }
 
-// CancelOrderOperation is what the business method of cancelOrder (POST /orders/{order_id}/cancel) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CancelOrderOperation is what the business method of cancelOrder (POST
+// /orders/{order-id}/cancel) gets besides the request: the operation's id,
+// scope and key, the response headers to send, and one enqueuer per side effect
+// of the contract.
 type CancelOrderOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
-	// OrderID is the path parameter order_id.
+	// OrderID is the path parameter order-id.
 	OrderID string
 	tx      pgx.Tx
 }
 
-// EnqueueReleaseStock writes the release_stock effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+// EnqueueReleaseStock writes the release_stock effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify".
 func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "release_stock",
@@ -156,7 +186,10 @@ func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload 
 	})
 }
 
-// EnqueueCancellationEmail writes the cancellation_email effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
+// EnqueueCancellationEmail writes the cancellation_email effect to the outbox
+// in the operation's transaction, so it exists exactly when the operation
+// commits, and returns its key, which is stable across retries; when its
+// outcome is unknown the policy is "retry".
 func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "cancellation_email",
@@ -165,7 +198,8 @@ func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, pay
 	})
 }
 
-// decodeCancelOrder decodes the json request body of cancelOrder (POST /orders/{order_id}/cancel).
+// decodeCancelOrder decodes the json request body of cancelOrder (POST
+// /orders/{order-id}/cancel).
 func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	var v Cancellation
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -177,9 +211,11 @@ func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	return &v, nil
 }
 
-// fingerprintCancelOrder is the fingerprint of a cancelOrder (POST /orders/{order_id}/cancel) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCancelOrder is the fingerprint of a cancelOrder (POST
+// /orders/{order-id}/cancel) request: the runtime's canonical form of its
+// significant fields, computed from the typed request without reflection.
 func fingerprintCancelOrder(req *Cancellation, params map[string]string) (fingerprint.Sum, error) {
-	return fingerprint.SumWith("POST", "/orders/{order_id}/cancel", params, func(w *fingerprint.Writer) {
+	return fingerprint.SumWith("POST", "/orders/{order-id}/cancel", params, func(w *fingerprint.Writer) {
 		if req == nil {
 			return
 		}
@@ -192,7 +228,18 @@ func fingerprintCancelOrder(req *Cancellation, params map[string]string) (finger
 	})
 }
 
-// fingerprintDelivery writes a Delivery value for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
+// pathValuesCancelOrder takes the path of a cancelOrder (POST
+// /orders/{order-id}/cancel) request apart: it reads the router's wildcards and
+// sets each path parameter under its OpenAPI name, reporting false when the
+// path does not have the template's shape.
+func pathValuesCancelOrder(r *http.Request) bool {
+	s0 := r.PathValue("orderID")
+	r.SetPathValue("order-id", s0)
+	return true
+}
+
+// fingerprintDelivery writes a Delivery value for a typed fingerprint, as
+// runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintDelivery(w *fingerprint.Writer, v *Delivery) {
 	w.BeginObject()
 	w.Key("city")
@@ -212,7 +259,8 @@ func fingerprintDelivery(w *fingerprint.Writer, v *Delivery) {
 	w.EndObject()
 }
 
-// fingerprintOrderItem writes a OrderItem value for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
+// fingerprintOrderItem writes a OrderItem value for a typed fingerprint, as
+// runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintOrderItem(w *fingerprint.Writer, v *OrderItem) {
 	w.BeginObject()
 	w.Key("quantity")
@@ -222,22 +270,41 @@ func fingerprintOrderItem(w *fingerprint.Writer, v *OrderItem) {
 	w.EndObject()
 }
 
-// Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
+// Handlers is the business logic of the idempotent operations; the service
+// implements it and Routes wires it to HTTP.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) inside the transaction
+	// that also holds its idempotency record: what it does through tx
+	// commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error)
-	// CancelOrder runs cancelOrder (POST /orders/{order_id}/cancel) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CancelOrder runs cancelOrder (POST /orders/{order-id}/cancel) inside
+	// the transaction that also holds its idempotency record: what it does
+	// through tx commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *Cancellation) (*Order, error)
 }
 
-// Route is one generated operation for any router: its method, its path pattern and its handler.
+// Route is one generated operation for any router: its method, its path pattern
+// and its handler. The pattern has one {name} wildcard per templated segment,
+// named so that net/http's ServeMux and chi accept it; the handler reads the
+// wildcards with PathValue, which both routers set. Mount it elsewhere with a
+// router that calls SetPathValue for its wildcards.
 type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+
+	// pattern is the ServeMux pattern Register mounts.
+	pattern string
 }
 
-// typedCreateOrder binds createOrder (POST /orders) to h: its contract, decoder, typed fingerprint and business method.
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract,
+// decoder, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[NewOrder] {
 	return idemimpl.Typed[NewOrder]{
 		Contract:    contractCreateOrder,
@@ -268,7 +335,15 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[NewOrder] {
 	}
 }
 
-// typedCancelOrder binds cancelOrder (POST /orders/{order_id}/cancel) to h: its contract, decoder, typed fingerprint and business method.
+// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
+// and its handler h as the router serves it; Routes and the contract tests
+// mount the operation through it.
+func mountCreateOrder(h http.Handler) (string, http.Handler) {
+	return "POST /orders", h
+}
+
+// typedCancelOrder binds cancelOrder (POST /orders/{order-id}/cancel) to h: its
+// contract, decoder, typed fingerprint and business method.
 func typedCancelOrder(h Handlers) idemimpl.Typed[Cancellation] {
 	return idemimpl.Typed[Cancellation]{
 		Contract:    contractCancelOrder,
@@ -278,7 +353,7 @@ func typedCancelOrder(h Handlers) idemimpl.Typed[Cancellation] {
 			handle := &CancelOrderOperation{
 				Header:    http.Header{},
 				Operation: op,
-				OrderID:   r.PathParams["order_id"],
+				OrderID:   r.PathParams["order-id"],
 				tx:        tx,
 			}
 			res, err := h.CancelOrder(ctx, tx, handle, req)
@@ -299,7 +374,23 @@ func typedCancelOrder(h Handlers) idemimpl.Typed[Cancellation] {
 	}
 }
 
-// Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
+// mountCancelOrder returns the ServeMux pattern of cancelOrder (POST
+// /orders/{order-id}/cancel) and its handler h as the router serves it; Routes
+// and the contract tests mount the operation through it.
+func mountCancelOrder(h http.Handler) (string, http.Handler) {
+	return "POST /orders/{orderID}/cancel", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !pathValuesCancelOrder(r) {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Routes returns the handlers of the idempotent operations, sorted by path and
+// method. scope gives the trusted scope (tenant) of each request from
+// authentication the server already did; exec runs the operations on
+// PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
@@ -307,10 +398,12 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCreateOrder(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/orders",
+			pattern: pattern,
 		})
 	}
 	{
@@ -318,23 +411,48 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCancelOrder(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
-			Path:    "/orders/{order_id}/cancel",
+			Path:    "/orders/{orderID}/cancel",
+			pattern: pattern,
 		})
 	}
 	return routes, nil
 }
 
-// Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
+// Register mounts the idempotent operations on a standard library mux. It
+// returns an error, and does not panic, when the mux refuses a pattern; the
+// patterns are first checked among themselves, so such an error mounts none of
+// them unless the conflict is with a route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
+	check := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		if err := handle(check, rt); err != nil {
+			return err
+		}
 	}
+	for _, rt := range routes {
+		if err := handle(mux, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handle registers rt on mux, turning the panic of a pattern the mux refuses
+// into an error.
+func handle(mux *http.ServeMux, rt Route) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("register %s: %v", rt.pattern, v)
+		}
+	}()
+	mux.Handle(rt.pattern, rt.Handler)
 	return nil
 }

@@ -9,7 +9,8 @@ type Cancellation struct {
 	Reason CancellationReason `json:"reason"`
 }
 
-// CancellationReason is the property reason of the schema #/components/schemas/Cancellation.
+// CancellationReason is the property reason of the schema
+// #/components/schemas/Cancellation.
 type CancellationReason string
 
 // The values of CancellationReason.

@@ -19,7 +19,8 @@ type CreateCallRequest2 struct {
 	Status                  *CreateCallRequest2Status `json:"status,omitempty"`
 }
 
-// CreateCallRequest2Status is the property status of the request body of CreateCall (POST /calls).
+// CreateCallRequest2Status is the property status of the request body of
+// CreateCall (POST /calls).
 type CreateCallRequest2Status string
 
 // The values of CreateCallRequest2Status.
@@ -45,7 +46,8 @@ const (
 	SourceTypeCard               SourceType = "card"
 )
 
-// SourceTypeAchCreditTransfer is the schema #/components/schemas/source_type_ach_credit_transfer.
+// SourceTypeAchCreditTransfer is the schema
+// #/components/schemas/source_type_ach_credit_transfer.
 type SourceTypeAchCreditTransfer struct {
 	AccountNumber *string `json:"account_number,omitempty"`
 }

@@ -4,7 +4,7 @@ package golden
 
 import (
 	"encoding/json"
-	form "github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/form"
 	"time"
 )
 
@@ -14,7 +14,8 @@ type Address struct {
 	Line1 *string `json:"line1,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
 func (o *Address) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
@@ -43,10 +44,12 @@ type Charge struct {
 	ID       string          `json:"id"`
 }
 
-// DeleteChargesChargeRequest is the request body of DeleteChargesCharge (DELETE /v1/charges/{charge}).
+// DeleteChargesChargeRequest is the request body of DeleteChargesCharge (DELETE
+// /v1/charges/{charge}).
 type DeleteChargesChargeRequest struct{}
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
 func (o *DeleteChargesChargeRequest) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
@@ -69,7 +72,8 @@ type PostChargesRequest struct {
 	Shipping      *PostChargesRequestShipping      `json:"shipping,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
 func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
@@ -193,7 +197,8 @@ func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 	return nil
 }
 
-// PostChargesRequestCaptureMethod is the property capture_method of the request body of PostCharges (POST /v1/charges).
+// PostChargesRequestCaptureMethod is the property capture_method of the request
+// body of PostCharges (POST /v1/charges).
 type PostChargesRequestCaptureMethod string
 
 // The values of PostChargesRequestCaptureMethod.
@@ -202,13 +207,15 @@ const (
 	PostChargesRequestCaptureMethodManual    PostChargesRequestCaptureMethod = "manual"
 )
 
-// PostChargesRequestItemsItem is the item of the property items of the request body of PostCharges (POST /v1/charges).
+// PostChargesRequestItemsItem is the item of the property items of the request
+// body of PostCharges (POST /v1/charges).
 type PostChargesRequestItemsItem struct {
 	Qty *int32 `json:"qty,omitempty"`
 	Sku string `json:"sku"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
 func (o *PostChargesRequestItemsItem) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
@@ -232,13 +239,15 @@ func (o *PostChargesRequestItemsItem) DecodeForm(n *form.Node) error {
 	return nil
 }
 
-// PostChargesRequestShipping is the property shipping of the request body of PostCharges (POST /v1/charges).
+// PostChargesRequestShipping is the property shipping of the request body of
+// PostCharges (POST /v1/charges).
 type PostChargesRequestShipping struct {
 	Address *Address `json:"address,omitempty"`
 	Name    string   `json:"name"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
 func (o *PostChargesRequestShipping) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err

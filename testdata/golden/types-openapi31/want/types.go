@@ -15,7 +15,8 @@ type UpdateRoomRequest struct {
 	View     *UpdateRoomRequestView `json:"view,omitempty"`
 }
 
-// UpdateRoomRequestView is the property view of the request body of updateRoom (PATCH /rooms).
+// UpdateRoomRequestView is the property view of the request body of updateRoom
+// (PATCH /rooms).
 type UpdateRoomRequestView string
 
 // The values of UpdateRoomRequestView.
@@ -24,7 +25,8 @@ const (
 	UpdateRoomRequestViewGarden UpdateRoomRequestView = "garden"
 )
 
-// UpdateRoomResponseItem is the item of the 200 response body of updateRoom (PATCH /rooms).
+// UpdateRoomResponseItem is the item of the 200 response body of updateRoom
+// (PATCH /rooms).
 type UpdateRoomResponseItem struct {
 	ID *string `json:"id,omitempty"`
 }

@@ -25,14 +25,16 @@ type CreateOrderRequest struct {
 	Note       *string                    `json:"note,omitempty"`
 }
 
-// CreateOrderRequestDelivery is the property delivery of the request body of createOrder (POST /orders).
+// CreateOrderRequestDelivery is the property delivery of the request body of
+// createOrder (POST /orders).
 type CreateOrderRequestDelivery struct {
 	Address   Address                           `json:"address"`
 	NotBefore *time.Time                        `json:"not_before,omitempty"`
 	Window    *CreateOrderRequestDeliveryWindow `json:"window,omitempty"`
 }
 
-// CreateOrderRequestDeliveryWindow is the property window of the property delivery of the request body of createOrder (POST /orders).
+// CreateOrderRequestDeliveryWindow is the property window of the property
+// delivery of the request body of createOrder (POST /orders).
 type CreateOrderRequestDeliveryWindow string
 
 // The values of CreateOrderRequestDeliveryWindow.

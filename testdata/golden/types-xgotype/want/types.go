@@ -15,7 +15,8 @@ type CreateBookingRequest struct {
 	Room   netip.Addr    `json:"room"`
 }
 
-// CreateBookingResponse is the 201 response body of createBooking (POST /bookings).
+// CreateBookingResponse is the 201 response body of createBooking (POST
+// /bookings).
 type CreateBookingResponse struct {
 	ID *string `json:"id,omitempty"`
 }

@@ -6,9 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
-	idem "github.com/idemgen/idemgen/runtime/idem"
-	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -31,15 +31,19 @@ var contractCreateOrder = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CreateOrderOperation is what the business method of createOrder (POST /orders) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CreateOrderOperation is what the business method of createOrder (POST
+// /orders) gets besides the request: the operation's id, scope and key, the
+// response headers to send, and one enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST /orders).
+// decodeCreateOrder decodes the json request body of createOrder (POST
+// /orders).
 func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 	var v CreateOrderRequest
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -51,7 +55,9 @@ func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 	return &v, nil
 }
 
-// fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
+// request: the runtime's canonical form of its significant fields, computed
+// from the typed request without reflection.
 func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -84,7 +90,9 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 	})
 }
 
-// fingerprintCreateOrderRequestItemsItem writes a CreateOrderRequestItemsItem value for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
+// fingerprintCreateOrderRequestItemsItem writes a CreateOrderRequestItemsItem
+// value for a typed fingerprint, as runtime/fingerprint would canonicalise its
+// JSON encoding.
 func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrderRequestItemsItem) {
 	w.BeginObject()
 	if v.Quantity != nil {
@@ -96,20 +104,34 @@ func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrde
 	w.EndObject()
 }
 
-// Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
+// Handlers is the business logic of the idempotent operations; the service
+// implements it and Routes wires it to HTTP.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) inside the transaction
+	// that also holds its idempotency record: what it does through tx
+	// commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) error
 }
 
-// Route is one generated operation for any router: its method, its path pattern and its handler.
+// Route is one generated operation for any router: its method, its path pattern
+// and its handler. The pattern has one {name} wildcard per templated segment,
+// named so that net/http's ServeMux and chi accept it; the handler reads the
+// wildcards with PathValue, which both routers set. Mount it elsewhere with a
+// router that calls SetPathValue for its wildcards.
 type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+
+	// pattern is the ServeMux pattern Register mounts.
+	pattern string
 }
 
-// typedCreateOrder binds createOrder (POST /orders) to h: its contract, decoder, typed fingerprint and business method.
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract,
+// decoder, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
 		Contract:    contractCreateOrder,
@@ -132,7 +154,17 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	}
 }
 
-// Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
+// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
+// and its handler h as the router serves it; Routes and the contract tests
+// mount the operation through it.
+func mountCreateOrder(h http.Handler) (string, http.Handler) {
+	return "POST /orders", h
+}
+
+// Routes returns the handlers of the idempotent operations, sorted by path and
+// method. scope gives the trusted scope (tenant) of each request from
+// authentication the server already did; exec runs the operations on
+// PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
@@ -140,23 +172,48 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCreateOrder(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/orders",
+			pattern: pattern,
 		})
 	}
 	return routes, nil
 }
 
-// Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
+// Register mounts the idempotent operations on a standard library mux. It
+// returns an error, and does not panic, when the mux refuses a pattern; the
+// patterns are first checked among themselves, so such an error mounts none of
+// them unless the conflict is with a route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
+	check := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		if err := handle(check, rt); err != nil {
+			return err
+		}
 	}
+	for _, rt := range routes {
+		if err := handle(mux, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handle registers rt on mux, turning the panic of a pattern the mux refuses
+// into an error.
+func handle(mux *http.ServeMux, rt Route) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("register %s: %v", rt.pattern, v)
+		}
+	}()
+	mux.Handle(rt.pattern, rt.Handler)
 	return nil
 }

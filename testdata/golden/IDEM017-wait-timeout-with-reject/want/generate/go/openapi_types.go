@@ -9,7 +9,8 @@ type CreateOrderRequest struct {
 	Note       *string                       `json:"note,omitempty"`
 }
 
-// CreateOrderRequestItemsItem is the item of the property items of the request body of createOrder (POST /orders).
+// CreateOrderRequestItemsItem is the item of the property items of the request
+// body of createOrder (POST /orders).
 type CreateOrderRequestItemsItem struct {
 	Quantity *int64 `json:"quantity,omitempty"`
 	Sku      string `json:"sku"`

@@ -3,43 +3,49 @@
 package golden
 
 import (
-	idemtest "github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
 
-/*
-contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:
-
-	func newContractFixture(t *testing.T) *contractFixture
-*/
+// contractFixture is what the service supplies to the generated contract tests.
+// Write, in a hand-written _test.go file of this package:
+//
+//	func newContractFixture(t *testing.T) *contractFixture
 type contractFixture struct {
 	// Handlers is the business implementation under test.
 	Handlers Handlers
-	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
+	// ConnString names a database or schema holding the service's business
+	// tables; the tests add the idempotency tables.
 	ConnString string
-	// CreateOrder supplies valid requests of createOrder (POST /orders) and counts its business effects.
+	// CreateOrder supplies valid requests of createOrder (POST /orders) and
+	// counts its business effects.
 	CreateOrder idemtest.Fixture[CreateOrderRequest]
 }
 
-// TestContractCreateOrder proves the idempotency contract of createOrder (POST /orders) against PostgreSQL with the service's own business logic.
+// TestContractCreateOrder proves the idempotency contract of createOrder (POST
+// /orders) against PostgreSQL with the service's own business logic.
 func TestContractCreateOrder(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CreateOrderRequest]{
 		Change:     changeCreateOrder,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CreateOrder,
+		Mount:      mountCreateOrder,
 		Operation:  typedCreateOrder(fx.Handlers),
 	})
 }
 
-// TestFingerprintCreateOrder checks on random requests that the typed fingerprint of createOrder (POST /orders) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCreateOrder checks on random requests that the typed
+// fingerprint of createOrder (POST /orders) equals the runtime's canonical
+// fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCreateOrder changes customer_id, a field the fingerprint of createOrder (POST /orders) covers, for the tests that expect a 422.
+// changeCreateOrder changes customer_id, a field the fingerprint of createOrder
+// (POST /orders) covers, for the tests that expect a 422.
 func changeCreateOrder(v *CreateOrderRequest) {
 	v.CustomerID += "~changed"
 }

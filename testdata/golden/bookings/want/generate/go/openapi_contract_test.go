@@ -3,70 +3,84 @@
 package golden
 
 import (
-	idemtest "github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
 
-/*
-contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:
-
-	func newContractFixture(t *testing.T) *contractFixture
-*/
+// contractFixture is what the service supplies to the generated contract tests.
+// Write, in a hand-written _test.go file of this package:
+//
+//	func newContractFixture(t *testing.T) *contractFixture
 type contractFixture struct {
 	// Handlers is the business implementation under test.
 	Handlers Handlers
-	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
+	// ConnString names a database or schema holding the service's business
+	// tables; the tests add the idempotency tables.
 	ConnString string
-	// CreateBooking supplies valid requests of createBooking (POST /bookings) and counts its business effects.
+	// CreateBooking supplies valid requests of createBooking (POST
+	// /bookings) and counts its business effects.
 	CreateBooking idemtest.Fixture[NewBooking]
-	// CheckInBooking supplies valid requests of checkInBooking (POST /bookings/{booking_id}/checkin) and counts its business effects.
+	// CheckInBooking supplies valid requests of checkInBooking (POST
+	// /bookings/{booking_id}/checkin) and counts its business effects.
 	CheckInBooking idemtest.Fixture[CheckIn]
 }
 
-// TestContractCreateBooking proves the idempotency contract of createBooking (POST /bookings) against PostgreSQL with the service's own business logic.
+// TestContractCreateBooking proves the idempotency contract of createBooking
+// (POST /bookings) against PostgreSQL with the service's own business logic.
 func TestContractCreateBooking(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[NewBooking]{
 		Change:     changeCreateBooking,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CreateBooking,
+		Mount:      mountCreateBooking,
 		NaturalKey: true,
 		Operation:  typedCreateBooking(fx.Handlers),
 	})
 }
 
-// TestFingerprintCreateBooking checks on random requests that the typed fingerprint of createBooking (POST /bookings) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCreateBooking checks on random requests that the typed
+// fingerprint of createBooking (POST /bookings) equals the runtime's canonical
+// fingerprint of the same request's JSON.
 func TestFingerprintCreateBooking(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCreateBooking, fingerprintCreateBooking); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCreateBooking changes check_in, a field the fingerprint of createBooking (POST /bookings) covers, for the tests that expect a 422.
+// changeCreateBooking changes check_in, a field the fingerprint of
+// createBooking (POST /bookings) covers, for the tests that expect a 422.
 func changeCreateBooking(v *NewBooking) {
 	v.CheckIn += "~changed"
 }
 
-// TestContractCheckInBooking proves the idempotency contract of checkInBooking (POST /bookings/{booking_id}/checkin) against PostgreSQL with the service's own business logic.
+// TestContractCheckInBooking proves the idempotency contract of checkInBooking
+// (POST /bookings/{booking_id}/checkin) against PostgreSQL with the service's
+// own business logic.
 func TestContractCheckInBooking(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CheckIn]{
 		Change:     changeCheckInBooking,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CheckInBooking,
+		Mount:      mountCheckInBooking,
 		NaturalKey: true,
 		Operation:  typedCheckInBooking(fx.Handlers),
 	})
 }
 
-// TestFingerprintCheckInBooking checks on random requests that the typed fingerprint of checkInBooking (POST /bookings/{booking_id}/checkin) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCheckInBooking checks on random requests that the typed
+// fingerprint of checkInBooking (POST /bookings/{booking_id}/checkin) equals
+// the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCheckInBooking(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCheckInBooking, fingerprintCheckInBooking); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCheckInBooking changes id_document, a field the fingerprint of checkInBooking (POST /bookings/{booking_id}/checkin) covers, for the tests that expect a 422.
+// changeCheckInBooking changes id_document, a field the fingerprint of
+// checkInBooking (POST /bookings/{booking_id}/checkin) covers, for the tests
+// that expect a 422.
 func changeCheckInBooking(v *CheckIn) {
 	if v.IDDocument == CheckInIDDocumentPassport {
 		v.IDDocument = CheckInIDDocumentIDCard

@@ -6,15 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
-	idem "github.com/idemgen/idemgen/runtime/idem"
-	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
-// contractCreateBooking is the run-time contract of createBooking (POST /bookings).
+// contractCreateBooking is the run-time contract of createBooking (POST
+// /bookings).
 var contractCreateBooking = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
@@ -34,15 +35,21 @@ var contractCreateBooking = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CreateBookingOperation is what the business method of createBooking (POST /bookings) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CreateBookingOperation is what the business method of createBooking (POST
+// /bookings) gets besides the request: the operation's id, scope and key, the
+// response headers to send, and one enqueuer per side effect of the contract.
 type CreateBookingOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
-// EnqueueNotifyGuest writes the notify_guest effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
+// EnqueueNotifyGuest writes the notify_guest effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "retry".
 func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_guest",
@@ -51,7 +58,10 @@ func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload
 	})
 }
 
-// EnqueueChargeDeposit writes the charge_deposit effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+// EnqueueChargeDeposit writes the charge_deposit effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify".
 func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_deposit",
@@ -60,7 +70,8 @@ func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, paylo
 	})
 }
 
-// decodeCreateBooking decodes the json request body of createBooking (POST /bookings).
+// decodeCreateBooking decodes the json request body of createBooking (POST
+// /bookings).
 func decodeCreateBooking(r *idemimpl.Request) (*NewBooking, error) {
 	var v NewBooking
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -72,7 +83,9 @@ func decodeCreateBooking(r *idemimpl.Request) (*NewBooking, error) {
 	return &v, nil
 }
 
-// fingerprintCreateBooking is the fingerprint of a createBooking (POST /bookings) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCreateBooking is the fingerprint of a createBooking (POST
+// /bookings) request: the runtime's canonical form of its significant fields,
+// computed from the typed request without reflection.
 func fingerprintCreateBooking(req *NewBooking, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/bookings", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -108,7 +121,9 @@ func fingerprintCreateBooking(req *NewBooking, params map[string]string) (finger
 	})
 }
 
-// naturalKeyCreateBooking renders the natural key of a createBooking (POST /bookings) request (/room_id, /check_in) as canonical JSON; the runtime claims it so that one entity is created once per scope.
+// naturalKeyCreateBooking renders the natural key of a createBooking (POST
+// /bookings) request (/room_id, /check_in) as canonical JSON; the runtime
+// claims it so that one entity is created once per scope.
 func naturalKeyCreateBooking(req *NewBooking) (string, error) {
 	w := new(fingerprint.Writer)
 	w.BeginArray()
@@ -123,7 +138,8 @@ func naturalKeyCreateBooking(req *NewBooking) (string, error) {
 	return string(b), err
 }
 
-// contractCheckInBooking is the run-time contract of checkInBooking (POST /bookings/{booking_id}/checkin).
+// contractCheckInBooking is the run-time contract of checkInBooking (POST
+// /bookings/{booking_id}/checkin).
 var contractCheckInBooking = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/key_cards", "/id_document"}},
@@ -141,17 +157,24 @@ var contractCheckInBooking = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CheckInBookingOperation is what the business method of checkInBooking (POST /bookings/{booking_id}/checkin) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CheckInBookingOperation is what the business method of checkInBooking (POST
+// /bookings/{booking_id}/checkin) gets besides the request: the operation's id,
+// scope and key, the response headers to send, and one enqueuer per side effect
+// of the contract.
 type CheckInBookingOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	// BookingID is the path parameter booking_id.
 	BookingID string
 	tx        pgx.Tx
 }
 
-// EnqueueIssueKeyCards writes the issue_key_cards effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+// EnqueueIssueKeyCards writes the issue_key_cards effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify".
 func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "issue_key_cards",
@@ -160,7 +183,10 @@ func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payl
 	})
 }
 
-// EnqueueNotifyHousekeeping writes the notify_housekeeping effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "retry".
+// EnqueueNotifyHousekeeping writes the notify_housekeeping effect to the outbox
+// in the operation's transaction, so it exists exactly when the operation
+// commits, and returns its key, which is stable across retries; when its
+// outcome is unknown the policy is "retry".
 func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_housekeeping",
@@ -169,7 +195,8 @@ func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context,
 	})
 }
 
-// decodeCheckInBooking decodes the json request body of checkInBooking (POST /bookings/{booking_id}/checkin).
+// decodeCheckInBooking decodes the json request body of checkInBooking (POST
+// /bookings/{booking_id}/checkin).
 func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	var v CheckIn
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -181,7 +208,9 @@ func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	return &v, nil
 }
 
-// fingerprintCheckInBooking is the fingerprint of a checkInBooking (POST /bookings/{booking_id}/checkin) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCheckInBooking is the fingerprint of a checkInBooking (POST
+// /bookings/{booking_id}/checkin) request: the runtime's canonical form of its
+// significant fields, computed from the typed request without reflection.
 func fingerprintCheckInBooking(req *CheckIn, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/bookings/{booking_id}/checkin", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -200,22 +229,42 @@ func fingerprintCheckInBooking(req *CheckIn, params map[string]string) (fingerpr
 	})
 }
 
-// Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
+// Handlers is the business logic of the idempotent operations; the service
+// implements it and Routes wires it to HTTP.
 type Handlers interface {
-	// CreateBooking runs createBooking (POST /bookings) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CreateBooking runs createBooking (POST /bookings) inside the
+	// transaction that also holds its idempotency record: what it does
+	// through tx commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, req *NewBooking) (*Booking, error)
-	// CheckInBooking runs checkInBooking (POST /bookings/{booking_id}/checkin) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CheckInBooking runs checkInBooking (POST
+	// /bookings/{booking_id}/checkin) inside the transaction that also
+	// holds its idempotency record: what it does through tx commits exactly
+	// when the response is stored. Returning an *idem.Rejection answers
+	// with that problem (stored and replayed when the contract's
+	// store-failures match); any other error rolls everything back and
+	// frees the key.
 	CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckIn) (*Booking, error)
 }
 
-// Route is one generated operation for any router: its method, its path pattern and its handler.
+// Route is one generated operation for any router: its method, its path pattern
+// and its handler. The pattern has one {name} wildcard per templated segment,
+// named so that net/http's ServeMux and chi accept it; the handler reads the
+// wildcards with PathValue, which both routers set. Mount it elsewhere with a
+// router that calls SetPathValue for its wildcards.
 type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+
+	// pattern is the ServeMux pattern Register mounts.
+	pattern string
 }
 
-// typedCreateBooking binds createBooking (POST /bookings) to h: its contract, decoder, typed fingerprint and business method.
+// typedCreateBooking binds createBooking (POST /bookings) to h: its contract,
+// decoder, typed fingerprint and business method.
 func typedCreateBooking(h Handlers) idemimpl.Typed[NewBooking] {
 	return idemimpl.Typed[NewBooking]{
 		Contract:    contractCreateBooking,
@@ -246,7 +295,16 @@ func typedCreateBooking(h Handlers) idemimpl.Typed[NewBooking] {
 	}
 }
 
-// typedCheckInBooking binds checkInBooking (POST /bookings/{booking_id}/checkin) to h: its contract, decoder, typed fingerprint and business method.
+// mountCreateBooking returns the ServeMux pattern of createBooking (POST
+// /bookings) and its handler h as the router serves it; Routes and the contract
+// tests mount the operation through it.
+func mountCreateBooking(h http.Handler) (string, http.Handler) {
+	return "POST /bookings", h
+}
+
+// typedCheckInBooking binds checkInBooking (POST
+// /bookings/{booking_id}/checkin) to h: its contract, decoder, typed
+// fingerprint and business method.
 func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckIn] {
 	return idemimpl.Typed[CheckIn]{
 		Contract:    contractCheckInBooking,
@@ -277,7 +335,17 @@ func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckIn] {
 	}
 }
 
-// Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
+// mountCheckInBooking returns the ServeMux pattern of checkInBooking (POST
+// /bookings/{booking_id}/checkin) and its handler h as the router serves it;
+// Routes and the contract tests mount the operation through it.
+func mountCheckInBooking(h http.Handler) (string, http.Handler) {
+	return "POST /bookings/{booking_id}/checkin", h
+}
+
+// Routes returns the handlers of the idempotent operations, sorted by path and
+// method. scope gives the trusted scope (tenant) of each request from
+// authentication the server already did; exec runs the operations on
+// PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
@@ -285,10 +353,12 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCreateBooking(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/bookings",
+			pattern: pattern,
 		})
 	}
 	{
@@ -296,23 +366,48 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCheckInBooking(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/bookings/{booking_id}/checkin",
+			pattern: pattern,
 		})
 	}
 	return routes, nil
 }
 
-// Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
+// Register mounts the idempotent operations on a standard library mux. It
+// returns an error, and does not panic, when the mux refuses a pattern; the
+// patterns are first checked among themselves, so such an error mounts none of
+// them unless the conflict is with a route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
+	check := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		if err := handle(check, rt); err != nil {
+			return err
+		}
 	}
+	for _, rt := range routes {
+		if err := handle(mux, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handle registers rt on mux, turning the panic of a pattern the mux refuses
+// into an error.
+func handle(mux *http.ServeMux, rt Route) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("register %s: %v", rt.pattern, v)
+		}
+	}()
+	mux.Handle(rt.pattern, rt.Handler)
 	return nil
 }

@@ -15,7 +15,8 @@ type Booking struct {
 	Status   BookingStatus `json:"status"`
 }
 
-// BookingStatus is the property status of the schema #/components/schemas/Booking.
+// BookingStatus is the property status of the schema
+// #/components/schemas/Booking.
 type BookingStatus string
 
 // The values of BookingStatus.
@@ -31,7 +32,8 @@ type CheckIn struct {
 	Note       *string           `json:"note,omitempty"`
 }
 
-// CheckInIDDocument is the property id_document of the schema #/components/schemas/CheckIn.
+// CheckInIDDocument is the property id_document of the schema
+// #/components/schemas/CheckIn.
 type CheckInIDDocument string
 
 // The values of CheckInIDDocument.

@@ -3,62 +3,74 @@
 package golden
 
 import (
-	idemtest "github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 	"time"
 )
 
-/*
-contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:
-
-	func newContractFixture(t *testing.T) *contractFixture
-*/
+// contractFixture is what the service supplies to the generated contract tests.
+// Write, in a hand-written _test.go file of this package:
+//
+//	func newContractFixture(t *testing.T) *contractFixture
 type contractFixture struct {
 	// Handlers is the business implementation under test.
 	Handlers Handlers
-	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
+	// ConnString names a database or schema holding the service's business
+	// tables; the tests add the idempotency tables.
 	ConnString string
-	// CreateShipment supplies valid requests of createShipment (POST /shipments) and counts its business effects.
+	// CreateShipment supplies valid requests of createShipment (POST
+	// /shipments) and counts its business effects.
 	CreateShipment idemtest.Fixture[Shipment]
-	// RerouteShipment supplies valid requests of rerouteShipment (POST /shipments/{shipment_id}/reroute) and counts its business effects.
+	// RerouteShipment supplies valid requests of rerouteShipment (POST
+	// /shipments/{shipment_id}/reroute) and counts its business effects.
 	RerouteShipment idemtest.Fixture[Shipment]
 }
 
-// TestContractCreateShipment proves the idempotency contract of createShipment (POST /shipments) against PostgreSQL with the service's own business logic.
+// TestContractCreateShipment proves the idempotency contract of createShipment
+// (POST /shipments) against PostgreSQL with the service's own business logic.
 func TestContractCreateShipment(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[Shipment]{
 		Change:     changeCreateShipment,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CreateShipment,
+		Mount:      mountCreateShipment,
 		Operation:  typedCreateShipment(fx.Handlers),
 	})
 }
 
-// TestFingerprintCreateShipment checks on random requests that the typed fingerprint of createShipment (POST /shipments) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCreateShipment checks on random requests that the typed
+// fingerprint of createShipment (POST /shipments) equals the runtime's
+// canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateShipment(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCreateShipment, fingerprintCreateShipment); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCreateShipment changes ship_by, a field the fingerprint of createShipment (POST /shipments) covers, for the tests that expect a 422.
+// changeCreateShipment changes ship_by, a field the fingerprint of
+// createShipment (POST /shipments) covers, for the tests that expect a 422.
 func changeCreateShipment(v *Shipment) {
 	v.ShipBy = v.ShipBy.Add(time.Second)
 }
 
-// TestContractRerouteShipment proves the idempotency contract of rerouteShipment (POST /shipments/{shipment_id}/reroute) against PostgreSQL with the service's own business logic.
+// TestContractRerouteShipment proves the idempotency contract of
+// rerouteShipment (POST /shipments/{shipment_id}/reroute) against PostgreSQL
+// with the service's own business logic.
 func TestContractRerouteShipment(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[Shipment]{
 		ConnString: fx.ConnString,
 		Fixture:    fx.RerouteShipment,
+		Mount:      mountRerouteShipment,
 		NaturalKey: true,
 		Operation:  typedRerouteShipment(fx.Handlers),
 	})
 }
 
-// TestFingerprintRerouteShipment checks on random requests that the typed fingerprint of rerouteShipment (POST /shipments/{shipment_id}/reroute) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintRerouteShipment checks on random requests that the typed
+// fingerprint of rerouteShipment (POST /shipments/{shipment_id}/reroute) equals
+// the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintRerouteShipment(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractRerouteShipment, fingerprintRerouteShipment); err != nil {
 		t.Fatal(err)

@@ -6,15 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
-	idem "github.com/idemgen/idemgen/runtime/idem"
-	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
-// contractCreateShipment is the run-time contract of createShipment (POST /shipments).
+// contractCreateShipment is the run-time contract of createShipment (POST
+// /shipments).
 var contractCreateShipment = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
@@ -34,15 +35,19 @@ var contractCreateShipment = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CreateShipmentOperation is what the business method of createShipment (POST /shipments) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CreateShipmentOperation is what the business method of createShipment (POST
+// /shipments) gets besides the request: the operation's id, scope and key, the
+// response headers to send, and one enqueuer per side effect of the contract.
 type CreateShipmentOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
-// decodeCreateShipment decodes the json request body of createShipment (POST /shipments).
+// decodeCreateShipment decodes the json request body of createShipment (POST
+// /shipments).
 func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -54,7 +59,9 @@ func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
 	return &v, nil
 }
 
-// fingerprintCreateShipment is the fingerprint of a createShipment (POST /shipments) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCreateShipment is the fingerprint of a createShipment (POST
+// /shipments) request: the runtime's canonical form of its significant fields,
+// computed from the typed request without reflection.
 func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/shipments", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -126,7 +133,8 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 	})
 }
 
-// contractRerouteShipment is the run-time contract of rerouteShipment (POST /shipments/{shipment_id}/reroute).
+// contractRerouteShipment is the run-time contract of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute).
 var contractRerouteShipment = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{
@@ -148,17 +156,22 @@ var contractRerouteShipment = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// RerouteShipmentOperation is what the business method of rerouteShipment (POST /shipments/{shipment_id}/reroute) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// RerouteShipmentOperation is what the business method of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) gets besides the request: the operation's
+// id, scope and key, the response headers to send, and one enqueuer per side
+// effect of the contract.
 type RerouteShipmentOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	// ShipmentID is the path parameter shipment_id.
 	ShipmentID string
 	tx         pgx.Tx
 }
 
-// decodeRerouteShipment decodes the json request body of rerouteShipment (POST /shipments/{shipment_id}/reroute).
+// decodeRerouteShipment decodes the json request body of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute).
 func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -170,7 +183,9 @@ func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	return &v, nil
 }
 
-// fingerprintRerouteShipment is the fingerprint of a rerouteShipment (POST /shipments/{shipment_id}/reroute) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintRerouteShipment is the fingerprint of a rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) request: the runtime's canonical form of
+// its significant fields, computed from the typed request without reflection.
 func fingerprintRerouteShipment(req *Shipment, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/shipments/{shipment_id}/reroute", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -226,22 +241,42 @@ func fingerprintRerouteShipment(req *Shipment, params map[string]string) (finger
 	})
 }
 
-// Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
+// Handlers is the business logic of the idempotent operations; the service
+// implements it and Routes wires it to HTTP.
 type Handlers interface {
-	// CreateShipment runs createShipment (POST /shipments) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CreateShipment runs createShipment (POST /shipments) inside the
+	// transaction that also holds its idempotency record: what it does
+	// through tx commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CreateShipment(ctx context.Context, tx pgx.Tx, op *CreateShipmentOperation, req *Shipment) (*Shipment, error)
-	// RerouteShipment runs rerouteShipment (POST /shipments/{shipment_id}/reroute) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// RerouteShipment runs rerouteShipment (POST
+	// /shipments/{shipment_id}/reroute) inside the transaction that also
+	// holds its idempotency record: what it does through tx commits exactly
+	// when the response is stored. Returning an *idem.Rejection answers
+	// with that problem (stored and replayed when the contract's
+	// store-failures match); any other error rolls everything back and
+	// frees the key.
 	RerouteShipment(ctx context.Context, tx pgx.Tx, op *RerouteShipmentOperation, req *Shipment) error
 }
 
-// Route is one generated operation for any router: its method, its path pattern and its handler.
+// Route is one generated operation for any router: its method, its path pattern
+// and its handler. The pattern has one {name} wildcard per templated segment,
+// named so that net/http's ServeMux and chi accept it; the handler reads the
+// wildcards with PathValue, which both routers set. Mount it elsewhere with a
+// router that calls SetPathValue for its wildcards.
 type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+
+	// pattern is the ServeMux pattern Register mounts.
+	pattern string
 }
 
-// typedCreateShipment binds createShipment (POST /shipments) to h: its contract, decoder, typed fingerprint and business method.
+// typedCreateShipment binds createShipment (POST /shipments) to h: its
+// contract, decoder, typed fingerprint and business method.
 func typedCreateShipment(h Handlers) idemimpl.Typed[Shipment] {
 	return idemimpl.Typed[Shipment]{
 		Contract:    contractCreateShipment,
@@ -271,7 +306,16 @@ func typedCreateShipment(h Handlers) idemimpl.Typed[Shipment] {
 	}
 }
 
-// typedRerouteShipment binds rerouteShipment (POST /shipments/{shipment_id}/reroute) to h: its contract, decoder, typed fingerprint and business method.
+// mountCreateShipment returns the ServeMux pattern of createShipment (POST
+// /shipments) and its handler h as the router serves it; Routes and the
+// contract tests mount the operation through it.
+func mountCreateShipment(h http.Handler) (string, http.Handler) {
+	return "POST /shipments", h
+}
+
+// typedRerouteShipment binds rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) to h: its contract, decoder, typed
+// fingerprint and business method.
 func typedRerouteShipment(h Handlers) idemimpl.Typed[Shipment] {
 	return idemimpl.Typed[Shipment]{
 		Contract:    contractRerouteShipment,
@@ -295,7 +339,17 @@ func typedRerouteShipment(h Handlers) idemimpl.Typed[Shipment] {
 	}
 }
 
-// Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
+// mountRerouteShipment returns the ServeMux pattern of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) and its handler h as the router serves it;
+// Routes and the contract tests mount the operation through it.
+func mountRerouteShipment(h http.Handler) (string, http.Handler) {
+	return "POST /shipments/{shipment_id}/reroute", h
+}
+
+// Routes returns the handlers of the idempotent operations, sorted by path and
+// method. scope gives the trusted scope (tenant) of each request from
+// authentication the server already did; exec runs the operations on
+// PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
@@ -303,10 +357,12 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCreateShipment(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/shipments",
+			pattern: pattern,
 		})
 	}
 	{
@@ -314,23 +370,48 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountRerouteShipment(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/shipments/{shipment_id}/reroute",
+			pattern: pattern,
 		})
 	}
 	return routes, nil
 }
 
-// Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
+// Register mounts the idempotent operations on a standard library mux. It
+// returns an error, and does not panic, when the mux refuses a pattern; the
+// patterns are first checked among themselves, so such an error mounts none of
+// them unless the conflict is with a route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
+	check := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		if err := handle(check, rt); err != nil {
+			return err
+		}
 	}
+	for _, rt := range routes {
+		if err := handle(mux, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handle registers rt on mux, turning the panic of a pattern the mux refuses
+// into an error.
+func handle(mux *http.ServeMux, rt Route) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("register %s: %v", rt.pattern, v)
+		}
+	}()
+	mux.Handle(rt.pattern, rt.Handler)
 	return nil
 }

@@ -26,13 +26,15 @@ type Shipment struct {
 	Weight      *float64             `json:"weight,omitempty"`
 }
 
-// ShipmentDestination is the property destination of the schema #/components/schemas/Shipment.
+// ShipmentDestination is the property destination of the schema
+// #/components/schemas/Shipment.
 type ShipmentDestination struct {
 	City  string  `json:"city"`
 	Notes *string `json:"notes,omitempty"`
 }
 
-// ShipmentPriority is the property priority of the schema #/components/schemas/Shipment.
+// ShipmentPriority is the property priority of the schema
+// #/components/schemas/Shipment.
 type ShipmentPriority string
 
 // The values of ShipmentPriority.

@@ -3,55 +3,65 @@
 package golden
 
 import (
-	idemtest "github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
 
-/*
-contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:
-
-	func newContractFixture(t *testing.T) *contractFixture
-*/
+// contractFixture is what the service supplies to the generated contract tests.
+// Write, in a hand-written _test.go file of this package:
+//
+//	func newContractFixture(t *testing.T) *contractFixture
 type contractFixture struct {
 	// Handlers is the business implementation under test.
 	Handlers Handlers
-	// ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.
+	// ConnString names a database or schema holding the service's business
+	// tables; the tests add the idempotency tables.
 	ConnString string
-	// CreateTransfer supplies valid requests of createTransfer (POST /transfers) and counts its business effects.
+	// CreateTransfer supplies valid requests of createTransfer (POST
+	// /transfers) and counts its business effects.
 	CreateTransfer idemtest.Fixture[CreateTransferRequest]
-	// ReverseTransfer supplies valid requests of reverseTransfer (POST /transfers/{transfer_id}/reversals) and counts its business effects.
+	// ReverseTransfer supplies valid requests of reverseTransfer (POST
+	// /transfers/{transfer_id}/reversals) and counts its business effects.
 	ReverseTransfer idemtest.Fixture[struct{}]
 }
 
-// TestContractCreateTransfer proves the idempotency contract of createTransfer (POST /transfers) against PostgreSQL with the service's own business logic.
+// TestContractCreateTransfer proves the idempotency contract of createTransfer
+// (POST /transfers) against PostgreSQL with the service's own business logic.
 func TestContractCreateTransfer(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CreateTransferRequest]{
 		Change:     changeCreateTransfer,
 		ConnString: fx.ConnString,
 		Fixture:    fx.CreateTransfer,
+		Mount:      mountCreateTransfer,
 		Operation:  typedCreateTransfer(fx.Handlers),
 	})
 }
 
-// TestFingerprintCreateTransfer checks on random requests that the typed fingerprint of createTransfer (POST /transfers) equals the runtime's canonical fingerprint of the same request's JSON.
+// TestFingerprintCreateTransfer checks on random requests that the typed
+// fingerprint of createTransfer (POST /transfers) equals the runtime's
+// canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateTransfer(t *testing.T) {
 	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// changeCreateTransfer changes amount, a field the fingerprint of createTransfer (POST /transfers) covers, for the tests that expect a 422.
+// changeCreateTransfer changes amount, a field the fingerprint of
+// createTransfer (POST /transfers) covers, for the tests that expect a 422.
 func changeCreateTransfer(v *CreateTransferRequest) {
 	v.Amount++
 }
 
-// TestContractReverseTransfer proves the idempotency contract of reverseTransfer (POST /transfers/{transfer_id}/reversals) against PostgreSQL with the service's own business logic.
+// TestContractReverseTransfer proves the idempotency contract of
+// reverseTransfer (POST /transfers/{transfer_id}/reversals) against PostgreSQL
+// with the service's own business logic.
 func TestContractReverseTransfer(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[struct{}]{
 		ConnString: fx.ConnString,
 		Fixture:    fx.ReverseTransfer,
+		Mount:      mountReverseTransfer,
 		NaturalKey: true,
 		Operation:  typedReverseTransfer(fx.Handlers),
 	})

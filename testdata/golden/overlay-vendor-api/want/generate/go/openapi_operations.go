@@ -6,15 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	fingerprint "github.com/idemgen/idemgen/runtime/fingerprint"
-	idem "github.com/idemgen/idemgen/runtime/idem"
-	idemimpl "github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
 )
 
-// contractCreateTransfer is the run-time contract of createTransfer (POST /transfers).
+// contractCreateTransfer is the run-time contract of createTransfer (POST
+// /transfers).
 var contractCreateTransfer = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
@@ -31,15 +32,21 @@ var contractCreateTransfer = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// CreateTransferOperation is what the business method of createTransfer (POST /transfers) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// CreateTransferOperation is what the business method of createTransfer (POST
+// /transfers) gets besides the request: the operation's id, scope and key, the
+// response headers to send, and one enqueuer per side effect of the contract.
 type CreateTransferOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	tx     pgx.Tx
 }
 
-// EnqueueBankTransfer writes the bank_transfer effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is "verify".
+// EnqueueBankTransfer writes the bank_transfer effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify".
 func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, payload []byte) (string, error) {
 	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "bank_transfer",
@@ -48,7 +55,8 @@ func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, paylo
 	})
 }
 
-// decodeCreateTransfer decodes the json request body of createTransfer (POST /transfers).
+// decodeCreateTransfer decodes the json request body of createTransfer (POST
+// /transfers).
 func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
 	var v CreateTransferRequest
 	if err := fingerprint.Validate(r.Body); err != nil {
@@ -60,7 +68,9 @@ func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
 	return &v, nil
 }
 
-// fingerprintCreateTransfer is the fingerprint of a createTransfer (POST /transfers) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintCreateTransfer is the fingerprint of a createTransfer (POST
+// /transfers) request: the runtime's canonical form of its significant fields,
+// computed from the typed request without reflection.
 func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/transfers", params, func(w *fingerprint.Writer) {
 		if req == nil {
@@ -83,7 +93,8 @@ func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]str
 	})
 }
 
-// contractReverseTransfer is the run-time contract of reverseTransfer (POST /transfers/{transfer_id}/reversals).
+// contractReverseTransfer is the run-time contract of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals).
 var contractReverseTransfer = idemimpl.Contract{
 	Concurrency: idemimpl.ConcurrencyWait,
 	Fingerprint: fingerprint.Spec{},
@@ -101,37 +112,63 @@ var contractReverseTransfer = idemimpl.Contract{
 	WaitTimeout:   5 * time.Second,
 }
 
-// ReverseTransferOperation is what the business method of reverseTransfer (POST /transfers/{transfer_id}/reversals) gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.
+// ReverseTransferOperation is what the business method of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) gets besides the request: the operation's
+// id, scope and key, the response headers to send, and one enqueuer per side
+// effect of the contract.
 type ReverseTransferOperation struct {
 	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are stored with the response.
+	// Header holds response headers to send; those the contract replays are
+	// stored with the response.
 	Header http.Header
 	// TransferID is the path parameter transfer_id.
 	TransferID string
 	tx         pgx.Tx
 }
 
-// fingerprintReverseTransfer is the fingerprint of a reverseTransfer (POST /transfers/{transfer_id}/reversals) request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.
+// fingerprintReverseTransfer is the fingerprint of a reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) request: the runtime's canonical form of
+// its significant fields, computed from the typed request without reflection.
 func fingerprintReverseTransfer(params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/transfers/{transfer_id}/reversals", params, nil)
 }
 
-// Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.
+// Handlers is the business logic of the idempotent operations; the service
+// implements it and Routes wires it to HTTP.
 type Handlers interface {
-	// CreateTransfer runs createTransfer (POST /transfers) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// CreateTransfer runs createTransfer (POST /transfers) inside the
+	// transaction that also holds its idempotency record: what it does
+	// through tx commits exactly when the response is stored. Returning an
+	// *idem.Rejection answers with that problem (stored and replayed when
+	// the contract's store-failures match); any other error rolls
+	// everything back and frees the key.
 	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) error
-	// ReverseTransfer runs reverseTransfer (POST /transfers/{transfer_id}/reversals) inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.
+	// ReverseTransfer runs reverseTransfer (POST
+	// /transfers/{transfer_id}/reversals) inside the transaction that also
+	// holds its idempotency record: what it does through tx commits exactly
+	// when the response is stored. Returning an *idem.Rejection answers
+	// with that problem (stored and replayed when the contract's
+	// store-failures match); any other error rolls everything back and
+	// frees the key.
 	ReverseTransfer(ctx context.Context, tx pgx.Tx, op *ReverseTransferOperation) error
 }
 
-// Route is one generated operation for any router: its method, its path pattern and its handler.
+// Route is one generated operation for any router: its method, its path pattern
+// and its handler. The pattern has one {name} wildcard per templated segment,
+// named so that net/http's ServeMux and chi accept it; the handler reads the
+// wildcards with PathValue, which both routers set. Mount it elsewhere with a
+// router that calls SetPathValue for its wildcards.
 type Route struct {
 	Method  string
 	Path    string
 	Handler http.Handler
+
+	// pattern is the ServeMux pattern Register mounts.
+	pattern string
 }
 
-// typedCreateTransfer binds createTransfer (POST /transfers) to h: its contract, decoder, typed fingerprint and business method.
+// typedCreateTransfer binds createTransfer (POST /transfers) to h: its
+// contract, decoder, typed fingerprint and business method.
 func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	return idemimpl.Typed[CreateTransferRequest]{
 		Contract:    contractCreateTransfer,
@@ -154,7 +191,16 @@ func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	}
 }
 
-// typedReverseTransfer binds reverseTransfer (POST /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed fingerprint and business method.
+// mountCreateTransfer returns the ServeMux pattern of createTransfer (POST
+// /transfers) and its handler h as the router serves it; Routes and the
+// contract tests mount the operation through it.
+func mountCreateTransfer(h http.Handler) (string, http.Handler) {
+	return "POST /transfers", h
+}
+
+// typedReverseTransfer binds reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed
+// fingerprint and business method.
 func typedReverseTransfer(h Handlers) idemimpl.Typed[struct{}] {
 	return idemimpl.Typed[struct{}]{
 		Contract: contractReverseTransfer,
@@ -179,7 +225,17 @@ func typedReverseTransfer(h Handlers) idemimpl.Typed[struct{}] {
 	}
 }
 
-// Routes returns the handlers of the idempotent operations, sorted by path and method. scope gives the trusted scope (tenant) of each request from authentication the server already did; exec runs the operations on PostgreSQL.
+// mountReverseTransfer returns the ServeMux pattern of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) and its handler h as the router serves
+// it; Routes and the contract tests mount the operation through it.
+func mountReverseTransfer(h http.Handler) (string, http.Handler) {
+	return "POST /transfers/{transfer_id}/reversals", h
+}
+
+// Routes returns the handlers of the idempotent operations, sorted by path and
+// method. scope gives the trusted scope (tenant) of each request from
+// authentication the server already did; exec runs the operations on
+// PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
 	{
@@ -187,10 +243,12 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountCreateTransfer(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/transfers",
+			pattern: pattern,
 		})
 	}
 	{
@@ -198,23 +256,48 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 		if err != nil {
 			return nil, err
 		}
+		pattern, served := mountReverseTransfer(handler)
 		routes = append(routes, Route{
-			Handler: handler,
+			Handler: served,
 			Method:  "POST",
 			Path:    "/transfers/{transfer_id}/reversals",
+			pattern: pattern,
 		})
 	}
 	return routes, nil
 }
 
-// Register mounts the idempotent operations on a standard library mux with method patterns such as "POST /orders"; path parameters are read with PathValue.
+// Register mounts the idempotent operations on a standard library mux. It
+// returns an error, and does not panic, when the mux refuses a pattern; the
+// patterns are first checked among themselves, so such an error mounts none of
+// them unless the conflict is with a route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
+	check := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		if err := handle(check, rt); err != nil {
+			return err
+		}
 	}
+	for _, rt := range routes {
+		if err := handle(mux, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handle registers rt on mux, turning the panic of a pattern the mux refuses
+// into an error.
+func handle(mux *http.ServeMux, rt Route) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("register %s: %v", rt.pattern, v)
+		}
+	}()
+	mux.Handle(rt.pattern, rt.Handler)
 	return nil
 }

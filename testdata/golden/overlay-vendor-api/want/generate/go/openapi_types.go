@@ -2,7 +2,8 @@
 
 package golden
 
-// CreateTransferRequest is the request body of createTransfer (POST /transfers).
+// CreateTransferRequest is the request body of createTransfer (POST
+// /transfers).
 type CreateTransferRequest struct {
 	Amount      int64   `json:"amount"`
 	Currency    string  `json:"currency"`

@@ -1,62 +1,56 @@
-package generator
+package emit
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/idemgen/idemgen/generator/ir"
 )
 
-// The import paths generated types refer to.
-const (
-	formImport = "github.com/idemgen/idemgen/runtime/form"
-	jsonImport = "encoding/json"
-	timeImport = "time"
-)
-
-// EmitTypes adds every declaration of plan to f: structs with json tags,
+// emitTypes adds every declaration to f: structs with json tags,
 // enum string types with their constants, and a DecodeForm method on each
 // struct a form body reaches. It makes no decisions; names, field order and
 // pointers come from the plan.
-func EmitTypes(f *jen.File, plan *TypePlan) {
-	for _, d := range plan.Decls {
+func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
+	for _, d := range decls {
 		switch d.Kind {
-		case DeclStruct:
+		case ir.DeclStruct:
 			emitStruct(f, d)
 			if d.Form {
 				emitDecodeForm(f, d)
 			}
-		case DeclEnum:
+		case ir.DeclEnum:
 			emitEnum(f, d)
 		}
 	}
 }
 
-// Code returns the Go type expression of t, with Qual for every foreign
+// typeCode returns the Go type expression of t, with Qual for every foreign
 // name, for signatures that mention planned types.
-func (t *GoType) Code() *jen.Statement {
+func typeCode(t *ir.GoType) *jen.Statement {
 	switch t.Kind {
-	case TypeBool:
+	case ir.TypeBool:
 		return jen.Bool()
-	case TypeInt32:
+	case ir.TypeInt32:
 		return jen.Int32()
-	case TypeInt64:
+	case ir.TypeInt64:
 		return jen.Int64()
-	case TypeFloat64:
+	case ir.TypeFloat64:
 		return jen.Float64()
-	case TypeString:
+	case ir.TypeString:
 		return jen.String()
-	case TypeTime:
+	case ir.TypeTime:
 		return jen.Qual(timeImport, "Time")
-	case TypeSlice:
-		return jen.Index().Add(t.Elem.Code())
-	case TypeMap:
-		return jen.Map(jen.String()).Add(t.Elem.Code())
-	case TypePointer:
-		return jen.Op("*").Add(t.Elem.Code())
-	case TypeDeclared:
+	case ir.TypeSlice:
+		return jen.Index().Add(typeCode(t.Elem))
+	case ir.TypeMap:
+		return jen.Map(jen.String()).Add(typeCode(t.Elem))
+	case ir.TypePointer:
+		return jen.Op("*").Add(typeCode(t.Elem))
+	case ir.TypeDeclared:
 		return jen.Id(t.Decl.Name)
-	case TypeExternal:
+	case ir.TypeExternal:
 		if t.External.Path == "" {
 			return jen.Id(t.External.Name)
 		}
@@ -68,25 +62,25 @@ func (t *GoType) Code() *jen.Statement {
 // declDoc is the sentence after a declaration's name in its doc comment:
 // the schema it comes from, which for an operation's own schemas names the
 // operationId and METHOD /path.
-func declDoc(d *TypeDecl) string {
-	return d.Name + " is the " + strings.ReplaceAll(d.Source, "\n", " ") + "."
+func declDoc(d *ir.TypeDecl) string {
+	return d.Name + " is the " + d.Source + "."
 }
 
-func emitStruct(f *jen.File, d *TypeDecl) {
+func emitStruct(f *jen.File, d *ir.TypeDecl) {
 	fields := make([]jen.Code, len(d.Fields))
 	for i, fd := range d.Fields {
 		tag := fd.JSONName
 		if !fd.Required {
 			tag += ",omitempty"
 		}
-		fields[i] = jen.Id(fd.Name).Add(fd.Type.Code()).Tag(map[string]string{"json": tag})
+		fields[i] = jen.Id(fd.Name).Add(typeCode(fd.Type)).Tag(map[string]string{"json": tag})
 	}
-	f.Comment(declDoc(d))
+	comment(f, declDoc(d))
 	f.Type().Id(d.Name).Struct(fields...)
 }
 
-func emitEnum(f *jen.File, d *TypeDecl) {
-	f.Comment(declDoc(d))
+func emitEnum(f *jen.File, d *ir.TypeDecl) {
+	comment(f, declDoc(d))
 	f.Type().Id(d.Name).String()
 	if len(d.Consts) == 0 {
 		return
@@ -95,7 +89,7 @@ func emitEnum(f *jen.File, d *TypeDecl) {
 	for i, c := range d.Consts {
 		consts[i] = jen.Id(c.Name).Id(d.Name).Op("=").Lit(c.Value)
 	}
-	f.Comment("The values of " + d.Name + ".")
+	comment(f, "The values of "+d.Name+".")
 	f.Const().Defs(consts...)
 }
 
@@ -103,8 +97,8 @@ func emitEnum(f *jen.File, d *TypeDecl) {
 // It is plain glue over runtime/form, one block per field, with no generic
 // calls: generic helpers instantiated for each struct made Stripe's
 // package take half a minute to compile.
-func emitDecodeForm(f *jen.File, d *TypeDecl) {
-	f.Comment("DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.")
+func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
+	comment(f, "DecodeForm sets o from the form tree n, reporting the first key that does not fit; see form.Decode.")
 	body := []jen.Code{
 		jen.If(jen.Err().Op(":=").Qual(formImport, "Object").Call(jen.Id("n")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
@@ -112,14 +106,14 @@ func emitDecodeForm(f *jen.File, d *TypeDecl) {
 		body = append(body, fieldDecode(fd))
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(formMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error().Block(body...)
+	f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(ir.FormMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error().Block(body...)
 }
 
 // fieldDecode is the block that reads one field: decode the child into v0
 // when the form has the key, and fail when it is required and absent.
-func fieldDecode(fd *StructField) jen.Code {
+func fieldDecode(fd *ir.StructField) jen.Code {
 	t, val := fd.Type, jen.Id("v0")
-	if t.Kind == TypePointer {
+	if t.Kind == ir.TypePointer {
 		t, val = t.Elem, jen.Op("&").Id("v0")
 	}
 	stmts := append(decodeValue(t, 0), jen.Id("o").Dot(fd.Name).Op("=").Add(val))
@@ -133,7 +127,7 @@ func fieldDecode(fd *StructField) jen.Code {
 // decodeValue returns the statements that decode the node c into a new
 // variable v<depth> of type t. Nested arrays and maps loop with c rebound
 // to each element and use the variables of depth+1.
-func decodeValue(t *GoType, depth int) []jen.Code {
+func decodeValue(t *ir.GoType, depth int) []jen.Code {
 	d := strconv.Itoa(depth)
 	v, next := jen.Id("v"+d), "v"+strconv.Itoa(depth+1)
 	c := jen.Id("c")
@@ -142,26 +136,26 @@ func decodeValue(t *GoType, depth int) []jen.Code {
 		return []jen.Code{jen.List(v, jen.Err()).Op(":=").Add(call), checkErr}
 	}
 	switch t.Kind {
-	case TypeBool:
+	case ir.TypeBool:
 		return leaf(jen.Qual(formImport, "Bool").Call(c))
-	case TypeInt32:
+	case ir.TypeInt32:
 		return leaf(jen.Qual(formImport, "Int32").Call(c))
-	case TypeInt64:
+	case ir.TypeInt64:
 		return leaf(jen.Qual(formImport, "Int64").Call(c))
-	case TypeFloat64:
+	case ir.TypeFloat64:
 		return leaf(jen.Qual(formImport, "Float64").Call(c))
-	case TypeString:
+	case ir.TypeString:
 		return leaf(jen.Qual(formImport, "String").Call(c))
-	case TypeTime:
+	case ir.TypeTime:
 		return leaf(jen.Qual(formImport, "Time").Call(c))
-	case TypeRaw:
+	case ir.TypeRaw:
 		return leaf(jen.Qual(formImport, "Raw").Call(c))
-	case TypeExternal:
-		return leaf(jen.Qual(formImport, "JSON").Index(t.Code()).Call(c))
-	case TypePointer:
+	case ir.TypeExternal:
+		return leaf(jen.Qual(formImport, "JSON").Index(typeCode(t)).Call(c))
+	case ir.TypePointer:
 		return append(decodeValue(t.Elem, depth+1), v.Clone().Op(":=").Op("&").Id(next))
-	case TypeDeclared:
-		if t.Decl.Kind == DeclEnum {
+	case ir.TypeDeclared:
+		if t.Decl.Kind == ir.DeclEnum {
 			s := jen.Id("s" + d)
 			return []jen.Code{
 				jen.List(s, jen.Err()).Op(":=").Qual(formImport, "String").Call(c), checkErr,
@@ -170,25 +164,25 @@ func decodeValue(t *GoType, depth int) []jen.Code {
 		}
 		return []jen.Code{
 			jen.Var().Add(v).Id(t.Decl.Name),
-			jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot(formMethod).Call(c), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot(ir.FormMethod).Call(c), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		}
-	case TypeSlice:
+	case ir.TypeSlice:
 		e, i := jen.Id("e"+d), jen.Id("i"+d)
 		loop := append(decodeValue(t.Elem, depth+1), v.Clone().Index(i.Clone()).Op("=").Id(next))
 		return []jen.Code{
 			jen.List(e, jen.Err()).Op(":=").Add(c).Dot("Elems").Call(), checkErr,
-			v.Clone().Op(":=").Make(t.Code(), jen.Len(e.Clone())),
+			v.Clone().Op(":=").Make(typeCode(t), jen.Len(e.Clone())),
 			jen.For(jen.List(i, c.Clone()).Op(":=").Range().Add(e.Clone())).Block(loop...),
 		}
-	case TypeMap:
+	case ir.TypeMap:
 		k, key := jen.Id("k"+d), jen.Id("k")
 		loop := append([]jen.Code{c.Clone().Op(":=").Add(c.Clone()).Dot("Get").Call(key)}, decodeValue(t.Elem, depth+1)...)
 		loop = append(loop, v.Clone().Index(key.Clone()).Op("=").Id(next))
 		return []jen.Code{
 			jen.List(k, jen.Err()).Op(":=").Qual(formImport, "Members").Call(c), checkErr,
-			v.Clone().Op(":=").Make(t.Code(), jen.Len(k.Clone())),
+			v.Clone().Op(":=").Make(typeCode(t), jen.Len(k.Clone())),
 			jen.For(jen.List(jen.Id("_"), key).Op(":=").Range().Add(k.Clone())).Block(loop...),
 		}
 	}
-	panic("generator: no form decoding for type kind " + strconv.Itoa(int(t.Kind)))
+	panic("emit: no form decoding for type kind " + strconv.Itoa(int(t.Kind)))
 }

@@ -1,42 +1,26 @@
-package generator
+package emit
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/generator/ir"
 )
-
-// fingerprintImport is the runtime package generated fingerprints call.
-const fingerprintImport = "github.com/idemgen/idemgen/runtime/fingerprint"
-
-// sortIncludes orders include pointers as the runtime orders object
-// members, since they become the members of the include object.
-func sortIncludes(in []IncludePointer) {
-	names := make([]string, len(in))
-	for i, p := range in {
-		names[i] = p.Pointer
-	}
-	order := fingerprint.SortKeys(names)
-	slices.SortStableFunc(in, func(a, b IncludePointer) int {
-		return slices.Index(order, a.Pointer) - slices.Index(order, b.Pointer)
-	})
-}
 
 // fingerprintEmitter writes typed fingerprint walks. Values along the
 // paths an exclude or unordered pointer can still reach are walked inline;
 // everything else calls one shared walker per struct type, so recursive
 // types stay finite.
+// Its state is the file's own: which walkers the file needs, in the
+// order it first needs them; their names come from the IR.
 type fingerprintEmitter struct {
-	names   *Namespace
-	walkers map[*TypeDecl]string
-	queue   []*TypeDecl
+	queued map[*ir.TypeDecl]bool
+	queue  []*ir.TypeDecl
 }
 
-func newFingerprintEmitter(names *Namespace) *fingerprintEmitter {
-	return &fingerprintEmitter{names: names, walkers: map[*TypeDecl]string{}}
+func newFingerprintEmitter() *fingerprintEmitter {
+	return &fingerprintEmitter{queued: map[*ir.TypeDecl]bool{}}
 }
 
 // writer is the name of the *fingerprint.Writer in generated code.
@@ -45,14 +29,14 @@ const writer = "w"
 // body returns the statements that write the significant part of a request
 // body as runtime/fingerprint selects it.
 // ptr is a non-nil pointer to the body, of type *t.
-func (e *fingerprintEmitter) body(ptr jen.Code, t *GoType, fp *FingerprintPlan) []jen.Code {
+func (e *fingerprintEmitter) body(ptr jen.Code, t *ir.GoType, fp ir.Fingerprint) []jen.Code {
 	if len(fp.Include) == 0 {
 		return e.pointee(ptr, t, relative(fp.Exclude), relative(fp.Unordered), 0)
 	}
 	// Selectors reach struct fields through the pointer; anything else is
 	// dereferenced once.
 	root := jen.Code(jen.Parens(jen.Op("*").Add(ptr)))
-	if t.Kind == TypeDeclared && t.Decl.Kind == DeclStruct {
+	if t.Kind == ir.TypeDeclared && t.Decl.Kind == ir.DeclStruct {
 		root = ptr
 	}
 	stmts := []jen.Code{jen.Id(writer).Dot("BeginObject").Call()}
@@ -71,28 +55,28 @@ func (e *fingerprintEmitter) body(ptr jen.Code, t *GoType, fp *FingerprintPlan) 
 
 // selected returns the statements that write the value at segs below expr
 // when it is present, and nothing when it is not.
-func (e *fingerprintEmitter) selected(expr jen.Code, t *GoType, segs []string, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) selected(expr jen.Code, t *ir.GoType, segs []string, ex, un relative, depth int) []jen.Code {
 	if len(segs) == 0 {
 		return e.value(expr, t, ex, un, depth)
 	}
 	s := segs[0]
 	v := jen.Id("v" + strconv.Itoa(depth))
 	switch t.Kind {
-	case TypePointer:
+	case ir.TypePointer:
 		x := jen.Id("x" + strconv.Itoa(depth))
 		return []jen.Code{jen.If(jen.Add(expr).Op("!=").Nil()).Block(
 			append([]jen.Code{jen.Add(x).Op(":=").Op("*").Add(expr)},
 				e.selected(x, t.Elem, segs, ex, un, depth+1)...)...)}
-	case TypeSlice:
+	case ir.TypeSlice:
 		i, _ := strconv.Atoi(s)
 		return []jen.Code{jen.If(jen.Len(expr).Op(">").Lit(i)).Block(
 			append([]jen.Code{jen.Add(v).Op(":=").Add(expr).Index(jen.Lit(i))},
 				e.selected(v, t.Elem, segs[1:], ex, un, depth+1)...)...)}
-	case TypeMap:
+	case ir.TypeMap:
 		return []jen.Code{jen.If(jen.List(v, jen.Id("ok")).Op(":=").Add(expr).Index(jen.Lit(s)), jen.Id("ok")).Block(
 			e.selected(v, t.Elem, segs[1:], ex, un, depth+1)...)}
-	case TypeDeclared:
-		if t.Decl.Kind != DeclStruct {
+	case ir.TypeDeclared:
+		if t.Decl.Kind != ir.DeclStruct {
 			return nil
 		}
 		f := fieldByJSON(t.Decl, s)
@@ -111,13 +95,13 @@ func (e *fingerprintEmitter) selected(expr jen.Code, t *GoType, segs []string, e
 
 // present is selected for an optional field whose presence condition
 // already holds: the field is not nil, nor empty.
-func (e *fingerprintEmitter) present(field jen.Code, t *GoType, segs []string, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) present(field jen.Code, t *ir.GoType, segs []string, ex, un relative, depth int) []jen.Code {
 	switch {
-	case t.Kind == TypePointer && len(segs) == 0:
+	case t.Kind == ir.TypePointer && len(segs) == 0:
 		return e.pointee(field, t.Elem, ex, un, depth)
-	case t.Kind == TypePointer && t.Elem.Kind == TypeDeclared && t.Elem.Decl.Kind == DeclStruct:
+	case t.Kind == ir.TypePointer && t.Elem.Kind == ir.TypeDeclared && t.Elem.Decl.Kind == ir.DeclStruct:
 		return e.selected(field, t.Elem, segs, ex, un, depth)
-	case t.Kind == TypePointer:
+	case t.Kind == ir.TypePointer:
 		x := jen.Id("x" + strconv.Itoa(depth))
 		return append([]jen.Code{jen.Add(x).Op(":=").Op("*").Add(field)}, e.selected(x, t.Elem, segs, ex, un, depth+1)...)
 	case len(segs) == 0:
@@ -128,14 +112,14 @@ func (e *fingerprintEmitter) present(field jen.Code, t *GoType, segs []string, e
 
 // presence is the condition under which encoding/json writes a field, or
 // nil when it always does.
-func presence(field *jen.Statement, f *StructField) jen.Code {
+func presence(field *jen.Statement, f *ir.StructField) jen.Code {
 	if f.Required {
 		return nil
 	}
 	switch f.Type.Kind {
-	case TypePointer:
+	case ir.TypePointer:
 		return jen.Add(field).Op("!=").Nil()
-	case TypeSlice, TypeMap, TypeRaw:
+	case ir.TypeSlice, ir.TypeMap, ir.TypeRaw:
 		return jen.Len(field).Op(">").Lit(0)
 	}
 	return nil
@@ -143,34 +127,34 @@ func presence(field *jen.Statement, f *StructField) jen.Code {
 
 // value returns the statements that write expr, a value of type t, with
 // the exclude and unordered pointers that can still match below it.
-func (e *fingerprintEmitter) value(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) value(expr jen.Code, t *ir.GoType, ex, un relative, depth int) []jen.Code {
 	w := jen.Id(writer)
 	switch t.Kind {
-	case TypeBool:
+	case ir.TypeBool:
 		return []jen.Code{w.Dot("Bool").Call(expr)}
-	case TypeInt32:
+	case ir.TypeInt32:
 		return []jen.Code{w.Dot("Int").Call(jen.Int64().Call(expr))}
-	case TypeInt64:
+	case ir.TypeInt64:
 		return []jen.Code{w.Dot("Int").Call(expr)}
-	case TypeFloat64:
+	case ir.TypeFloat64:
 		return []jen.Code{w.Dot("Float").Call(expr)}
-	case TypeString:
+	case ir.TypeString:
 		return []jen.Code{w.Dot("String").Call(expr)}
-	case TypeTime:
+	case ir.TypeTime:
 		return []jen.Code{w.Dot("String").Call(jen.Add(expr).Dot("Format").Call(jen.Qual(timeImport, "RFC3339Nano")))}
-	case TypeRaw:
+	case ir.TypeRaw:
 		return []jen.Code{jen.If(jen.Len(expr).Op("==").Lit(0)).Block(w.Clone().Dot("Null").Call()).
 			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
-	case TypeExternal:
+	case ir.TypeExternal:
 		return []jen.Code{w.Dot("Marshaled").Call(jen.Qual(jsonImport, "Marshal").Call(expr))}
-	case TypePointer:
+	case ir.TypePointer:
 		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
 			Else().Block(e.pointee(expr, t.Elem, ex, un, depth)...)}
-	case TypeSlice, TypeMap:
+	case ir.TypeSlice, ir.TypeMap:
 		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
 			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
-	case TypeDeclared:
-		if t.Decl.Kind == DeclEnum {
+	case ir.TypeDeclared:
+		if t.Decl.Kind == ir.DeclEnum {
 			return []jen.Code{w.Dot("String").Call(jen.String().Call(expr))}
 		}
 		if len(ex) == 0 && len(un) == 0 {
@@ -185,16 +169,16 @@ func (e *fingerprintEmitter) value(expr jen.Code, t *GoType, ex, un relative, de
 // ptr points at. Struct pointers are walked as they are (selectors
 // dereference them), scalars are dereferenced in place, and anything that
 // is indexed or ranged over is first bound to a local.
-func (e *fingerprintEmitter) pointee(ptr jen.Code, elem *GoType, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) pointee(ptr jen.Code, elem *ir.GoType, ex, un relative, depth int) []jen.Code {
 	switch {
-	case elem.Kind == TypeDeclared && elem.Decl.Kind == DeclStruct:
+	case elem.Kind == ir.TypeDeclared && elem.Decl.Kind == ir.DeclStruct:
 		if len(ex) == 0 && len(un) == 0 {
 			return []jen.Code{jen.Id(e.walker(elem.Decl)).Call(jen.Id(writer), ptr)}
 		}
 		return e.structFields(ptr, elem.Decl, ex, un, depth)
-	case elem.Kind == TypeTime:
+	case elem.Kind == ir.TypeTime:
 		return e.value(jen.Parens(jen.Op("*").Add(ptr)), elem, ex, un, depth)
-	case elem.Kind == TypeSlice || elem.Kind == TypeMap || elem.Kind == TypeRaw || elem.Kind == TypePointer:
+	case elem.Kind == ir.TypeSlice || elem.Kind == ir.TypeMap || elem.Kind == ir.TypeRaw || elem.Kind == ir.TypePointer:
 		x := jen.Id("x" + strconv.Itoa(depth))
 		return append([]jen.Code{jen.Add(x).Op(":=").Op("*").Add(ptr)}, e.value(x, elem, ex, un, depth+1)...)
 	}
@@ -203,26 +187,26 @@ func (e *fingerprintEmitter) pointee(ptr jen.Code, elem *GoType, ex, un relative
 
 // nonNil returns the statements that write a slice, map or raw value known
 // not to be nil, as encoding/json writes it.
-func (e *fingerprintEmitter) nonNil(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) nonNil(expr jen.Code, t *ir.GoType, ex, un relative, depth int) []jen.Code {
 	switch t.Kind {
-	case TypeSlice:
+	case ir.TypeSlice:
 		return e.slice(expr, t, ex, un, depth)
-	case TypeMap:
+	case ir.TypeMap:
 		return e.mapValue(expr, t, ex, un, depth)
-	case TypeRaw:
+	case ir.TypeRaw:
 		return []jen.Code{jen.Id(writer).Dot("JSON").Call(expr)}
 	}
 	return e.value(expr, t, ex, un, depth)
 }
 
 // slice writes a non-nil slice.
-func (e *fingerprintEmitter) slice(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) slice(expr jen.Code, t *ir.GoType, ex, un relative, depth int) []jen.Code {
 	begin, end := "BeginArray", "EndArray"
 	if un.here() {
 		begin, end = "BeginUnorderedArray", "EndUnorderedArray"
 	}
 	elem := jen.Id("e" + strconv.Itoa(depth))
-	exElem, unElem := ex.member(wildcard), un.member(wildcard)
+	exElem, unElem := ex.member(ir.Wildcard), un.member(ir.Wildcard)
 	loop := []jen.Code{jen.Id(writer).Dot(begin).Call()}
 	if !exElem.here() {
 		loop = append(loop, jen.For(jen.List(jen.Id("_"), elem).Op(":=").Range().Add(expr)).Block(
@@ -232,10 +216,10 @@ func (e *fingerprintEmitter) slice(expr jen.Code, t *GoType, ex, un relative, de
 }
 
 // mapValue writes a non-nil map, members in canonical order.
-func (e *fingerprintEmitter) mapValue(expr jen.Code, t *GoType, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) mapValue(expr jen.Code, t *ir.GoType, ex, un relative, depth int) []jen.Code {
 	d := strconv.Itoa(depth)
 	keys, k, elem := jen.Id("keys"+d), jen.Id("k"+d), jen.Id("e"+d)
-	exElem, unElem := ex.member(wildcard), un.member(wildcard)
+	exElem, unElem := ex.member(ir.Wildcard), un.member(ir.Wildcard)
 	body := []jen.Code{
 		jen.Add(keys).Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(expr)),
 		jen.For(k).Op(":=").Range().Add(expr).Block(jen.Add(keys).Op("=").Append(keys, k)),
@@ -257,9 +241,9 @@ func (e *fingerprintEmitter) mapValue(expr jen.Code, t *GoType, ex, un relative,
 
 // structFields returns the statements that write a struct's members in
 // canonical order, skipping excluded ones and those encoding/json omits.
-func (e *fingerprintEmitter) structFields(expr jen.Code, d *TypeDecl, ex, un relative, depth int) []jen.Code {
+func (e *fingerprintEmitter) structFields(expr jen.Code, d *ir.TypeDecl, ex, un relative, depth int) []jen.Code {
 	stmts := []jen.Code{jen.Id(writer).Dot("BeginObject").Call()}
-	for _, f := range canonicalFields(d) {
+	for _, f := range d.Canonical {
 		exF, unF := ex.member(f.JSONName), un.member(f.JSONName)
 		if exF.here() {
 			continue
@@ -269,7 +253,7 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *TypeDecl, ex, un rel
 		switch {
 		case f.Required:
 			write = append(write, e.value(field, f.Type, exF, unF, depth)...)
-		case f.Type.Kind == TypePointer:
+		case f.Type.Kind == ir.TypePointer:
 			write = append(write, e.pointee(field, f.Type.Elem, exF, unF, depth)...)
 		default:
 			write = append(write, e.nonNil(field, f.Type, exF, unF, depth)...)
@@ -283,30 +267,14 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *TypeDecl, ex, un rel
 	return append(stmts, jen.Id(writer).Dot("EndObject").Call())
 }
 
-// canonicalFields returns a struct's fields in the order RFC 8785 sorts
-// their JSON names.
-func canonicalFields(d *TypeDecl) []*StructField {
-	names := make([]string, len(d.Fields))
-	for i, f := range d.Fields {
-		names[i] = f.JSONName
-	}
-	out := make([]*StructField, 0, len(d.Fields))
-	for _, n := range fingerprint.SortKeys(names) {
-		out = append(out, fieldByJSON(d, n))
-	}
-	return out
-}
-
 // walker returns the name of the shared walker of a struct type, queueing
 // it for emission the first time.
-func (e *fingerprintEmitter) walker(d *TypeDecl) string {
-	if name, ok := e.walkers[d]; ok {
-		return name
+func (e *fingerprintEmitter) walker(d *ir.TypeDecl) string {
+	if !e.queued[d] {
+		e.queued[d] = true
+		e.queue = append(e.queue, d)
 	}
-	name := e.names.Unique("fingerprint"+d.Name, "fingerprint walker of "+d.Name, d.Pos)
-	e.walkers[d] = name
-	e.queue = append(e.queue, d)
-	return name
+	return d.Walker
 }
 
 // emitWalkers declares every queued shared walker, including those the
@@ -315,10 +283,78 @@ func (e *fingerprintEmitter) emitWalkers(f *jen.File) {
 	for len(e.queue) > 0 {
 		d := e.queue[0]
 		e.queue = e.queue[1:]
-		f.Commentf("%s writes a %s value for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.", e.walkers[d], d.Name)
-		f.Func().Id(e.walkers[d]).Params(
+		comment(f, d.Walker+" writes a "+d.Name+" value for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.")
+		f.Func().Id(d.Walker).Params(
 			jen.Id(writer).Op("*").Qual(fingerprintImport, "Writer"),
 			jen.Id("v").Op("*").Id(d.Name),
 		).Block(e.structFields(jen.Id("v"), d, nil, nil, 0)...)
 	}
+}
+
+// fieldByJSON returns the struct field with a JSON name, or nil.
+func fieldByJSON(d *ir.TypeDecl, name string) *ir.StructField {
+	for _, f := range d.Fields {
+		if f.JSONName == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// relative is the set of pointers still able to match at one node of the
+// walk: each is the rest of a pointer below that node.
+type relative [][]string
+
+// here reports whether a pointer ends at this node.
+func (r relative) here() bool {
+	for _, p := range r {
+		if len(p) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// member returns the pointers that continue into the member or field name.
+func (r relative) member(name string) relative {
+	var out relative
+	for _, p := range r {
+		if len(p) > 0 && (p[0] == name || p[0] == ir.Wildcard) {
+			out = append(out, p[1:])
+		}
+	}
+	return out
+}
+
+// literalEnds returns the member names that end a pointer here, for
+// excluding single map members.
+func (r relative) literalEnds() []string {
+	var out []string
+	for _, p := range r {
+		if len(p) == 1 && p[0] != ir.Wildcard {
+			out = append(out, p[0])
+		}
+	}
+	return out
+}
+
+// below returns the pointers relative to the value a path leads to: those
+// that pass through it, and an empty pointer for those that end at or above
+// it (the value is covered whole).
+func below(ptrs [][]string, path []string) relative {
+	var out relative
+	for _, p := range ptrs {
+		n := min(len(p), len(path))
+		match := true
+		for i := range n {
+			if p[i] != path[i] && p[i] != ir.Wildcard {
+				match = false
+				break
+			}
+		}
+		if match {
+			out = append(out, p[n:])
+		}
+	}
+	return out
 }

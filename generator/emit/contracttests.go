@@ -1,0 +1,103 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/idemgen/idemgen/generator/ir"
+)
+
+// fixtureFunc is the function the service writes in a hand-written test
+// file of the generated package; the contract tests call it.
+const fixtureFunc = "newContractFixture"
+
+// emitContractTests adds the contract tests of a program: per operation a
+// RunContract call with the service's fixture, and the property test of
+// its typed fingerprint. The algorithms live in runtime/idemtest; this is
+// glue.
+func emitContractTests(f *jen.File, prog *ir.Program) {
+	emitFixture(f, prog)
+	for _, op := range prog.Operations {
+		emitContractTest(f, op)
+		if op.Request != nil {
+			emitFingerprintTest(f, op)
+			if op.Tests.Change != nil {
+				emitChange(f, op)
+			}
+		}
+	}
+}
+
+// emitFixture declares the fixture type the service fills in.
+func emitFixture(f *jen.File, prog *ir.Program) {
+	var fields []jen.Code
+	fields = append(fields, comments("Handlers is the business implementation under test.")...)
+	fields = append(fields, jen.Id("Handlers").Id("Handlers"))
+	fields = append(fields, comments("ConnString names a database or schema holding the service's business tables; the tests add the idempotency tables.")...)
+	fields = append(fields, jen.Id("ConnString").String())
+	for _, op := range prog.Operations {
+		fields = append(fields, comments(fmt.Sprintf("%s supplies valid requests of %s and counts its business effects.", op.Name, op.Doc))...)
+		fields = append(fields, jen.Id(op.Name).Qual(idemtestImport, "Fixture").Index(requestType(op)))
+	}
+	comment(f, "contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:")
+	f.Comment("//")
+	f.Comment("//\tfunc " + fixtureFunc + "(t *testing.T) *contractFixture")
+	f.Type().Id("contractFixture").Struct(fields...)
+}
+
+// emitContractTest declares the test that runs one operation's contract
+// through the routes the service mounts.
+func emitContractTest(f *jen.File, op *ir.Operation) {
+	c := jen.Dict{
+		jen.Id("Operation"):  jen.Id(op.TypedFunc).Call(jen.Id("fx").Dot("Handlers")),
+		jen.Id("ConnString"): jen.Id("fx").Dot("ConnString"),
+		jen.Id("Fixture"):    jen.Id("fx").Dot(op.Name),
+		jen.Id("Mount"):      jen.Id(op.MountFunc),
+	}
+	if op.Tests.ChangeFunc != "" {
+		c[jen.Id("Change")] = jen.Id(op.Tests.ChangeFunc)
+	}
+	if op.Tests.NaturalKey {
+		c[jen.Id("NaturalKey")] = jen.True()
+	}
+	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
+	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
+		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
+		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(requestType(op)).Values(c)),
+	)
+}
+
+// emitFingerprintTest declares the property test of a typed fingerprint.
+func emitFingerprintTest(f *jen.File, op *ir.Operation) {
+	comment(f, fmt.Sprintf("%s checks on random requests that the typed fingerprint of %s equals the runtime's canonical fingerprint of the same request's JSON.", op.Tests.Fingerprint, op.Doc))
+	f.Func().Id(op.Tests.Fingerprint).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
+		jen.If(jen.Err().Op(":=").Qual(idemtestImport, "CheckFingerprint").Call(jen.Id(op.ContractVar), jen.Id(op.FingerprintFunc)), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("t").Dot("Fatal").Call(jen.Err()),
+		),
+	)
+}
+
+// emitChange declares the function that changes the change target.
+func emitChange(f *jen.File, op *ir.Operation) {
+	target := op.Tests.Change
+	field := jen.Id("v").Dot(target.Name)
+	var change jen.Code
+	switch target.Type.Kind {
+	case ir.TypeString:
+		change = jen.Add(field).Op("+=").Lit("~changed")
+	case ir.TypeInt32, ir.TypeInt64, ir.TypeFloat64:
+		change = jen.Add(field).Op("++")
+	case ir.TypeBool:
+		change = jen.Add(field).Op("=").Op("!").Add(jen.Id("v").Dot(target.Name))
+	case ir.TypeTime:
+		change = jen.Add(field).Op("=").Id("v").Dot(target.Name).Dot("Add").Call(jen.Qual(timeImport, "Second"))
+	default:
+		first, second := target.Type.Decl.Consts[0].Name, target.Type.Decl.Consts[1].Name
+		change = jen.If(jen.Id("v").Dot(target.Name).Op("==").Id(first)).Block(
+			jen.Id("v").Dot(target.Name).Op("=").Id(second),
+		).Else().Block(jen.Id("v").Dot(target.Name).Op("=").Id(first))
+	}
+	comment(f, fmt.Sprintf("%s changes %s, a field the fingerprint of %s covers, for the tests that expect a 422.", op.Tests.ChangeFunc, target.JSONName, op.Doc))
+	f.Func().Id(op.Tests.ChangeFunc).Params(jen.Id("v").Op("*").Add(typeCode(op.Request.Type))).Block(change)
+}

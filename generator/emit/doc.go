@@ -1,0 +1,8 @@
+// Package emit is the last stage of idemgen's generator: it prints the Go
+// files of a frozen ir.Program through jennifer. It decides nothing (every
+// name, type, route and contract value comes from the IR) and changes
+// nothing, so files of one program can render at once.
+//
+// It imports the IR, jennifer and the standard library; never package
+// spec, kin-openapi or the planner (a test holds that boundary).
+package emit

@@ -1,0 +1,19 @@
+package emit
+
+// The import paths generated code refers to.
+const (
+	idemImport        = "github.com/idemgen/idemgen/runtime/idem"
+	idemimplImport    = "github.com/idemgen/idemgen/runtime/idemimpl"
+	idemtestImport    = "github.com/idemgen/idemgen/runtime/idemtest"
+	fingerprintImport = "github.com/idemgen/idemgen/runtime/fingerprint"
+	formImport        = "github.com/idemgen/idemgen/runtime/form"
+	pgxImport         = "github.com/jackc/pgx/v5"
+	contextImport     = "context"
+	fmtImport         = "fmt"
+	httpImport        = "net/http"
+	jsonImport        = "encoding/json"
+	stringsImport     = "strings"
+	testingImport     = "testing"
+	timeImport        = "time"
+	urlImport         = "net/url"
+)

@@ -1,0 +1,272 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/idemgen/idemgen/generator/ir"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+)
+
+// emitOperations adds, for every operation of prog, its run-time contract,
+// decoder, typed fingerprint and operation handle, then the Handlers
+// interface and the routes.
+func emitOperations(f *jen.File, prog *ir.Program) {
+	fps := newFingerprintEmitter()
+	for _, op := range prog.Operations {
+		emitContract(f, op)
+		emitHandle(f, op)
+		if op.Request != nil {
+			emitDecode(f, op)
+		}
+		emitFingerprint(f, op, fps)
+		if op.NaturalKeyFunc != "" {
+			emitNaturalKey(f, op, fps)
+		}
+		if op.PathValuesFunc != "" {
+			emitPathValues(f, op)
+		}
+	}
+	fps.emitWalkers(f)
+	emitHandlers(f, prog)
+	emitRoutes(f, prog)
+}
+
+// emitContract declares the run-time contract, printing the IR's value
+// field by field; zero fields are left out.
+func emitContract(f *jen.File, op *ir.Operation) {
+	c := op.Contract
+	key := jen.Dict{jen.Id("MaxLength"): jen.Lit(c.Key.MaxLength)}
+	if c.Key.Optional {
+		key[jen.Id("Optional")] = jen.True()
+	}
+	if c.Key.BodyPointer != "" {
+		key[jen.Id("BodyPointer")] = jen.Lit(c.Key.BodyPointer)
+	}
+	if c.Key.Header != "" {
+		key[jen.Id("Header")] = jen.Lit(c.Key.Header)
+	}
+	fp := jen.Dict{}
+	for name, values := range map[string][]string{"Include": c.Fingerprint.Include, "Exclude": c.Fingerprint.Exclude, "Unordered": c.Fingerprint.Unordered} {
+		if len(values) > 0 {
+			fp[jen.Id(name)] = stringSlice(values)
+		}
+	}
+	concurrency := "ConcurrencyWait"
+	if c.Concurrency == idemimpl.ConcurrencyReject {
+		concurrency = "ConcurrencyReject"
+	}
+	fields := jen.Dict{
+		jen.Id("Operation"):   jen.Lit(c.Operation),
+		jen.Id("Method"):      jen.Lit(c.Method),
+		jen.Id("Route"):       jen.Lit(c.Route),
+		jen.Id("Key"):         jen.Qual(idemimplImport, "KeySpec").Values(key),
+		jen.Id("Fingerprint"): jen.Qual(fingerprintImport, "Spec").Values(fp),
+		jen.Id("Retention"):   duration(c.Retention),
+		jen.Id("Tombstone"):   duration(c.Tombstone),
+		jen.Id("Concurrency"): jen.Qual(idemimplImport, concurrency),
+		jen.Id("WaitTimeout"): duration(c.WaitTimeout),
+	}
+	if len(c.PathParams) > 0 {
+		fields[jen.Id("PathParams")] = stringSlice(c.PathParams)
+	}
+	if len(c.StoreFailures) > 0 {
+		var failures []jen.Code
+		for _, s := range c.StoreFailures {
+			d := jen.Dict{}
+			if s.Class != 0 {
+				d[jen.Id("Class")] = jen.Lit(s.Class)
+			}
+			if s.Status != 0 {
+				d[jen.Id("Status")] = jen.Lit(s.Status)
+			}
+			failures = append(failures, jen.Values(d))
+		}
+		fields[jen.Id("StoreFailures")] = jen.Index().Qual(idemimplImport, "StatusClass").Values(failures...)
+	}
+	if c.StoreNoFailures {
+		fields[jen.Id("StoreNoFailures")] = jen.True()
+	}
+	if len(c.ReplayHeaders) > 0 {
+		fields[jen.Id("ReplayHeaders")] = stringSlice(c.ReplayHeaders)
+	}
+	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
+	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(fields)
+}
+
+func stringSlice(values []string) jen.Code {
+	lits := make([]jen.Code, len(values))
+	for i, v := range values {
+		lits[i] = jen.Lit(v)
+	}
+	return jen.Index().String().Values(lits...)
+}
+
+// duration writes d in the largest unit that divides it: 72 * time.Hour.
+func duration(d time.Duration) jen.Code {
+	units := []struct {
+		name string
+		d    time.Duration
+	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}}
+	for _, u := range units {
+		if d != 0 && d%u.d == 0 {
+			return jen.Lit(int(d/u.d)).Op("*").Qual(timeImport, u.name)
+		}
+	}
+	return jen.Qual(timeImport, "Duration").Call(jen.Lit(int64(d)))
+}
+
+// emitHandle declares the operation handle the business method receives,
+// with one enqueuer per effect.
+func emitHandle(f *jen.File, op *ir.Operation) {
+	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.", op.HandleType, op.Doc))
+	fields := []jen.Code{jen.Op("*").Qual(idemimplImport, "Operation")}
+	fields = append(fields, comments("Header holds response headers to send; those the contract replays are stored with the response.")...)
+	fields = append(fields, jen.Id("Header").Qual(httpImport, "Header"))
+	for _, pf := range op.PathFields {
+		fields = append(fields, comments(fmt.Sprintf("%s is the path parameter %s.", pf.Field, pf.Param))...)
+		fields = append(fields, jen.Id(pf.Field).String())
+	}
+	fields = append(fields, jen.Id("tx").Qual(pgxImport, "Tx"))
+	f.Type().Id(op.HandleType).Struct(fields...)
+	for _, e := range op.Effects {
+		comment(f, fmt.Sprintf("%s writes the %s effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is %q.", e.Method, e.Name, e.OnUnknown))
+		f.Func().Params(jen.Id("o").Op("*").Id(op.HandleType)).Id(e.Method).Params(
+			jen.Id("ctx").Qual(contextImport, "Context"),
+			jen.Id("payload").Index().Byte(),
+		).Params(jen.String(), jen.Error()).Block(
+			jen.Return(jen.Id("o").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
+				jen.Id("Name"):      jen.Lit(e.Name),
+				jen.Id("OnUnknown"): jen.Lit(e.OnUnknown),
+				jen.Id("Payload"):   jen.Id("payload"),
+			}))),
+		)
+	}
+}
+
+// emitDecode declares the function that decodes the request body into its
+// typed form: strict JSON (the same texts the fingerprint accepts) or a
+// form.
+func emitDecode(f *jen.File, op *ir.Operation) {
+	req := op.Request
+	t := typeCode(req.Type)
+	bad := func(err jen.Code) jen.Code {
+		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %v"), jen.Qual(idemimplImport, "ErrInvalidBody"), err))
+	}
+	var body []jen.Code
+	body = append(body, jen.Var().Id("v").Add(t))
+	if req.MediaType == ir.MediaForm {
+		body = append(body,
+			jen.List(jen.Id("values"), jen.Err()).Op(":=").Qual(urlImport, "ParseQuery").Call(jen.String().Call(jen.Id("r").Dot("Body"))),
+			jen.If(jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
+			jen.If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
+		)
+	} else {
+		body = append(body,
+			jen.If(jen.Err().Op(":=").Qual(fingerprintImport, "Validate").Call(jen.Id("r").Dot("Body")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
+			jen.If(jen.Err().Op(":=").Qual(jsonImport, "Unmarshal").Call(jen.Id("r").Dot("Body"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
+		)
+	}
+	body = append(body, jen.Return(jen.Op("&").Id("v"), jen.Nil()))
+	comment(f, fmt.Sprintf("%s decodes the %s request body of %s.", op.DecodeFunc, strings.TrimPrefix(req.MediaType, "application/"), op.Doc))
+	f.Func().Id(op.DecodeFunc).Params(jen.Id("r").Op("*").Qual(idemimplImport, "Request")).Params(jen.Op("*").Add(t), jen.Error()).Block(body...)
+}
+
+// emitFingerprint declares the typed fingerprint of an operation.
+func emitFingerprint(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
+	args := []jen.Code{jen.Lit(op.Contract.Method), jen.Lit(op.Contract.Route), jen.Id("params")}
+	params := []jen.Code{}
+	if op.Request != nil {
+		params = append(params, jen.Id("req").Op("*").Add(typeCode(op.Request.Type)))
+		write := fps.body(jen.Id("req"), op.Request.Type, op.Fingerprint)
+		args = append(args, jen.Func().Params(jen.Id(writer).Op("*").Qual(fingerprintImport, "Writer")).Block(
+			append([]jen.Code{jen.If(jen.Id("req").Op("==").Nil()).Block(jen.Return())}, write...)...))
+	} else {
+		args = append(args, jen.Nil())
+	}
+	params = append(params, jen.Id("params").Map(jen.String()).String())
+	comment(f, fmt.Sprintf("%s is the fingerprint of a %s request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.", op.FingerprintFunc, op.Doc))
+	f.Func().Id(op.FingerprintFunc).Params(params...).Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(
+		jen.Return(jen.Qual(fingerprintImport, "SumWith").Call(args...)),
+	)
+}
+
+// emitNaturalKey declares the function that renders an operation's
+// natural key: a canonical JSON array holding, per natural-key field, [v]
+// or [] when it is absent.
+func emitNaturalKey(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
+	t := op.Request.Type
+	root := jen.Code(jen.Parens(jen.Op("*").Id("req")))
+	if t.Kind == ir.TypeDeclared && t.Decl.Kind == ir.DeclStruct {
+		root = jen.Id("req")
+	}
+	body := []jen.Code{
+		jen.Id(writer).Op(":=").New(jen.Qual(fingerprintImport, "Writer")),
+		jen.Id(writer).Dot("BeginArray").Call(),
+	}
+	var names []string
+	for _, nk := range op.NaturalKey {
+		names = append(names, nk.Pointer)
+		body = append(body, jen.Id(writer).Dot("BeginArray").Call())
+		body = append(body, fps.selected(root, t, nk.Segments, nil, nil, 0)...)
+		body = append(body, jen.Id(writer).Dot("EndArray").Call())
+	}
+	body = append(body,
+		jen.Id(writer).Dot("EndArray").Call(),
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Id(writer).Dot("Result").Call(),
+		jen.Return(jen.String().Call(jen.Id("b")), jen.Err()),
+	)
+	comment(f, fmt.Sprintf("%s renders the natural key of a %s request (%s) as canonical JSON; the runtime claims it so that one entity is created once per scope.", op.NaturalKeyFunc, op.Doc, strings.Join(names, ", ")))
+	f.Func().Id(op.NaturalKeyFunc).Params(jen.Id("req").Op("*").Add(typeCode(t))).Params(jen.String(), jen.Error()).Block(body...)
+}
+
+// emitPathValues declares the function that takes the route's templated
+// segments apart into the path parameters, which it sets under their
+// OpenAPI names for the runtime to read; it reports false when a segment
+// does not have the template's shape.
+func emitPathValues(f *jen.File, op *ir.Operation) {
+	var decls, body, sets []jen.Code
+	cuts, vars := false, []jen.Code{}
+	fail := jen.Return(jen.False())
+	for i, s := range op.Route.Segments {
+		seg := jen.Id(fmt.Sprintf("s%d", i))
+		body = append(body, jen.Add(seg).Op(":=").Id("r").Dot("PathValue").Call(jen.Lit(s.Wildcard)))
+		cut := func(fn, lit string) {
+			cuts = true
+			body = append(body, jen.If(jen.List(seg, jen.Id("ok")).Op("=").Qual(stringsImport, fn).Call(seg, jen.Lit(lit)), jen.Op("!").Id("ok")).Block(fail))
+		}
+		if s.Literals[0] != "" {
+			cut("CutPrefix", s.Literals[0])
+		}
+		if last := s.Literals[len(s.Literals)-1]; last != "" {
+			cut("CutSuffix", last)
+		}
+		for j, p := range s.Params {
+			if j == len(s.Params)-1 {
+				if len(s.Params) > 1 || s.Literals[0] != "" || s.Literals[1] != "" {
+					body = append(body, jen.If(jen.Add(seg).Op("==").Lit("")).Block(fail))
+				}
+				sets = append(sets, jen.Id("r").Dot("SetPathValue").Call(jen.Lit(p), seg))
+				continue
+			}
+			cuts = true
+			v := jen.Id(fmt.Sprintf("v%d", len(vars)))
+			vars = append(vars, v)
+			body = append(body, jen.If(jen.List(v, seg, jen.Id("ok")).Op("=").Qual(stringsImport, "Cut").Call(seg, jen.Lit(s.Literals[j+1])), jen.Op("!").Id("ok").Op("||").Add(v).Op("==").Lit("")).Block(fail))
+			sets = append(sets, jen.Id("r").Dot("SetPathValue").Call(jen.Lit(p), v))
+		}
+	}
+	if cuts {
+		decls = append(decls, jen.Var().Id("ok").Bool())
+	}
+	if len(vars) > 0 {
+		decls = append(decls, jen.Var().List(vars...).String())
+	}
+	body = append(append(decls, body...), sets...)
+	body = append(body, jen.Return(jen.True()))
+	comment(f, fmt.Sprintf("%s takes the path of a %s request apart: it reads the router's wildcards and sets each path parameter under its OpenAPI name, reporting false when the path does not have the template's shape.", op.PathValuesFunc, op.Doc))
+	f.Func().Id(op.PathValuesFunc).Params(jen.Id("r").Op("*").Qual(httpImport, "Request")).Bool().Block(body...)
+}

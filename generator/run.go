@@ -1,0 +1,99 @@
+package generator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/idemgen/idemgen/spec"
+)
+
+// RunResult is what Run did: the files it generated and, in check mode,
+// the unified diff between them and the files on disk ("" when current).
+type RunResult struct {
+	Files []File
+	Diff  string
+}
+
+// LoadError is Run's error when a spec cannot be loaded; Err carries the
+// positioned reasons.
+type LoadError struct {
+	Path string
+	Err  error
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Run does what idemgen generate does: it loads the specs of cfg with its
+// overlays, judges them (Verdict: a spec or planner error refuses
+// everything, as a *VerdictError), plans and emits, and then writes every
+// file or none under cfg's output root; with check it writes nothing and
+// returns the diff instead. Spec and overlay paths are relative to cfg.Dir
+// (the working directory when it is ""), output paths to cfg.OutputRoot().
+func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
+	if len(cfg.Specs) == 0 {
+		return nil, errors.New("no spec: pass --spec FILE or --config idemgen.yaml")
+	}
+	overlays := make([]string, len(cfg.Overlays))
+	for i, o := range cfg.Overlays {
+		overlays[i] = cfg.path(o)
+	}
+	var docs []*spec.Document
+	for _, s := range cfg.Specs {
+		doc, err := spec.Load(ctx, cfg.path(s), spec.LoadOptions{Overlays: overlays})
+		if err != nil {
+			return nil, &LoadError{Path: cfg.path(s), Err: err}
+		}
+		docs = append(docs, doc)
+	}
+	out, err := judgeAndGenerate(docs, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	res := &RunResult{Files: out.Files}
+	root := cfg.OutputRoot()
+	if check {
+		if res.Diff, err = Check(root, out.Files); err != nil {
+			return nil, fmt.Errorf("compare with %s: %w", root, err)
+		}
+		return res, nil
+	}
+	return res, Write(root, out.Files)
+}
+
+// judgeAndGenerate refuses docs when their verdict holds an error and
+// generates them otherwise: idemgen check passes exactly when this
+// succeeds.
+func judgeAndGenerate(docs []*spec.Document, opts Options) (*Output, error) {
+	var diags []spec.Diagnostic
+	for _, doc := range docs {
+		diags = append(diags, Verdict(doc)...)
+	}
+	if len(diags) > 0 {
+		return nil, &VerdictError{Diagnostics: diags}
+	}
+	return Generate(docs, opts)
+}
+
+// path resolves a path of the configuration.
+func (c *Config) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, filepath.FromSlash(p))
+}
+
+// OutputRoot is the directory the generated paths are relative to: Root,
+// or Dir when Root is empty.
+func (c *Config) OutputRoot() string {
+	switch {
+	case c.Root != "":
+		return c.Root
+	case c.Dir != "":
+		return c.Dir
+	}
+	return "."
+}
