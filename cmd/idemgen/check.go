@@ -13,7 +13,7 @@ func newCheckCommand() *cobra.Command {
 		format           string
 		failOn           string
 		requireMutations bool
-		overlays         []string
+		load             loadFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check SPEC...",
@@ -34,11 +34,15 @@ not decode).`,
 			if err != nil {
 				return err
 			}
+			loadOpts, err := load.options()
+			if err != nil {
+				return err
+			}
 			opts := spec.CheckOptions{RequireMutations: requireMutations}
 			var diags []spec.Diagnostic
 			unusable := false
 			for _, path := range args {
-				doc := loadSpec(cmd.Context(), path, overlays, cmd.ErrOrStderr())
+				doc := loadSpec(cmd.Context(), path, loadOpts, cmd.ErrOrStderr())
 				if doc == nil {
 					unusable = true
 					continue
@@ -60,7 +64,7 @@ not decode).`,
 	cmd.Flags().StringVar(&format, "format", string(spec.FormatText), "output format: text, json or github")
 	cmd.Flags().StringVar(&failOn, "fail-on", spec.SeverityError.String(), "exit 1 on findings of this severity or worse: error or warning")
 	cmd.Flags().BoolVar(&requireMutations, "require-mutations", false, "report POST, PUT, PATCH and DELETE operations without x-idempotency (IDEM016)")
-	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	load.register(cmd)
 	return cmd
 }
 

@@ -9,7 +9,7 @@ import (
 
 // newExplainCommand builds idemgen explain.
 func newExplainCommand() *cobra.Command {
-	var overlays []string
+	var load loadFlags
 	cmd := &cobra.Command{
 		Use:   "explain SPEC",
 		Short: "Explain the idempotency contracts of an OpenAPI document in Markdown",
@@ -19,7 +19,11 @@ retry, what it gets back, for how long, and what happens to each side
 effect whose outcome is unknown.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc := loadSpec(cmd.Context(), args[0], overlays, cmd.ErrOrStderr())
+			opts, err := load.options()
+			if err != nil {
+				return err
+			}
+			doc := loadSpec(cmd.Context(), args[0], opts, cmd.ErrOrStderr())
 			if doc == nil {
 				return &exitError{code: exitUnusable}
 			}
@@ -29,6 +33,6 @@ effect whose outcome is unknown.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	load.register(cmd)
 	return cmd
 }

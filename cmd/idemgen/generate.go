@@ -17,7 +17,7 @@ func newGenerateCommand() *cobra.Command {
 	var (
 		configPath string
 		specs      []string
-		overlays   []string
+		load       loadFlags
 		check      bool
 		opts       generator.Options
 		migrations string
@@ -55,7 +55,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 					specs = cfg.Specs
 				}
 				if !cmd.Flags().Changed("overlay") {
-					overlays = cfg.Overlays
+					load.overlays = cfg.Overlays
 				}
 			} else {
 				opts.Migrations = generator.MigrationFormat(migrations)
@@ -67,9 +67,13 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 			if len(specs) == 0 {
 				return &exitError{code: exitUnusable, err: errors.New("no spec: pass --spec FILE or --config idemgen.yaml")}
 			}
+			loadOpts, err := load.options()
+			if err != nil {
+				return err
+			}
 			var docs []*spec.Document
 			for _, p := range specs {
-				doc := loadSpec(cmd.Context(), p, overlays, cmd.ErrOrStderr())
+				doc := loadSpec(cmd.Context(), p, loadOpts, cmd.ErrOrStderr())
 				if doc == nil {
 					return &exitError{code: exitUnusable}
 				}
@@ -108,7 +112,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	f := cmd.Flags()
 	f.StringVar(&configPath, "config", "", "an idemgen.yaml with the options below; paths in it are relative to it")
 	f.StringArrayVar(&specs, "spec", nil, "an OpenAPI document to generate from")
-	f.StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	load.register(cmd)
 	f.StringVar(&opts.GoDir, "out", ".", "the directory of the generated Go files")
 	f.StringVar(&opts.Package, "package", "", "the Go package name of the generated code")
 	f.StringVar(&opts.Schema, "schema", "", "the database schema of the idempotency tables (default: the search_path)")
