@@ -40,11 +40,11 @@ func TestOverlayWildcardsAndFilters(t *testing.T) {
 	}
 	got := []any{create.Contract.Scope, create.Contract.Retention, create.Contract.Tombstone, names(create.Contract), create.Overlays}
 	want := []any{
-		set([]string{"tenant"}, at(11, 16)),
-		set(72*time.Hour, at(14, 18)),
-		set(7*24*time.Hour, at(6, 43)),
-		[]string{"confirmation_email@" + at(15, 24).String(), "sms@" + at(17, 20).String()},
-		[]OverlayAction{action(1, 4, true), action(2, 7, false), action(3, 12, false), action(4, 16, false)},
+		set([]string{"tenant"}, at(12, 16)),
+		set(72*time.Hour, at(15, 18)),
+		set(7*24*time.Hour, at(7, 43)),
+		[]string{"confirmation_email@" + at(16, 24).String(), "sms@" + at(18, 20).String()},
+		[]OverlayAction{action(1, 5, true), action(2, 8, false), action(3, 13, false), action(4, 17, false)},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("POST /orders (-want +got):\n%s", diff)
@@ -55,10 +55,10 @@ func TestOverlayWildcardsAndFilters(t *testing.T) {
 	replace := findOp(t, doc, "PUT", "/orders/{id}")
 	got = []any{replace.Contract.Retention, replace.Contract.Scope, names(replace.Contract), replace.Overlays}
 	want = []any{
-		set(72*time.Hour, at(14, 18)),
-		set([]string{"tenant"}, at(11, 16)),
-		[]string{"confirmation_email@" + at(15, 24).String(), "sms@" + at(17, 20).String()},
-		[]OverlayAction{action(1, 4, true), action(6, 21, false)},
+		set(72*time.Hour, at(15, 18)),
+		set([]string{"tenant"}, at(12, 16)),
+		[]string{"confirmation_email@" + at(16, 24).String(), "sms@" + at(18, 20).String()},
+		[]OverlayAction{action(1, 5, true), action(6, 22, false)},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PUT /orders/{id} (-want +got):\n%s", diff)
@@ -71,7 +71,7 @@ func TestOverlayWildcardsAndFilters(t *testing.T) {
 	want = []any{
 		filepath.Join("testdata", "overlay", "paths.yaml"),
 		[]string{"tenant", "merchant"},
-		[]OverlayAction{action(1, 4, true), action(2, 7, false), action(5, 18, false)},
+		[]OverlayAction{action(1, 5, true), action(2, 8, false), action(5, 19, false)},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("POST /payments (-want +got):\n%s", diff)

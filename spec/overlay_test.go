@@ -26,10 +26,10 @@ func TestOverlayAnnotatesASpec(t *testing.T) {
 	}
 	got := []any{create.Pos, create.Retention, create.Scope, create.Effects[0].Name}
 	want := []any{
-		at(ov, 11, 7),
-		set(72*time.Hour, at(ov, 12, 20)),
-		set([]string{"tenant"}, at(ov, 7, 16)),
-		set("confirmation_email", at(ov, 13, 26)),
+		at(ov, 12, 7),
+		set(72*time.Hour, at(ov, 13, 20)),
+		set([]string{"tenant"}, at(ov, 8, 16)),
+		set("confirmation_email", at(ov, 14, 26)),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("createOrder from the overlay (-want +got):\n%s", diff)
@@ -40,7 +40,7 @@ func TestOverlayAnnotatesASpec(t *testing.T) {
 	want = []any{
 		at(spec, 13, 7),
 		set(time.Hour, at(spec, 14, 20)),
-		set(ConcurrencyReject, at(ov, 16, 20)),
+		set(ConcurrencyReject, at(ov, 17, 20)),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replaceOrder merged with the overlay (-want +got):\n%s", diff)
@@ -50,8 +50,8 @@ func TestOverlayAnnotatesASpec(t *testing.T) {
 		t.Errorf("POST /legacy contract = %+v, want none after the overlay removed it", c)
 	}
 	pay := findOp(t, doc, "POST", "/payments")
-	if pay.Pos.File != ext || pay.Contract == nil || pay.Contract.Mode != set(ModePhased, at(ov, 21, 29)) {
-		t.Errorf("POST /payments at %v with contract %+v, want mode phased from %s:21:29", pay.Pos, pay.Contract, ov)
+	if pay.Pos.File != ext || pay.Contract == nil || pay.Contract.Mode != set(ModePhased, at(ov, 22, 29)) {
+		t.Errorf("POST /payments at %v with contract %+v, want mode phased from %s:22:29", pay.Pos, pay.Contract, ov)
 	}
 }
 

@@ -149,7 +149,7 @@ func TestOverlayCorpusBadValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := runIdemgen("check", "--overlay", overlay, filepath.Join(corpus, "square-api.json"))
-	want := overlay + `:16:20: x-idempotency-defaults.retention: invalid duration "7days": want a duration such as 90m, 72h, 30d or 1d12h` + "\n"
+	want := overlay + `:17:20: x-idempotency-defaults.retention: invalid duration "7days": want a duration such as 90m, 72h, 30d or 1d12h` + "\n"
 	if code != exitUnusable || stderr != want {
 		t.Errorf("check: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, stderr, exitUnusable, want)
 	}
