@@ -277,11 +277,14 @@ func (r *overlayRun) action(i int, a *yaml.Node) {
 	if kind == actionRemove {
 		slices.Reverse(paths)
 	}
+	// A path item referenced from two paths is one node: act on it once.
+	done := map[*yaml.Node]bool{}
 	for _, p := range paths {
 		t, ok := r.view.locate(p)
-		if !ok {
-			continue // removed with an enclosing target of this action
+		if !ok || done[t.node] {
+			continue // removed with an enclosing target, or already acted on
 		}
+		done[t.node] = true
 		where := scopeOf(t.path)
 		if at, problem := where.allows(kind, value); problem != "" {
 			r.fail(r.blame(kind, target, modNode, at), path, "target %s: %s", t.path, problem)

@@ -139,3 +139,35 @@ paths:
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestOverlaySharedPathItem checks that a path item referenced from two
+// paths, one node reached by two normalized paths, is updated once, and
+// that both paths see the result.
+func TestOverlaySharedPathItem(t *testing.T) {
+	sp := writeSpec(t, "t.yaml", `openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /a:
+    $ref: '#/components/pathItems/Item'
+  /b:
+    $ref: '#/components/pathItems/Item'
+components:
+  pathItems:
+    Item:
+      post:
+        responses: {"200": {description: ok}}
+        x-idempotency: {scope: [tenant]}
+`)
+	op := filepath.Join(filepath.Dir(sp), "o.yaml")
+	writeFile(t, op, overlayHead+"  - target: $.paths.*.post['x-idempotency']\n    update: {scope: [user]}\n  - target: $.paths[?@.post['x-idempotency'].scope[1] == 'user'].post['x-idempotency']\n    update: {retention: 48h}\n")
+	doc, err := Load(context.Background(), sp, LoadOptions{Overlays: []string{op}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/a", "/b"} {
+		c := findOp(t, doc, "POST", path).Contract
+		if got := []any{c.Scope.Value, c.Retention.Value}; !cmp.Equal(got, []any{[]string{"tenant", "user"}, 48 * time.Hour}) {
+			t.Errorf("POST %s: scope and retention %v, want [tenant user] and 48h", path, got)
+		}
+	}
+}
