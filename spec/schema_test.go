@@ -201,3 +201,39 @@ func lastLine(n *yaml.Node) int {
 	}
 	return last
 }
+
+// TestSchemaModelines checks that every yaml-language-server modeline in
+// the specs and overlays names a schema file that exists, relative to the
+// file, as the editor resolves it, and that an overlay's modeline names
+// the overlay schema and a spec's the whole-spec one.
+func TestSchemaModelines(t *testing.T) {
+	const prefix = "# yaml-language-server: $schema="
+	found := 0
+	for _, file := range schemaFiles(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			ref, ok := strings.CutPrefix(line, prefix)
+			if !ok {
+				continue
+			}
+			found++
+			target := filepath.Join(filepath.Dir(file), filepath.FromSlash(ref))
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s:%d: the modeline names %s, which does not exist", file, i+1, target)
+			}
+			want := filepath.Base(docSchemaFile)
+			if strings.Contains(string(data), "\noverlay: ") {
+				want = filepath.Base(overlaySchemaFile)
+			}
+			if filepath.Base(ref) != want {
+				t.Errorf("%s:%d: the modeline names %s, want %s", file, i+1, filepath.Base(ref), want)
+			}
+		}
+	}
+	if found < 4 {
+		t.Errorf("%d modelines found, want the orders example's and the overlays'", found)
+	}
+}
