@@ -102,9 +102,8 @@ type overlayRecord struct {
 
 // overlayRun applies the actions of one overlay file.
 type overlayRun struct {
-	l    *loader
-	root *source
-	ov   *source
+	l  *loader
+	ov *source
 	// copies is true for Overlay 1.1, which has the copy action.
 	copies bool
 	view   *docView
@@ -131,7 +130,7 @@ func (l *loader) applyOverlays(root *source, files []string, unmatched Unmatched
 		if view == nil {
 			view = l.newView(root)
 		}
-		r := &overlayRun{l: l, root: root, ov: ov, view: view, unmatched: unmatched}
+		r := &overlayRun{l: l, ov: ov, view: view, unmatched: unmatched}
 		r.apply()
 	}
 	return l.errs.errOrNil()
