@@ -9,6 +9,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
+	github.com/theory/jsonpath v0.12.3
 	go.yaml.in/yaml/v4 v4.0.0
 )
 

@@ -33,7 +33,10 @@ type Config struct {
 	Root     string
 	Specs    []string
 	Overlays []string
-	Options  Options
+	// Unmatched says what an overlay action whose target matches nothing
+	// is; the zero value is an error.
+	Unmatched spec.Unmatched
+	Options   Options
 }
 
 // configKeys are the known top-level keys, for did-you-mean hints.

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
 	}
 	var docs []*spec.Document
 	for _, s := range cfg.Specs {
-		doc, err := spec.Load(ctx, cfg.path(s), spec.LoadOptions{Overlays: overlays})
+		doc, err := spec.Load(ctx, cfg.path(s), spec.LoadOptions{Overlays: overlays, Unmatched: cfg.Unmatched})
 		if err != nil {
 			return nil, &LoadError{Path: cfg.path(s), Err: err}
 		}

@@ -16,6 +16,10 @@ type Document struct {
 	// dangling $ref or an undeclared path parameter. Each blocks only the
 	// operations it touches (see Operation.Blocked).
 	Defects []Diagnostic
+	// Warnings are problems of the overlays that did not stop the load,
+	// such as an action whose target matches nothing under
+	// LoadOptions.Unmatched = UnmatchedWarn.
+	Warnings []*Error
 }
 
 // Operation is one OpenAPI operation and, when it is annotated, its
@@ -36,6 +40,10 @@ type Operation struct {
 
 	// Contract is nil when the operation has no x-idempotency block.
 	Contract *Contract
+	// Overlays lists, for an annotated operation, the overlay actions that
+	// set or changed its x-idempotency block or the x-idempotency-defaults
+	// it merges, in the order they were applied.
+	Overlays []OverlayAction
 	// Blocked lists the document defects that touch this operation; an
 	// operation with any is not generated.
 	Blocked []Diagnostic

@@ -20,10 +20,13 @@ import (
 
 // LoadOptions tunes Load.
 type LoadOptions struct {
-	// Overlays are OpenAPI Overlay 1.0 files applied in order to the
-	// document before its contracts are read, so a team can annotate a spec
-	// it does not own.
+	// Overlays are OpenAPI Overlay 1.0 or 1.1 files applied in order to
+	// the document before its contracts are read, so a team can annotate a
+	// spec it does not own.
 	Overlays []string
+	// Unmatched says what an overlay action whose target selects nothing
+	// is; the zero value is UnmatchedError.
+	Unmatched Unmatched
 }
 
 // Load reads the OpenAPI 3.0 or 3.1 document at path, YAML or JSON, with
@@ -46,7 +49,7 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 	if err := checkOpenAPI(root); err != nil {
 		return nil, err
 	}
-	if err := l.applyOverlays(root, opts.Overlays); err != nil {
+	if err := l.applyOverlays(root, opts.Overlays, opts.Unmatched); err != nil {
 		return nil, err
 	}
 
@@ -55,7 +58,7 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 		return nil, err
 	}
 
-	doc := &Document{Path: path, OpenAPI: t}
+	doc := &Document{Path: path, OpenAPI: t, Warnings: l.warnings}
 	defaults := l.decodeDefaults(root)
 	doc.Operations = l.operations(root, t, defaults)
 	if len(l.errs) > 0 {
@@ -84,6 +87,11 @@ type loader struct {
 	// overlayNodes maps nodes inserted by overlays to the overlay file
 	// they came from, so their positions name it.
 	overlayNodes map[*yaml.Node]string
+	// overlayLog lists the overlay actions applied, in order, with the
+	// operation each changed; warnings are overlay warnings for
+	// Document.Warnings.
+	overlayLog []overlayRecord
+	warnings   []*Error
 }
 
 // newLoader returns the loader for one Load of the root file at path.
@@ -278,6 +286,9 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 					PathItem: item,
 				}
 				op.Contract = l.contract(src, node.Content[j+1], defaults)
+				if op.Contract != nil {
+					op.Overlays = l.overlaysFor(node.Content[j+1])
+				}
 				ops = append(ops, op)
 			}
 		}

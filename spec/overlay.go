@@ -1,36 +1,120 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/theory/jsonpath"
 	"go.yaml.in/yaml/v4"
 )
 
 // Overlays
 //
-// An OpenAPI Overlay 1.0 file lets a team annotate a spec it does not own.
-// idemgen applies the part of the standard that contract annotation needs:
-// actions whose target is a simple path, such as $.paths['/orders'].post
-// or $.paths./orders.post, that update or remove x-idempotency blocks (on
-// operations) and the x-idempotency-defaults block (on the root). Anything
-// else is an error at its position in the overlay, never a silent skip.
-// Because only those extension values change, kin-openapi's view of the
-// document is unaffected; the contract values an overlay provides keep
-// positions in the overlay file.
+// An OpenAPI Overlay (1.0 or 1.1) lets a team annotate a spec it does not
+// own. Its actions are applied in order, each to the result of the ones
+// before, to the spec's YAML node tree, so every value keeps its position.
+// An action's target is an RFC 9535 JSONPath query (such as
+// $.paths.*.post or $.paths[*][?@.operationId == 'createOrder']),
+// evaluated over a JSON view of the tree (overlay_view.go); each normalized
+// path it selects is mapped back to its node. An action updates (merges
+// objects, concatenates lists, appends to a targeted list), removes, or, in
+// Overlay 1.1, copies the single node another query selects.
+//
+// Overlays may change only contract blocks: x-idempotency on operations
+// and x-idempotency-defaults on the root (overlay_scope.go). Anything else
+// is an error at its position in the overlay, never a silent skip. Because
+// only those extension values change, kin-openapi's view of the document
+// is unaffected; the values an overlay provides keep positions in the
+// overlay file, and copied values keep the positions they were copied
+// from.
 
-// overlayActionFields are the fields of an overlay action.
-var overlayActionFields = []string{"target", "description", "update", "remove"}
+// Unmatched says what an overlay action whose target selects nothing is.
+type Unmatched string
 
-// contractKeys are the keys overlays may set or remove.
-var contractKeys = []string{"x-idempotency", "x-idempotency-defaults"}
+// The ways to treat an action that matches nothing.
+const (
+	// UnmatchedError makes the spec unusable, at the action's target.
+	UnmatchedError Unmatched = "error"
+	// UnmatchedWarn records a warning in Document.Warnings and goes on.
+	UnmatchedWarn Unmatched = "warn"
+)
+
+// ParseUnmatched reads the value of a --overlay-unmatched flag.
+func ParseUnmatched(s string) (Unmatched, error) {
+	switch u := Unmatched(s); u {
+	case UnmatchedError, UnmatchedWarn:
+		return u, nil
+	}
+	return "", fmt.Errorf("unknown overlay-unmatched value %q (want error or warn)", s)
+}
+
+// OverlayAction names one overlay action that set or changed a contract.
+type OverlayAction struct {
+	// File is the overlay file as given.
+	File string
+	// Index numbers the action in the file's actions list, from 1.
+	Index int
+	// Pos is where the action starts.
+	Pos Position
+	// Defaults is true when the action changed the root's
+	// x-idempotency-defaults block, which the contract merges, rather than
+	// the operation's own block.
+	Defaults bool
+}
+
+// The fields of an overlay document and of an action.
+var (
+	overlayFields       = []string{"overlay", "info", "extends", "actions"}
+	overlayActionFields = []string{"target", "description", "update", "remove", "copy"}
+)
+
+// shorthandName and shorthandPath find the member names RFC 9535 does
+// not allow after a dot, which older overlay tools accepted: a name with a
+// hyphen, such as .x-idempotency, and a path, such as ./orders.
+var (
+	shorthandName = regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_]*-[A-Za-z0-9_-]*)`)
+	shorthandPath = regexp.MustCompile(`\.(/[^.\[\]]*)`)
+)
+
+// jsonPathHint suggests the bracket form for a name RFC 9535 does not
+// allow after a dot, or returns "".
+func jsonPathHint(q string) string {
+	for _, re := range []*regexp.Regexp{shorthandPath, shorthandName} {
+		if m := re.FindStringSubmatch(q); m != nil {
+			return fmt.Sprintf(" (RFC 9535 allows only letters, digits and _ after a dot: write ['%s'] for .%s)", m[1], m[1])
+		}
+	}
+	return ""
+}
+
+// overlayVersion matches the overlay versions idemgen applies.
+var overlayVersion = regexp.MustCompile(`^1\.[01]\.\d+$`)
+
+// overlayRecord is one action applied to the document: which, and the
+// operation node whose block it changed (nil for the defaults block).
+type overlayRecord struct {
+	action OverlayAction
+	op     *yaml.Node
+}
+
+// overlayRun applies the actions of one overlay file.
+type overlayRun struct {
+	l  *loader
+	ov *source
+	// copies is true for Overlay 1.1, which has the copy action.
+	copies bool
+	view   *docView
+	// unmatched treats targets that select nothing.
+	unmatched Unmatched
+}
 
 // applyOverlays applies each overlay file in order to the document rooted
 // in root.
-func (l *loader) applyOverlays(root *source, files []string) error {
+func (l *loader) applyOverlays(root *source, files []string, unmatched Unmatched) error {
+	var view *docView
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -43,232 +127,300 @@ func (l *loader) applyOverlays(root *source, files []string) error {
 		if dups := duplicateKeys(ov); len(dups) > 0 {
 			return dups.errOrNil()
 		}
-		l.applyOverlay(root, ov)
+		if view == nil {
+			view = l.newView(root)
+		}
+		r := &overlayRun{l: l, ov: ov, view: view, unmatched: unmatched}
+		r.apply()
 	}
 	return l.errs.errOrNil()
 }
 
-// applyOverlay applies the actions of one parsed overlay, recording
-// errors in l.errs.
-func (l *loader) applyOverlay(root, ov *source) {
-	fail := func(n *yaml.Node, path, format string, args ...any) {
-		l.errs = append(l.errs, &Error{Pos: ov.pos(n), Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
-	if ov.root == nil || ov.root.Kind != yaml.MappingNode {
-		fail(ov.root, "", "not an OpenAPI Overlay: want an object at the top level, got %s", kindName(ov.root))
+// fail records an error at node n of the overlay.
+func (r *overlayRun) fail(n *yaml.Node, path, format string, args ...any) {
+	r.l.errs = append(r.l.errs, &Error{Pos: r.ov.pos(n), Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// apply checks the overlay document and applies its actions.
+func (r *overlayRun) apply() {
+	root := r.ov.root
+	if root == nil || root.Kind != yaml.MappingNode {
+		r.fail(root, "", "not an OpenAPI Overlay: want an object at the top level, got %s", kindName(root))
 		return
 	}
-	if _, v := mappingEntry(ov.root, "overlay"); v == nil || v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, "1.") {
-		fail(ov.root, "overlay", "not an OpenAPI Overlay 1.x document: want overlay: 1.0.0")
+	k, v := mappingEntry(root, "overlay")
+	switch {
+	case v == nil:
+		r.fail(root, "overlay", "not an OpenAPI Overlay document: no overlay field (want overlay: 1.0.0 or 1.1.0)")
+		return
+	case v.Kind != yaml.ScalarNode || !overlayVersion.MatchString(v.Value):
+		r.fail(v, k.Value, "unsupported Overlay version %s (want 1.0.x or 1.1.x)", kindName(v))
 		return
 	}
-	_, actions := mappingEntry(ov.root, "actions")
+	r.copies = strings.HasPrefix(v.Value, "1.1.")
+	ok := true
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; !slices.Contains(overlayFields, k.Value) && !strings.HasPrefix(k.Value, "x-") {
+			r.fail(k, "", "unknown field %q%s", k.Value, didYouMean(k.Value, overlayFields))
+			ok = false
+		}
+	}
+	if !r.checkInfo() {
+		ok = false
+	}
+	_, actions := mappingEntry(root, "actions")
 	if actions == nil || actions.Kind != yaml.SequenceNode {
-		fail(ov.root, "actions", "want a list of actions, got %s", kindName(actions))
+		r.fail(orNode(actions, root), "actions", "want a list of actions, got %s", kindName(actions))
+		return
+	}
+	if !ok {
 		return
 	}
 	for i, a := range actions.Content {
-		a = deref(a)
-		path := fmt.Sprintf("actions[%d]", i)
-		if a.Kind != yaml.MappingNode {
-			fail(a, path, "want an object with target and update or remove, got %s", kindName(a))
-			continue
-		}
-		ok := true
-		for j := 0; j+1 < len(a.Content); j += 2 {
-			k := a.Content[j]
-			if !slices.Contains(overlayActionFields, k.Value) && !strings.HasPrefix(k.Value, "x-") {
-				fail(k, path, "unknown field %q%s", k.Value, didYouMean(k.Value, overlayActionFields))
-				ok = false
-			}
-		}
-		if ok {
-			l.applyAction(root, ov, a, path, fail)
-		}
+		r.action(i, deref(a))
 	}
 }
 
-// applyAction applies one overlay action.
-func (l *loader) applyAction(root, ov *source, a *yaml.Node, path string, fail func(*yaml.Node, string, string, ...any)) {
-	_, target := mappingEntry(a, "target")
-	if target == nil || target.Kind != yaml.ScalarNode {
-		fail(a, path+".target", "want a target such as $.paths['/orders'].post")
-		return
-	}
-	segs, err := parseTarget(target.Value)
-	if err != nil {
-		fail(target, path+".target", "unsupported target %q: %v", target.Value, err)
-		return
-	}
-	_, update := mappingEntry(a, "update")
-	_, remove := mappingEntry(a, "remove")
-	switch {
-	case update != nil && remove != nil:
-		fail(a, path, "an action either updates or removes, not both")
-	case remove != nil:
-		if remove.ShortTag() != "!!bool" || remove.Value != "true" {
-			fail(remove, path+".remove", "want true, got %s", kindName(remove))
-			return
-		}
-		if !slices.ContainsFunc(segs, func(s string) bool { return slices.Contains(contractKeys, s) }) {
-			fail(target, path+".target", "overlays may only remove x-idempotency and x-idempotency-defaults, and %q is neither", target.Value)
-			return
-		}
-		parent, ok := l.locate(root, segs[:len(segs)-1])
-		if !ok || !removeKey(parent, segs[len(segs)-1]) {
-			fail(target, path+".target", "target %q matches nothing in the document", target.Value)
-		}
-	case update != nil:
-		if problem := updateProblem(segs, update); problem != "" {
-			fail(update, path+".update", "%s", problem)
-			return
-		}
-		node, ok := l.locate(root, segs)
-		if !ok {
-			fail(target, path+".target", "target %q matches nothing in the document", target.Value)
-			return
-		}
-		if node.Kind != yaml.MappingNode {
-			fail(target, path+".target", "target %q is %s, want an object to update", target.Value, kindName(node))
-			return
-		}
-		l.mergeInto(node, update, ov.file)
-	default:
-		fail(a, path, "an action needs update or remove")
-	}
-}
-
-// updateProblem says why an update with target segs may not be applied,
-// or "" when it may: it must change only contract blocks, and put each
-// where Load reads it.
-func updateProblem(segs []string, update *yaml.Node) string {
-	if update.Kind != yaml.MappingNode {
-		return "want an object, got " + kindName(update)
-	}
-	if slices.ContainsFunc(segs, func(s string) bool { return slices.Contains(contractKeys, s) }) {
-		return ""
-	}
-	isOp := len(segs) == 3 && (segs[0] == "paths" || segs[0] == "webhooks") && slices.Contains(methods, segs[2])
-	for i := 0; i+1 < len(update.Content); i += 2 {
-		switch k := update.Content[i].Value; {
-		case k == "x-idempotency" && isOp, k == "x-idempotency-defaults" && len(segs) == 0:
-		case k == "x-idempotency":
-			return "x-idempotency belongs on an operation: target it as $.paths['/orders'].post"
-		case k == "x-idempotency-defaults":
-			return "x-idempotency-defaults belongs on the root: target it as $"
-		default:
-			return fmt.Sprintf("overlays may only set x-idempotency and x-idempotency-defaults, not %q", k)
-		}
-	}
-	return ""
-}
-
-// locate finds the node at segs below the root, following $refs (such as
-// a path item kept in another file) on the way.
-func (l *loader) locate(root *source, segs []string) (*yaml.Node, bool) {
-	src, n := root, root.root
-	for _, seg := range segs {
-		src, n = l.resolvePathItem(src, n)
-		_, n = mappingEntry(n, seg)
-		if n == nil {
-			return nil, false
-		}
-	}
-	_, n = l.resolvePathItem(src, n)
-	return n, true
-}
-
-// mergeInto merges the update mapping into target as the Overlay standard
-// says: objects merge recursively, anything else replaces. Every node the
-// overlay provides is marked as coming from file.
-func (l *loader) mergeInto(target, update *yaml.Node, file string) {
-	for i := 0; i+1 < len(update.Content); i += 2 {
-		k, v := update.Content[i], update.Content[i+1]
-		j := keyIndex(target, k.Value)
-		if j < 0 {
-			target.Content = append(target.Content, k, v)
-			l.markOverlay(k, file)
-			l.markOverlay(v, file)
-			continue
-		}
-		if old, nv := deref(target.Content[j+1]), deref(v); old.Kind == yaml.MappingNode && nv.Kind == yaml.MappingNode {
-			l.mergeInto(old, nv, file)
-			continue
-		}
-		target.Content[j+1] = v
-		l.markOverlay(v, file)
-	}
-}
-
-// markOverlay records that n and everything below it came from file.
-func (l *loader) markOverlay(n *yaml.Node, file string) {
+// orNode returns n, or fallback when n is nil, so an error about a
+// missing value points at the object that lacks it.
+func orNode(n, fallback *yaml.Node) *yaml.Node {
 	if n == nil {
+		return fallback
+	}
+	return n
+}
+
+// checkInfo checks the required info object: a title and a version.
+func (r *overlayRun) checkInfo() bool {
+	_, info := mappingEntry(r.ov.root, "info")
+	if info == nil || info.Kind != yaml.MappingNode {
+		r.fail(orNode(info, r.ov.root), "info", "want an info object with title and version, got %s", kindName(info))
+		return false
+	}
+	ok := true
+	for _, f := range []string{"title", "version"} {
+		if _, v := mappingEntry(info, f); v == nil || v.Kind != yaml.ScalarNode || v.Value == "" {
+			r.fail(orNode(v, info), "info."+f, "want a non-empty string, got %s", kindName(v))
+			ok = false
+		}
+	}
+	return ok
+}
+
+// actionKind is what one action does.
+type actionKind int
+
+// The action kinds.
+const (
+	actionUpdate actionKind = iota
+	actionRemove
+	actionCopy
+)
+
+// action checks and applies the action a, number i of the list.
+func (r *overlayRun) action(i int, a *yaml.Node) {
+	path := fmt.Sprintf("actions[%d]", i)
+	if a.Kind != yaml.MappingNode {
+		r.fail(a, path, "want an object with target and update, remove or copy, got %s", kindName(a))
 		return
 	}
-	l.overlayNodes[n] = file
-	for _, c := range n.Content {
-		l.markOverlay(c, file)
-	}
-}
-
-// keyIndex returns the index in m.Content of key, or -1.
-func keyIndex(m *yaml.Node, key string) int {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// removeKey deletes key from mapping m and reports whether it was there.
-func removeKey(m *yaml.Node, key string) bool {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return false
-	}
-	i := keyIndex(m, key)
-	if i < 0 {
-		return false
-	}
-	m.Content = slices.Delete(m.Content, i, i+2)
-	return true
-}
-
-// errTargetForm explains which targets are supported.
-var errTargetForm = errors.New("want a simple path such as $.paths['/orders'].post or $.paths./orders.post")
-
-// parseTarget splits a simple JSONPath such as $.paths['/orders'].post or
-// $.paths./orders.post into its member names. Wildcards, filters, indexes
-// and recursive descent are not supported.
-func parseTarget(s string) ([]string, error) {
-	if !strings.HasPrefix(s, "$") {
-		return nil, errTargetForm
-	}
-	s = s[1:]
-	var segs []string
-	for s != "" {
-		var name string
+	ok := true
+	for j := 0; j+1 < len(a.Content); j += 2 {
+		k := a.Content[j]
 		switch {
-		case strings.HasPrefix(s, "['") || strings.HasPrefix(s, `["`):
-			end := strings.IndexByte(s[2:], s[1])
-			if end < 0 || !strings.HasPrefix(s[2+end+1:], "]") {
-				return nil, errTargetForm
-			}
-			name, s = s[2:2+end], s[2+end+2:]
-		case s[0] == '.':
-			s = s[1:]
-			end := strings.IndexAny(s, ".[")
-			if end < 0 {
-				end = len(s)
-			}
-			name, s = s[:end], s[end:]
-		default:
-			return nil, errTargetForm
+		case k.Value == "copy" && !r.copies:
+			r.fail(k, path, "copy is an Overlay 1.1 action: write overlay: 1.1.0")
+			ok = false
+		case !slices.Contains(overlayActionFields, k.Value) && !strings.HasPrefix(k.Value, "x-"):
+			r.fail(k, path, "unknown field %q%s", k.Value, didYouMean(k.Value, overlayActionFields))
+			ok = false
 		}
-		if name == "" || strings.ContainsAny(name, "*?@") {
-			return nil, errTargetForm
-		}
-		segs = append(segs, name)
 	}
-	return segs, nil
+	if !ok {
+		return
+	}
+	_, target := mappingEntry(a, "target")
+	if target == nil || target.Kind != yaml.ScalarNode || target.ShortTag() != "!!str" {
+		r.fail(orNode(target, a), path+".target", "want a JSONPath query such as $.paths.*.post, got %s", kindName(target))
+		return
+	}
+	kind, modNode, ok := r.modifier(a, path)
+	if !ok {
+		return
+	}
+	value := modNode
+	query, err := jsonpath.Parse(target.Value)
+	if err != nil {
+		r.fail(target, path+".target", "invalid JSONPath %q: %v%s", target.Value, err, jsonPathHint(target.Value))
+		return
+	}
+	var src *source
+	if kind == actionCopy {
+		if value, src, ok = r.copySource(modNode, path); !ok {
+			return
+		}
+	}
+	paths := r.view.selectPaths(query)
+	if len(paths) == 0 {
+		e := &Error{Pos: r.ov.pos(target), Path: path + ".target", Msg: fmt.Sprintf("target %q matches nothing in the document", target.Value)}
+		if r.unmatched == UnmatchedWarn {
+			r.l.warnings = append(r.l.warnings, e)
+		} else {
+			r.l.errs = append(r.l.errs, e)
+		}
+		return
+	}
+	act := OverlayAction{File: r.ov.file, Index: i + 1, Pos: r.ov.pos(a)}
+	// Apply in reverse document order, so removing a list item does not
+	// shift the indexes of the targets still to come.
+	if kind == actionRemove {
+		slices.Reverse(paths)
+	}
+	// A path item referenced from two paths is one node: act on it once.
+	done := map[*yaml.Node]bool{}
+	for _, p := range paths {
+		t, ok := r.view.locate(p)
+		if !ok || done[t.node] {
+			continue // removed with an enclosing target, or already acted on
+		}
+		done[t.node] = true
+		where := scopeOf(t.path)
+		if at, problem := where.allows(kind, value); problem != "" {
+			r.fail(r.blame(kind, target, modNode, at), path, "target %s: %s", t.path, problem)
+			continue
+		}
+		m := merger{run: r, origin: r.overlayOrigin, blame: func(n *yaml.Node) *yaml.Node { return n }, path: path}
+		if kind == actionCopy {
+			m.origin = r.l.copyOrigin(src)
+			m.blame = func(*yaml.Node) *yaml.Node { return modNode }
+		}
+		if kind == actionRemove {
+			remove(t)
+		} else if !m.merge(t, value) {
+			continue
+		}
+		r.view.refresh(where, t)
+		r.record(act, where, t.path)
+	}
+}
+
+// modifier reads which of update, remove: true and copy the action has;
+// exactly one is allowed.
+func (r *overlayRun) modifier(a *yaml.Node, path string) (actionKind, *yaml.Node, bool) {
+	_, update := mappingEntry(a, "update")
+	_, copyFrom := mappingEntry(a, "copy")
+	_, remove := mappingEntry(a, "remove")
+	removes := false
+	if remove != nil {
+		if remove.ShortTag() != "!!bool" {
+			r.fail(remove, path+".remove", "want true or false, got %s", kindName(remove))
+			return 0, nil, false
+		}
+		removes = remove.Value == "true" || remove.Value == "True" || remove.Value == "TRUE"
+	}
+	var kinds []string
+	for _, m := range []struct {
+		name string
+		set  bool
+	}{{"update", update != nil}, {"remove: true", removes}, {"copy", copyFrom != nil}} {
+		if m.set {
+			kinds = append(kinds, m.name)
+		}
+	}
+	switch {
+	case len(kinds) == 0:
+		r.fail(a, path, "an action needs update, remove: true or copy")
+	case len(kinds) > 1:
+		r.fail(a, path, "an action does one thing; this one has %s", strings.Join(kinds, " and "))
+	case update != nil:
+		return actionUpdate, update, true
+	case removes:
+		return actionRemove, nil, true
+	default:
+		return actionCopy, copyFrom, true
+	}
+	return 0, nil, false
+}
+
+// copySource evaluates the copy query q and returns the one node it
+// selects, with the file that holds it.
+func (r *overlayRun) copySource(q *yaml.Node, path string) (*yaml.Node, *source, bool) {
+	if q.Kind != yaml.ScalarNode || q.ShortTag() != "!!str" {
+		r.fail(q, path+".copy", "want a JSONPath query that selects one node, got %s", kindName(q))
+		return nil, nil, false
+	}
+	query, err := jsonpath.Parse(q.Value)
+	if err != nil {
+		r.fail(q, path+".copy", "invalid JSONPath %q: %v%s", q.Value, err, jsonPathHint(q.Value))
+		return nil, nil, false
+	}
+	paths := r.view.selectPaths(query)
+	if len(paths) != 1 {
+		r.fail(q, path+".copy", "copy %q selects %d nodes, want exactly one", q.Value, len(paths))
+		return nil, nil, false
+	}
+	t, ok := r.view.locate(paths[0])
+	if !ok {
+		r.fail(q, path+".copy", "copy %q selects nothing in the document", q.Value)
+		return nil, nil, false
+	}
+	return t.node, t.src, true
+}
+
+// blame is the overlay node an action that may not change its target is
+// reported at: the target of a removal, the copy query of a copy (the
+// value is in the document), else the offending node at of the update, or
+// the update itself.
+func (r *overlayRun) blame(kind actionKind, target, modNode, at *yaml.Node) *yaml.Node {
+	switch {
+	case kind == actionRemove:
+		return target
+	case kind == actionCopy || at == nil:
+		return modNode
+	}
+	return at
+}
+
+// overlayOrigin names the overlay file as the origin of every node an
+// update inserts.
+func (r *overlayRun) overlayOrigin(*yaml.Node) string { return r.ov.file }
+
+// copyOrigin names, for each node a copy from the file src inserts, the
+// file it came from: the overlay that inserted it earlier, or src.
+func (l *loader) copyOrigin(src *source) func(*yaml.Node) string {
+	return func(n *yaml.Node) string {
+		if f, ok := l.overlayNodes[n]; ok {
+			return f
+		}
+		return src.file
+	}
+}
+
+// record notes that act changed the contract block of the operation at
+// normalized path p, or the defaults block.
+func (r *overlayRun) record(act OverlayAction, where scope, p normalizedPath) {
+	rec := overlayRecord{action: act}
+	if where.kind == scopeRoot || where.kind == scopeDefaults {
+		rec.action.Defaults = true
+	} else if t, ok := r.view.locate(p[:3]); ok {
+		rec.op = t.node
+	}
+	if n := len(r.l.overlayLog); n > 0 && r.l.overlayLog[n-1] == rec {
+		return // one action with several targets in the same block
+	}
+	r.l.overlayLog = append(r.l.overlayLog, rec)
+}
+
+// overlaysFor lists the overlay actions that set or changed the contract
+// block of the operation node opNode, or the defaults block, in the order
+// they were applied.
+func (l *loader) overlaysFor(opNode *yaml.Node) []OverlayAction {
+	opNode = deref(opNode)
+	var out []OverlayAction
+	for _, rec := range l.overlayLog {
+		if rec.op == opNode || rec.action.Defaults {
+			out = append(out, rec.action)
+		}
+	}
+	return out
 }

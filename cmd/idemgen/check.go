@@ -15,7 +15,7 @@ func newCheckCommand() *cobra.Command {
 		format           string
 		failOn           string
 		requireMutations bool
-		overlays         []string
+		load             loadFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check SPEC...",
@@ -37,11 +37,15 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 			if err != nil {
 				return err
 			}
+			loadOpts, err := load.options()
+			if err != nil {
+				return err
+			}
 			opts := spec.CheckOptions{RequireMutations: requireMutations}
 			var diags []spec.Diagnostic
 			unusable := false
 			for _, path := range args {
-				doc, err := loadDocument(cmd.Context(), path, overlays)
+				doc, err := loadDocument(cmd.Context(), path, loadOpts, cmd.ErrOrStderr())
 				if err != nil {
 					// Text goes to stderr as generate and explain print it;
 					// the other formats carry it to their readers.
@@ -70,7 +74,7 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 	cmd.Flags().StringVar(&format, "format", string(spec.FormatText), "output format: text, json or github")
 	cmd.Flags().StringVar(&failOn, "fail-on", spec.SeverityError.String(), "exit 1 on findings of this severity or worse: error or warning")
 	cmd.Flags().BoolVar(&requireMutations, "require-mutations", false, "report POST, PUT, PATCH and DELETE operations without x-idempotency (IDEM016)")
-	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	load.register(cmd)
 	return cmd
 }
 

@@ -13,9 +13,9 @@ import (
 // newDiffCommand builds idemgen diff.
 func newDiffCommand() *cobra.Command {
 	var (
-		format   string
-		failOn   string
-		overlays []string
+		format string
+		failOn string
+		load   loadFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "diff BASE HEAD",
@@ -43,6 +43,10 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 					return err
 				}
 			}
+			loadOpts, err := load.options()
+			if err != nil {
+				return err
+			}
 			var docs [2]*spec.Document
 			var sides [2]*side
 			unusable := false
@@ -56,7 +60,7 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 				defer s.close()
 				sides[i] = s
 				var stderr bytes.Buffer
-				docs[i] = loadSpec(cmd.Context(), s.file, overlays, &stderr)
+				docs[i] = loadSpec(cmd.Context(), s.file, loadOpts, &stderr)
 				if _, err := cmd.ErrOrStderr().Write([]byte(s.rewrite(stderr.String()))); err != nil {
 					return &exitError{code: exitInternal, err: err}
 				}
@@ -89,6 +93,6 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 	}
 	cmd.Flags().StringVar(&format, "format", string(diff.FormatText), "output format: "+strings.Join(names, ", "))
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 on changes of this level or worse: breaking, risky or safe (or ERR, WARN, INFO)")
-	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage+"; applied to both sides")
+	load.register(cmd) // the overlays apply to both sides
 	return cmd
 }

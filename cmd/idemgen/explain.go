@@ -9,7 +9,7 @@ import (
 
 // newExplainCommand builds idemgen explain.
 func newExplainCommand() *cobra.Command {
-	var overlays []string
+	var load loadFlags
 	cmd := &cobra.Command{
 		Use:   "explain SPEC",
 		Short: "Explain the idempotency contracts of an OpenAPI document in Markdown",
@@ -21,7 +21,11 @@ error of idemgen check, or a document defect that blocks it) is marked so,
 with the reasons, instead of being described as working.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc := loadSpec(cmd.Context(), args[0], overlays, cmd.ErrOrStderr())
+			opts, err := load.options()
+			if err != nil {
+				return err
+			}
+			doc := loadSpec(cmd.Context(), args[0], opts, cmd.ErrOrStderr())
 			if doc == nil {
 				return &exitError{code: exitUnusable}
 			}
@@ -31,6 +35,6 @@ with the reasons, instead of being described as working.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	load.register(cmd)
 	return cmd
 }

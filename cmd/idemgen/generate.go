@@ -17,7 +17,7 @@ func newGenerateCommand() *cobra.Command {
 	var (
 		configPath string
 		specs      []string
-		overlays   []string
+		load       loadFlags
 		check      bool
 		opts       generator.Options
 		migrations string
@@ -56,8 +56,13 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 				cfg.Specs = flagPaths(specs, configPath != "")
 			}
 			if cmd.Flags().Changed("overlay") || configPath == "" {
-				cfg.Overlays = flagPaths(overlays, configPath != "")
+				cfg.Overlays = flagPaths(load.overlays, configPath != "")
 			}
+			loadOpts, err := load.options()
+			if err != nil {
+				return &exitError{code: exitUnusable, err: err}
+			}
+			cfg.Unmatched = loadOpts.Unmatched
 			res, err := generator.Run(cmd.Context(), cfg, check)
 			var verdict *generator.VerdictError
 			var load *generator.LoadError
@@ -82,7 +87,6 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	f := cmd.Flags()
 	f.StringVar(&configPath, "config", "", "an idemgen.yaml with the options below; paths in it are relative to it")
 	f.StringArrayVar(&specs, "spec", nil, "an OpenAPI document to generate from")
-	f.StringArrayVar(&overlays, "overlay", nil, overlayUsage)
 	f.StringVar(&opts.GoDir, "out", ".", "the directory of the generated Go files")
 	f.StringVar(&opts.Package, "package", "", "the Go package name of the generated code")
 	f.StringVar(&opts.Schema, "schema", "", "the database schema of the idempotency tables (default: the search_path)")
@@ -95,6 +99,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	// change with the build; users have no reason to.
 	f.StringVar(&opts.Version, "generator-version", "", "record this generator version instead of the build's")
 	_ = f.MarkHidden("generator-version") // the flag exists: no error
+	load.register(cmd)
 	return cmd
 }
 

@@ -5,14 +5,40 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/idemgen/idemgen/spec"
 )
 
+// loadFlags are the flags of every command that loads specs: the overlays
+// to apply and what an overlay action that matches nothing is.
+type loadFlags struct {
+	overlays  []string
+	unmatched string
+}
+
+// register adds the load flags to cmd.
+func (f *loadFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.overlays, "overlay", nil, "an OpenAPI Overlay (1.0 or 1.1) file that annotates the spec; repeat to apply several in order")
+	fs.StringVar(&f.unmatched, "overlay-unmatched", string(spec.UnmatchedError), "an overlay action whose target matches nothing is an error or a warn(ing)")
+}
+
+// options returns the spec.LoadOptions the flags ask for; an unknown
+// --overlay-unmatched value is a usage error (exit 2).
+func (f *loadFlags) options() (spec.LoadOptions, error) {
+	u, err := spec.ParseUnmatched(f.unmatched)
+	if err != nil {
+		return spec.LoadOptions{}, err
+	}
+	return spec.LoadOptions{Overlays: f.overlays, Unmatched: u}, nil
+}
+
 // loadSpec loads one spec file with the overlays applied. When it is
 // unusable it prints every positioned reason on its own line to stderr and
-// returns nil.
-func loadSpec(ctx context.Context, path string, overlays []string, stderr io.Writer) *spec.Document {
-	doc, err := loadDocument(ctx, path, overlays)
+// returns nil. Overlay warnings go to stderr too, one a line.
+func loadSpec(ctx context.Context, path string, opts spec.LoadOptions, stderr io.Writer) *spec.Document {
+	doc, err := loadDocument(ctx, path, opts, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil
@@ -20,11 +46,16 @@ func loadSpec(ctx context.Context, path string, overlays []string, stderr io.Wri
 	return doc
 }
 
-// loadDocument loads one spec file with the overlays applied; the error,
-// when not nil, says why it is unusable.
-func loadDocument(ctx context.Context, path string, overlays []string) (*spec.Document, error) {
-	return spec.Load(ctx, path, spec.LoadOptions{Overlays: overlays})
+// loadDocument loads one spec file with the overlays applied and prints
+// the overlay warnings to stderr; the error, when not nil, says why the
+// spec is unusable.
+func loadDocument(ctx context.Context, path string, opts spec.LoadOptions, stderr io.Writer) (*spec.Document, error) {
+	doc, err := spec.Load(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range doc.Warnings {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", w.Pos, (&spec.Error{Path: w.Path, Msg: w.Msg}).Error())
+	}
+	return doc, nil
 }
-
-// overlayUsage is the help text of the --overlay flag.
-const overlayUsage = "an OpenAPI Overlay file that annotates the spec; repeat to apply several in order"

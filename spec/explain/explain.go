@@ -106,6 +106,9 @@ func section(doc *spec.Document, op *spec.Operation) Section {
 		{"Failures", failuresSentence(c)},
 		{"Mode", modeSentence},
 	}
+	if src := overlaySentence(op); src != "" {
+		s.Items = append([]Item{{"Source", src}}, s.Items...)
+	}
 	if len(c.NaturalKey) > 0 {
 		s.Items = append(s.Items, Item{"Natural key", naturalKeySentence(c)})
 	}
