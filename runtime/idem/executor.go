@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // Config configures an Executor.
@@ -41,6 +43,9 @@ type Executor struct {
 	obs   Observer
 	log   *slog.Logger
 	hooks Hooks
+
+	schemaName string      // Config.Schema
+	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation
 }
 
 // NewExecutor returns an Executor for cfg.
@@ -49,7 +54,7 @@ func NewExecutor(cfg Config) (*Executor, error) {
 		return nil, errors.New("idem: NewExecutor without a pool")
 	}
 	e := &Executor{pool: cfg.Pool, store: pgstore.New(cfg.Schema), clock: cfg.Clock, obs: cfg.Observer,
-		log: cfg.Logger, hooks: cfg.Hooks}
+		log: cfg.Logger, hooks: cfg.Hooks, schemaName: cfg.Schema}
 	if e.clock == nil {
 		e.clock = SystemClock{}
 	}
@@ -91,6 +96,12 @@ func (e *Executor) Do(ctx context.Context, c *Contract, call Call, fn BusinessFu
 }
 
 func (e *Executor) do(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
+	if !e.schemaOK.Load() {
+		if err := schema.Require(ctx, e.pool, e.schemaName); err != nil {
+			return nil, fmt.Errorf("idem: %w", err)
+		}
+		e.schemaOK.Store(true)
+	}
 	start := time.Now()
 	now := e.clock.Now()
 	id, err := newUUID()
