@@ -83,14 +83,20 @@ func emitSQL(opts Options) ([]File, error) {
 	return files, nil
 }
 
-// stepData lays out step s for the schema named name: with a name, the up
-// migration first creates the schema (step 1) and selects it for its own
-// transaction, and so does the down migration.
+// stepData lays out step s for the schema named name. With a name, each
+// migration selects the schema for its own transaction: step 1 creates it
+// and sets the search_path to it, as v0.1.0 released it; later steps put it
+// in front of the search_path instead, so that a tool's own table stays
+// reachable (goose records the version in the migration's transaction,
+// with an unqualified goose_db_version by default).
 func stepData(name string, s schema.Step) migrationData {
 	up, down := strings.TrimSpace(s.Up), strings.TrimSpace(s.Down)
 	if name != "" {
 		ident := pgx.Identifier{name}.Sanitize()
-		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
+		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident+", ") + " || current_setting('search_path'), true);\n"
+		if s.Number == 1 {
+			setPath = "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
+		}
 		up, down = setPath+up, setPath+down
 		if s.Number == 1 {
 			up = "CREATE SCHEMA IF NOT EXISTS " + ident + ";\n" + up

@@ -3,7 +3,7 @@
 
 -- +goose Up
 -- +goose StatementBegin
-SELECT set_config('search_path', '"idempotency"', true);
+SELECT set_config('search_path', '"idempotency", ' || current_setting('search_path'), true);
 -- The schema's version: one row per step applied, written by the step's own
 -- SQL, so the version is recorded whichever tool applies the migrations
 -- (goose, golang-migrate, psql or schema.Migrate). The version is the
@@ -20,6 +20,6 @@ INSERT INTO idempotency_schema_version (step) VALUES (1), (2) ON CONFLICT (step)
 
 -- +goose Down
 -- +goose StatementBegin
-SELECT set_config('search_path', '"idempotency"', true);
+SELECT set_config('search_path', '"idempotency", ' || current_setting('search_path'), true);
 DROP TABLE IF EXISTS idempotency_schema_version;
 -- +goose StatementEnd
