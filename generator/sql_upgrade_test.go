@@ -100,6 +100,47 @@ func TestEmittedMigrationsUpgradeV010(t *testing.T) {
 	}
 }
 
+// On a fresh database the emitted files install the current schema with
+// each tool, and their down migrations remove it again.
+func TestEmittedMigrationsInstallAndRemove(t *testing.T) {
+	t.Run("goose", func(t *testing.T) {
+		pool := openPool(t, pgtest.Database(t))
+		fsys := emittedFS(t, MigrationsGoose)
+		gooseUp(t, pool, fsys, int64(schema.Version))
+		requireVersion(t, pool, schema.Version)
+		p, err := goose.NewProvider(goose.DialectPostgres, sqlDB(t, pool), fsys, goose.WithTableName(gooseTable))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.DownTo(t.Context(), 0); err != nil {
+			t.Fatalf("goose down: %v", err)
+		}
+		requireVersion(t, pool, 0)
+	})
+	t.Run("golang-migrate", func(t *testing.T) {
+		pool := openPool(t, pgtest.Database(t))
+		m := migrateUp(t, pool, emittedFS(t, MigrationsMigrate), uint(schema.Version))
+		requireVersion(t, pool, schema.Version)
+		if err := m.Down(); err != nil {
+			t.Fatalf("golang-migrate down: %v", err)
+		}
+		requireVersion(t, pool, 0)
+	})
+}
+
+// requireVersion fails the test unless schema "idempotency" is at want.
+func requireVersion(t *testing.T, pool *pgxpool.Pool, want int) {
+	t.Helper()
+	err := schema.Require(t.Context(), pool, releasedSchema)
+	var verr *schema.VersionError
+	switch {
+	case want >= schema.Version && err != nil:
+		t.Fatalf("at version %d: %v", want, err)
+	case want < schema.Version && (!errors.As(err, &verr) || verr.Have != want):
+		t.Fatalf("%v, want version %d", err, want)
+	}
+}
+
 // The emitted files of every format set a schema of any name apart: a
 // name with a line break, quotes and a statement in it is one schema.
 func TestEmittedMigrationsHoldAnOddSchemaName(t *testing.T) {
@@ -274,8 +315,9 @@ func gooseUp(t *testing.T, pool *pgxpool.Pool, fsys fs.FS, want int64) {
 }
 
 // migrateUp applies fsys's golang-migrate migrations with golang-migrate's
-// own library (pgx/v5 driver, iofs source) and requires version want.
-func migrateUp(t *testing.T, pool *pgxpool.Pool, fsys fs.FS, want uint) {
+// own library (pgx/v5 driver, iofs source), requires version want and
+// returns the migrator.
+func migrateUp(t *testing.T, pool *pgxpool.Pool, fsys fs.FS, want uint) *migrate.Migrate {
 	t.Helper()
 	src, err := iofs.New(fsys, ".")
 	if err != nil {
@@ -295,6 +337,7 @@ func migrateUp(t *testing.T, pool *pgxpool.Pool, fsys fs.FS, want uint) {
 	if v, dirty, err := m.Version(); err != nil || dirty || v != want {
 		t.Fatalf("golang-migrate at version %d (dirty %v, %v), want %d", v, dirty, err, want)
 	}
+	return m
 }
 
 // releasedGooseUp is the Up section of v0.1.0's goose migration.
