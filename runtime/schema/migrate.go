@@ -28,9 +28,9 @@ const (
 // reads the recorded version and applies only the missing steps, each in a
 // transaction of its own under an advisory lock on the schema's name, so
 // concurrent starts apply each step once. A current schema costs one read
-// and no DDL. Each of its lock waits is bounded (lockTimeout), so it never
-// holds up live claims for longer; a wait that times out is retried with
-// backoff until ctx ends.
+// and no DDL. Each of its lock waits is bounded (lock_timeout 100ms), so it
+// never holds up live claims for longer; a wait that times out is retried
+// with backoff until ctx ends.
 func Migrate(ctx context.Context, db Beginner, schema string) error {
 	return migrate(ctx, db, schema, observer{})
 }

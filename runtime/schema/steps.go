@@ -14,7 +14,10 @@ const Version = 2
 // Step is one numbered step of the runtime's schema. Steps only add: a
 // released step is never edited (TestReleasedStepsNeverChange pins every
 // one), a change to the schema is a new step. Each step from 2 on records
-// its own number in idempotency_schema_version.
+// its own number in idempotency_schema_version, and is idempotent (IF NOT
+// EXISTS, ON CONFLICT DO NOTHING) so that two tools applying it agree. A
+// step runs in one transaction beside live claims: it must take its table
+// locks briefly (no table rewrite, no index build on a large table).
 type Step struct {
 	Number int    // 1, 2, …: the schema's version once the step is applied
 	Name   string // the migration file names' part after the number
