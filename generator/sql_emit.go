@@ -91,16 +91,15 @@ func emitSQL(opts Options) ([]File, error) {
 // with an unqualified goose_db_version by default).
 func stepData(name string, s schema.Step) migrationData {
 	up, down := strings.TrimSpace(s.Up), strings.TrimSpace(s.Down)
-	if name != "" {
-		ident := pgx.Identifier{name}.Sanitize()
+	ident := pgx.Identifier{name}.Sanitize()
+	switch {
+	case name == "": // the search_path's schema: the DDL as it is
+	case s.Number == 1:
+		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
+		up, down = "CREATE SCHEMA IF NOT EXISTS "+ident+";\n"+setPath+up, setPath+down
+	default:
 		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident+", ") + " || current_setting('search_path'), true);\n"
-		if s.Number == 1 {
-			setPath = "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
-		}
 		up, down = setPath+up, setPath+down
-		if s.Number == 1 {
-			up = "CREATE SCHEMA IF NOT EXISTS " + ident + ";\n" + up
-		}
 	}
 	heading := s.Title
 	if r, n := utf8.DecodeRuneInString(heading); n > 0 {
