@@ -2,9 +2,14 @@ package generator
 
 import (
 	"bytes"
+	"fmt"
 	"path"
+	"regexp"
+	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,25 +20,29 @@ import (
 // sqlcPackage is the Go package sqlc generates the support queries into.
 const sqlcPackage = "idemdb"
 
-// emitSQL renders the migrations and the sqlc files. The DDL is the
-// runtime store's own, so generated migrations always match what the
-// executor queries.
+// maxIdentifier is PostgreSQL's limit on an identifier, in bytes; a longer
+// name is silently truncated.
+const maxIdentifier = 63
+
+// migrationData is what a migration template prints for one step.
+type migrationData struct {
+	Heading string // the step's title, capitalised
+	Title   string // the step's title
+	Schema  string // the schema's name as it may appear in a comment; "" for the search_path
+	Up      string // the step's DDL, after the statements that select the schema
+	Down    string // the step's revert, likewise
+}
+
+// emitSQL renders one migration per step of the runtime's schema, in
+// opts.Migrations' format, and the sqlc files. The DDL is the runtime
+// store's own, so generated migrations always match what the executor
+// queries. Step 1 keeps the file names and bytes that v0.1.0 released.
 func emitSQL(opts Options) ([]File, error) {
-	ddl, err := schema.SchemaSQL()
-	if err != nil {
+	if err := checkSchemaName(opts.Schema); err != nil {
 		return nil, err
 	}
-	ddl = strings.TrimSpace(ddl)
-	up, down := ddl, schema.DropSQL()
-	if opts.Schema != "" {
-		ident := pgx.Identifier{opts.Schema}.Sanitize()
-		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
-		up = "CREATE SCHEMA IF NOT EXISTS " + ident + ";\n" + setPath + ddl
-		down = setPath + down
-	}
-	data := struct{ Schema, Up, Down, DDL, Package string }{opts.Schema, up, down, ddl, sqlcPackage}
 	var files []File
-	add := func(dir, name, tmpl string) error {
+	add := func(dir, name, tmpl string, data any) error {
 		content, err := renderTemplate(tmpl, data)
 		if err != nil {
 			return err
@@ -41,29 +50,88 @@ func emitSQL(opts Options) ([]File, error) {
 		files = append(files, File{Path: path.Join(dir, name), Content: content})
 		return nil
 	}
-	var steps [][3]string
-	switch opts.Migrations {
-	case MigrationsGoose:
-		steps = append(steps, [3]string{opts.MigrationsDir, "00001_idemgen.sql", "migration_goose.sql.tmpl"})
-	case MigrationsMigrate:
-		steps = append(steps,
-			[3]string{opts.MigrationsDir, "000001_idemgen.up.sql", "migration_up.sql.tmpl"},
-			[3]string{opts.MigrationsDir, "000001_idemgen.down.sql", "migration_down.sql.tmpl"})
-	case MigrationsPlain:
-		steps = append(steps, [3]string{opts.MigrationsDir, "idemgen.sql", "migration_up.sql.tmpl"})
-	}
-	if opts.SQLCDir != "" {
-		steps = append(steps,
-			[3]string{opts.SQLCDir, "sqlc.yaml", "sqlc.yaml.tmpl"},
-			[3]string{opts.SQLCDir, "schema.sql", "sqlc_schema.sql.tmpl"},
-			[3]string{opts.SQLCDir, "queries.sql", "sqlc_queries.sql.tmpl"})
-	}
-	for _, s := range steps {
-		if err := add(s[0], s[1], s[2]); err != nil {
+	for _, s := range schema.Steps() {
+		data := stepData(opts.Schema, s)
+		var err error
+		switch opts.Migrations {
+		case MigrationsGoose:
+			err = add(opts.MigrationsDir, fmt.Sprintf("%05d_%s.sql", s.Number, s.Name), "migration_goose.sql.tmpl", data)
+		case MigrationsMigrate:
+			err = add(opts.MigrationsDir, fmt.Sprintf("%06d_%s.up.sql", s.Number, s.Name), "migration_up.sql.tmpl", data)
+			if err == nil {
+				err = add(opts.MigrationsDir, fmt.Sprintf("%06d_%s.down.sql", s.Number, s.Name), "migration_down.sql.tmpl", data)
+			}
+		case MigrationsPlain:
+			err = add(opts.MigrationsDir, fmt.Sprintf("%05d_%s.sql", s.Number, s.Name), "migration_up.sql.tmpl", data)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
+	if opts.SQLCDir != "" {
+		sqlc := struct{ DDL, Package string }{strings.TrimSpace(schema.SchemaSQL()), sqlcPackage}
+		for _, f := range [][2]string{
+			{"sqlc.yaml", "sqlc.yaml.tmpl"},
+			{"schema.sql", "sqlc_schema.sql.tmpl"},
+			{"queries.sql", "sqlc_queries.sql.tmpl"},
+		} {
+			if err := add(opts.SQLCDir, f[0], f[1], sqlc); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return files, nil
+}
+
+// stepData lays out step s for the schema named name. With a name, each
+// migration selects the schema for its own transaction: step 1 creates it
+// and sets the search_path to it, as v0.1.0 released it; later steps put it
+// in front of the search_path instead, so that a tool's own table stays
+// reachable (goose records the version in the migration's transaction,
+// with an unqualified goose_db_version by default).
+func stepData(name string, s schema.Step) migrationData {
+	up, down := strings.TrimSpace(s.Up), strings.TrimSpace(s.Down)
+	ident := pgx.Identifier{name}.Sanitize()
+	switch {
+	case name == "": // the search_path's schema: the DDL as it is
+	case s.Number == 1:
+		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident) + ", true);\n"
+		up, down = "CREATE SCHEMA IF NOT EXISTS "+ident+";\n"+setPath+up, setPath+down
+	default:
+		setPath := "SELECT set_config('search_path', " + quoteLiteral(ident+", ") + " || current_setting('search_path'), true);\n"
+		up, down = setPath+up, setPath+down
+	}
+	heading := s.Title
+	if r, n := utf8.DecodeRuneInString(heading); n > 0 {
+		heading = string(unicode.ToUpper(r)) + heading[n:]
+	}
+	return migrationData{Heading: heading, Title: s.Title, Schema: commentName(name), Up: up, Down: down}
+}
+
+// checkSchemaName refuses a schema name PostgreSQL cannot hold as given.
+func checkSchemaName(name string) error {
+	switch {
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("generator: schema %q: a NUL byte cannot be in a PostgreSQL identifier", name)
+	case len(name) > maxIdentifier:
+		return fmt.Errorf("generator: schema %q: %d bytes, PostgreSQL truncates identifiers to %d", name, len(name), maxIdentifier)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("generator: schema %q: not valid UTF-8", name)
+	}
+	return nil
+}
+
+// plainName matches a schema name that can stand in an SQL comment as it is.
+var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// commentName is name as it may appear in an SQL `--` comment: a plain
+// name as it is, any other Go-quoted, so that no line break (or anything
+// else unprintable) in it can end the comment.
+func commentName(name string) string {
+	if name == "" || plainName.MatchString(name) {
+		return name
+	}
+	return strconv.QuoteToASCII(name)
 }
 
 // renderTemplate executes one embedded template.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +21,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // Config configures an Executor. runtime/idem builds it from the
@@ -49,6 +51,9 @@ type Executor struct {
 	log         *slog.Logger
 	asRejection func(error) (Rejection, bool)
 	hooks       faults.Hooks // set by InstallFaults in tests only
+
+	schemaName string      // Config.Schema
+	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation
 }
 
 // New returns an Executor for cfg.
@@ -57,7 +62,7 @@ func New(cfg Config) (*Executor, error) {
 		return nil, errors.New("idem: NewExecutor without a pool")
 	}
 	e := &Executor{pool: cfg.Pool, store: pgstore.New(cfg.Schema), clock: cfg.Clock, observe: cfg.Observe,
-		log: cfg.Logger, asRejection: cfg.AsRejection}
+		log: cfg.Logger, asRejection: cfg.AsRejection, schemaName: cfg.Schema}
 	if e.clock == nil {
 		e.clock = systemClock{}
 	}
@@ -117,6 +122,9 @@ const maxClaimAttempts = 3
 // An error from fn, or a panic in it, rolls everything back and frees the
 // key; the panic is propagated after the rollback.
 func (e *Executor) execute(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
+	if err := e.requireSchema(ctx); err != nil {
+		return nil, err
+	}
 	if call.Key == "" {
 		return e.unprotected(ctx, c, call, fn)
 	}
@@ -360,4 +368,19 @@ func formatUUID(u [16]byte) string {
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
 	return string(b[:])
+}
+
+// requireSchema refuses to run operations on a database whose idempotency
+// tables are older than this runtime needs, with the message schema.Require
+// gives (which migration to run). Only success is remembered, so a
+// transient error is retried by the next operation.
+func (e *Executor) requireSchema(ctx context.Context) error {
+	if e.schemaOK.Load() {
+		return nil
+	}
+	if err := schema.Require(ctx, e.pool, e.schemaName); err != nil {
+		return fmt.Errorf("idem: %w", err)
+	}
+	e.schemaOK.Store(true)
+	return nil
 }

@@ -44,3 +44,8 @@ type IdempotencyRecord struct {
 	ExpiresAt       pgtype.Timestamptz
 	PurgeAt         pgtype.Timestamptz
 }
+
+type IdempotencySchemaVersion struct {
+	Step      int32
+	AppliedAt pgtype.Timestamptz
+}

@@ -1,0 +1,129 @@
+package schema
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/pgtest"
+)
+
+// released pins the SHA-256 of every step file. A mismatch means a step
+// was edited. Once a step is released, databases have run it and will
+// never run it again, so an edit reaches none of them: put the file back
+// and add a new step (steps.go, steps/NNN_name.up.sql and .down.sql, and
+// its line here) that makes the change. A new step's line is added with
+// the step.
+var released = map[string]string{
+	"001_idemgen.up.sql":                  "8cceedc2f65fa8064f9b47705841ff31553cd3fdabb28c3359ef8f3e7e9f822f", // v0.1.0
+	"001_idemgen.down.sql":                "ec0c6f832d85904a93d7cca49e50fdf919c9f238e0fe36fc7e69691eff9def1a", // v0.1.0
+	"002_idemgen_schema_version.up.sql":   "95e0659ee7f896893f78cc5b38584970d34b912671a6909cbe0bc14e0ed946f2",
+	"002_idemgen_schema_version.down.sql": "c5037b20d457f74ba9291bcdbddecee22eb302f7d0dcf7468df333df94cf23a8",
+}
+
+func TestReleasedStepsNeverChange(t *testing.T) {
+	got := map[string]string{}
+	for _, s := range Steps() {
+		for direction, src := range map[string]string{"up": s.Up, "down": s.Down} {
+			sum := sha256.Sum256([]byte(src))
+			got[fmt.Sprintf("%03d_%s.%s.sql", s.Number, s.Name, direction)] = hex.EncodeToString(sum[:])
+		}
+	}
+	for name, want := range released {
+		switch sum, ok := got[name]; {
+		case !ok:
+			t.Errorf("steps/%s is released but gone: a released step stays, the schema changes by a new step", name)
+		case sum != want:
+			t.Errorf("steps/%s changed (sha256 %s, released %s): never edit a released step, add a new one instead", name, sum, want)
+		}
+	}
+	for name, sum := range got {
+		if _, ok := released[name]; !ok {
+			t.Errorf("steps/%s is not pinned: add %q: %q to released in steps_test.go with the new step", name, name, sum)
+		}
+	}
+}
+
+// Every embedded file is a listed step's, and the steps are numbered 1 to
+// Version without a gap.
+func TestStepsAreNumberedAndListed(t *testing.T) {
+	files, err := fs.Glob(stepFiles, "steps/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for i, s := range Steps() {
+		if s.Number != i+1 {
+			t.Errorf("step %d is numbered %d", i+1, s.Number)
+		}
+		if s.Title == "" || strings.TrimSpace(s.Up) == "" || strings.TrimSpace(s.Down) == "" {
+			t.Errorf("step %d: a step has a title, an up and a down", s.Number)
+		}
+		listed = append(listed, fmt.Sprintf("steps/%03d_%s.down.sql", s.Number, s.Name), fmt.Sprintf("steps/%03d_%s.up.sql", s.Number, s.Name))
+	}
+	slices.Sort(listed)
+	if !slices.Equal(files, listed) {
+		t.Errorf("embedded step files %q, listed steps' files %q", files, listed)
+	}
+	if n := len(Steps()); n != Version {
+		t.Errorf("Version is %d, with %d steps", Version, n)
+	}
+}
+
+// Step 1 is the schema v0.1.0 released, byte for byte.
+func TestStep1IsTheReleasedSchema(t *testing.T) {
+	up, down := gooseSections(t, releasedGoose)
+	setPath := "SELECT set_config('search_path', '\"idempotency\"', true);\n"
+	wantUp := "CREATE SCHEMA IF NOT EXISTS \"idempotency\";\n" + setPath + strings.TrimSpace(steps[0].Up) + "\n"
+	if up != wantUp {
+		t.Errorf("step 1's up is not v0.1.0's DDL:\n got %q\nwant %q", wantUp, up)
+	}
+	if wantDown := setPath + strings.TrimSpace(steps[0].Down) + "\n"; down != wantDown {
+		t.Errorf("step 1's down is not v0.1.0's:\n got %q\nwant %q", wantDown, down)
+	}
+}
+
+// Applied by any tool, step by step, each step leaves its number as the
+// schema's version, and each down step takes it back.
+func TestEachStepRecordsItsNumber(t *testing.T) {
+	ctx := t.Context()
+	pool := pgtest.Pool(t)
+	check := func(want int) {
+		t.Helper()
+		got, err := installed(ctx, pool, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("version %d, want %d", got, want)
+		}
+	}
+	check(0)
+	for _, s := range Steps() {
+		exec(t, pool, s.Up)
+		check(s.Number)
+	}
+	for _, s := range slices.Backward(Steps()) {
+		exec(t, pool, s.Down)
+		check(s.Number - 1)
+	}
+}
+
+// exec runs sql on pool in one transaction, as a migration tool would.
+func exec(t *testing.T, pool *pgxpool.Pool, sql string) {
+	t.Helper()
+	if err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(context.Background(), sql)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
