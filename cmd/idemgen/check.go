@@ -14,6 +14,7 @@ func newCheckCommand() *cobra.Command {
 		failOn           string
 		requireMutations bool
 		overlays         []string
+		loadOpts         spec.LoadOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "check SPEC...",
@@ -38,7 +39,8 @@ not decode).`,
 			var diags []spec.Diagnostic
 			unusable := false
 			for _, path := range args {
-				doc := loadSpec(cmd.Context(), path, overlays, cmd.ErrOrStderr())
+				loadOpts.Overlays = overlays
+				doc := loadSpec(cmd.Context(), path, loadOpts, cmd.ErrOrStderr())
 				if doc == nil {
 					unusable = true
 					continue
@@ -61,6 +63,7 @@ not decode).`,
 	cmd.Flags().StringVar(&failOn, "fail-on", spec.SeverityError.String(), "exit 1 on findings of this severity or worse: error or warning")
 	cmd.Flags().BoolVar(&requireMutations, "require-mutations", false, "report POST, PUT, PATCH and DELETE operations without x-idempotency (IDEM016)")
 	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	addRefFlags(cmd, &loadOpts)
 	return cmd
 }
 

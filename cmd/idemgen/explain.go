@@ -3,13 +3,17 @@ package main
 import (
 	"fmt"
 
+	"github.com/idemgen/idemgen/spec"
 	"github.com/idemgen/idemgen/spec/explain"
 	"github.com/spf13/cobra"
 )
 
 // newExplainCommand builds idemgen explain.
 func newExplainCommand() *cobra.Command {
-	var overlays []string
+	var (
+		overlays []string
+		loadOpts spec.LoadOptions
+	)
 	cmd := &cobra.Command{
 		Use:   "explain SPEC",
 		Short: "Explain the idempotency contracts of an OpenAPI document in Markdown",
@@ -19,7 +23,8 @@ retry, what it gets back, for how long, and what happens to each side
 effect whose outcome is unknown.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc := loadSpec(cmd.Context(), args[0], overlays, cmd.ErrOrStderr())
+			loadOpts.Overlays = overlays
+			doc := loadSpec(cmd.Context(), args[0], loadOpts, cmd.ErrOrStderr())
 			if doc == nil {
 				return &exitError{code: exitUnusable}
 			}
@@ -30,5 +35,6 @@ effect whose outcome is unknown.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	addRefFlags(cmd, &loadOpts)
 	return cmd
 }

@@ -21,6 +21,7 @@ func newGenerateCommand() *cobra.Command {
 		check      bool
 		opts       generator.Options
 		migrations string
+		loadOpts   spec.LoadOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "generate",
@@ -69,7 +70,8 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 			}
 			var docs []*spec.Document
 			for _, p := range specs {
-				doc := loadSpec(cmd.Context(), p, overlays, cmd.ErrOrStderr())
+				loadOpts.Overlays = overlays
+				doc := loadSpec(cmd.Context(), p, loadOpts, cmd.ErrOrStderr())
 				if doc == nil {
 					return &exitError{code: exitUnusable}
 				}
@@ -109,6 +111,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 	f.StringVar(&configPath, "config", "", "an idemgen.yaml with the options below; paths in it are relative to it")
 	f.StringArrayVar(&specs, "spec", nil, "an OpenAPI document to generate from")
 	f.StringArrayVar(&overlays, "overlay", nil, overlayUsage)
+	addRefFlags(cmd, &loadOpts)
 	f.StringVar(&opts.GoDir, "out", ".", "the directory of the generated Go files")
 	f.StringVar(&opts.Package, "package", "", "the Go package name of the generated code")
 	f.StringVar(&opts.Schema, "schema", "", "the database schema of the idempotency tables (default: the search_path)")
