@@ -392,7 +392,7 @@ func (l *loader) resolveRef(src *source, ref string) (*source, *yaml.Node, bool)
 		if err != nil || u.Scheme != "" || u.Host != "" {
 			return nil, nil, false
 		}
-		tsrc, err := l.source(path.Join(path.Dir(src.key), u.Path))
+		tsrc, err := l.source(fileKey(src, u.Path))
 		if err != nil {
 			return nil, nil, false
 		}

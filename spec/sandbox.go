@@ -292,11 +292,7 @@ func (l *loader) refusal(src *source, ref string) (target, msg string) {
 	case u.Host != "":
 		return refTarget(u), "names a file on another host"
 	}
-	key := u.Path
-	if !path.IsAbs(key) {
-		key = path.Join(path.Dir(src.key), key)
-	}
-	key = sourceKey(key)
+	key := fileKey(src, u.Path)
 	var out *errOutside
 	if _, err := l.box.confine(filepath.FromSlash(key)); errors.As(err, &out) {
 		return key, "names a file " + out.Error()
@@ -305,4 +301,14 @@ func (l *loader) refusal(src *source, ref string) (target, msg string) {
 		return key, "names a file that holds a single value, not a YAML or JSON object"
 	}
 	return "", ""
+}
+
+// fileKey is the key of the file a $ref in src names by the path p: p
+// itself when it is absolute, as kin-openapi reads it, else p relative to
+// src's directory.
+func fileKey(src *source, p string) string {
+	if path.IsAbs(p) {
+		return sourceKey(p)
+	}
+	return sourceKey(path.Join(path.Dir(src.key), p))
 }
