@@ -42,7 +42,7 @@ type sandbox struct {
 	// directory with symbolic links resolved; shown is how errors name it,
 	// as the caller gave it.
 	root, realRoot, shown string
-	allowRemote    bool
+	allowRemote           bool
 	// open opens a file for reading: os.Open, or a test's recorder.
 	open func(name string) (*os.File, error)
 	// fetched caches remote documents by URL.
