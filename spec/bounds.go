@@ -66,7 +66,8 @@ func countNodes(n *yaml.Node) int {
 }
 
 // nodeMeasure is what the walk knows of a node an alias names: the nodes
-// under it with aliases expanded, and how many levels it nests.
+// under it with aliases expanded, and how many levels of objects and
+// arrays it nests (0 for a scalar).
 type nodeMeasure struct {
 	size, height int
 	// done is false while the walk is inside the node, so an alias to an
@@ -87,20 +88,25 @@ type bounder struct {
 	sizes map[*yaml.Node]nodeMeasure
 }
 
-// measure walks n, found at depth (the root is at 1), and returns its
-// measure, or the error for the first limit crossed.
+// measure walks n and returns its measure, or the error for the first
+// limit crossed. depth is the level n is at when it is an object or an
+// array: 1 for the root, one more for each object or array around it.
 func (b *bounder) measure(n *yaml.Node, depth int) (nodeMeasure, error) {
 	if n.Kind == yaml.AliasNode {
 		return b.alias(n, depth)
 	}
-	if depth > maxDepth {
+	collection := n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode
+	if collection && depth > maxDepth {
 		return nodeMeasure{}, &Error{Pos: b.src.pos(n), Msg: fmt.Sprintf("nested deeper than %d levels of objects and arrays: idemgen refuses deeper documents", maxDepth)}
 	}
 	b.visited++
 	if n.Anchor != "" {
 		b.sizes[n] = nodeMeasure{}
 	}
-	m := nodeMeasure{size: 1, height: 1}
+	m := nodeMeasure{size: 1}
+	if collection {
+		m.height = 1
+	}
 	for _, c := range n.Content {
 		cm, err := b.measure(c, depth+1)
 		if err != nil {
@@ -126,7 +132,7 @@ func (b *bounder) alias(n *yaml.Node, depth int) (nodeMeasure, error) {
 		return nodeMeasure{}, &Error{Pos: b.src.pos(n), Msg: fmt.Sprintf("alias *%s names no anchor", n.Value)}
 	case !m.done:
 		return nodeMeasure{}, &Error{Pos: b.src.pos(n), Msg: fmt.Sprintf("alias *%s is inside the node it names, so it never ends", n.Value)}
-	case depth+m.height-1 > maxDepth:
+	case m.height > 0 && depth+m.height-1 > maxDepth:
 		return nodeMeasure{}, &Error{Pos: b.src.pos(n), Msg: fmt.Sprintf("alias *%s nests the document deeper than %d levels of objects and arrays: idemgen refuses deeper documents", n.Value, maxDepth)}
 	}
 	b.visited += m.size

@@ -257,11 +257,12 @@ func TestLoadRefusesDeepSchema(t *testing.T) {
 	if e.Pos.File != p || e.Pos.Line != 9 || !strings.Contains(e.Msg, "nested deeper than 128 levels") {
 		t.Fatalf("error %q, want the nesting refused on line 9", e)
 	}
-	// The schema value is level 8 (root, paths, /orders, post,
-	// requestBody, content, application/json), and each inline schema
-	// below it takes two levels (properties, then the property's schema).
-	if at := strings.TrimPrefix(textAt(data, e.Pos.Line, e.Pos.Col), "{"); !strings.HasPrefix(at, "type: object") {
-		t.Errorf("error at column %d (%.20q), want it at a schema", e.Pos.Col, at)
+	// The schema value is level 8 (under the root, paths, /orders, post,
+	// requestBody, content and application/json), and each inline schema
+	// below it takes two levels, its properties and then the property's
+	// schema: level 129 is the properties object of the 61st schema.
+	if at := strings.TrimPrefix(textAt(data, e.Pos.Line, e.Pos.Col), "{"); !strings.HasPrefix(at, "a: {type: object") || e.Pos.Col != len("            schema: ")+1+60*len("{type: object, properties: {a: ")+len("{type: object, properties: ") {
+		t.Errorf("error at column %d (%.20q), want it at the properties of the 61st schema", e.Pos.Col, at)
 	}
 	t.Logf("allocated %d KiB", (after.TotalAlloc-before.TotalAlloc)>>10)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
