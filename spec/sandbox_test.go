@@ -228,16 +228,14 @@ func TestLoadMakesNoConnectionForRemoteRef(t *testing.T) {
 	p := putFile(t, dir, "openapi.yaml", refSpec(a.url()+"/schemas.yaml#/Order"))
 	// The guard keeps a load that does connect from waiting forever on
 	// the listener, which never answers.
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	_, err := Load(ctx, p, LoadOptions{})
+	_, err := loadGuarded(t, p, 5*time.Second)
 	e := onlyError(t, err)
 	if e.Pos != (Position{File: p, Line: refLine, Col: refCol}) || !strings.Contains(e.Msg, "--allow-remote-refs") {
 		t.Errorf("error %q, want one at the $ref, %d:%d, that says how to allow it", e, refLine, refCol)
 	}
 	example := strings.Replace(refSpec("#/components/schemas/Order"), "      responses:", "            example: {schema: {$ref: '"+a.url()+"/common.json#String'}}\n      responses:", 1) +
 		"components:\n  schemas:\n    Order: {type: object}\n"
-	if _, err := Load(ctx, putFile(t, dir, "example.yaml", example), LoadOptions{}); err != nil {
+	if _, err := loadGuarded(t, putFile(t, dir, "example.yaml", example), 5*time.Second); err != nil {
 		t.Errorf("a $ref to a URL inside an example: %v", err)
 	}
 	if n := a.count(t); n != 0 {
