@@ -129,6 +129,19 @@ func TestLoadRefusesAliasBomb(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesOverlayAliasBomb refuses an alias bomb in an overlay
+// file, which is parsed as the spec is.
+func TestLoadRefusesOverlayAliasBomb(t *testing.T) {
+	dir := t.TempDir()
+	p := putFile(t, dir, "openapi.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\n")
+	ov := putFile(t, dir, "overlay.yaml", "overlay: 1.0.0\ninfo: {title: o, version: \"1\"}\nx-bomb:\n"+aliasBomb()[strings.Index(aliasBomb(), "    S0:"):]+"actions: []\n")
+	_, err := Load(t.Context(), p, LoadOptions{Overlays: []string{ov}})
+	e := onlyError(t, err)
+	if e.Pos.File != ov || !strings.Contains(e.Msg, "expands the document beyond 100000 nodes") {
+		t.Errorf("error %q, want the overlay's expansion refused", e)
+	}
+}
+
 // TestLoadAliasesWithinBudget loads a spec that shares a schema through
 // an anchor: aliases as people write them still work.
 func TestLoadAliasesWithinBudget(t *testing.T) {

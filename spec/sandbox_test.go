@@ -245,12 +245,15 @@ func TestLoadMakesNoConnectionForRemoteRef(t *testing.T) {
 
 // TestLoadRemoteRefs fetches a $ref to a URL when AllowRemoteRefs is set,
 // and bounds the fetch: a server that never answers is left when the
-// load's context ends, and a document larger than 16 MiB is refused.
+// load's context ends, a document larger than 16 MiB is refused, and so
+// is a remote alias bomb, before kin-openapi parses it.
 func TestLoadRemoteRefs(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/schemas.yaml":
 			w.Write([]byte("Order: {type: object, description: remote}\n"))
+		case "/bomb.yaml":
+			w.Write([]byte(aliasBomb()))
 		case "/endless.yaml":
 			chunk := []byte("# " + strings.Repeat("x", 1<<16) + "\n")
 			for r.Context().Err() == nil {
@@ -277,6 +280,11 @@ func TestLoadRemoteRefs(t *testing.T) {
 	_, err = Load(t.Context(), putFile(t, dir, "big.yaml", refSpec(srv.URL+"/endless.yaml#/Order")), opts)
 	if err == nil || !strings.Contains(err.Error(), "larger than the limit of 16 MiB") {
 		t.Errorf("an endless document: %v, want the size limit", err)
+	}
+
+	_, err = Load(t.Context(), putFile(t, dir, "bomb.yaml", refSpec(srv.URL+"/bomb.yaml#/components/schemas/S9")), opts)
+	if err == nil || !strings.Contains(err.Error(), "expands the document beyond 100000 nodes") {
+		t.Errorf("a remote alias bomb: %v, want the expansion refused", err)
 	}
 
 	a := newAcceptCounter(t)
