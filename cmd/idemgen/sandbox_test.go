@@ -12,7 +12,8 @@ import (
 )
 
 // sandboxSpec is a spec with one contract whose request body schema is
-// schema, written on line 23 from column 21 (a $ref value in it starts at column 28).
+// schema, written on line 23 from column 21; the value of a $ref written
+// as {$ref: '…'} starts at column 28.
 func sandboxSpec(schema string) string {
 	return `openapi: 3.0.3
 info: {title: sandbox, version: "1"}
