@@ -33,10 +33,11 @@ type Config struct {
 	Root     string
 	Specs    []string
 	Overlays []string
-	// Unmatched says what an overlay action whose target matches nothing
-	// is; the zero value is an error.
-	Unmatched spec.Unmatched
-	Options   Options
+	// Load holds the loader's options besides the overlays (which Overlays
+	// names relative to Dir): what an unmatched overlay action is and what
+	// $refs may read.
+	Load    spec.LoadOptions
+	Options Options
 }
 
 // configKeys are the known top-level keys, for did-you-mean hints.

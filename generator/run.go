@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
 	}
 	var docs []*spec.Document
 	for _, s := range cfg.Specs {
-		doc, err := spec.Load(ctx, cfg.path(s), spec.LoadOptions{Overlays: overlays, Unmatched: cfg.Unmatched})
+		doc, err := spec.Load(ctx, cfg.path(s), cfg.loadOptions(overlays))
 		if err != nil {
 			return nil, &LoadError{Path: cfg.path(s), Err: err}
 		}
@@ -96,4 +96,12 @@ func (c *Config) OutputRoot() string {
 		return c.Dir
 	}
 	return "."
+}
+
+// loadOptions returns the loader's options of the configuration with the
+// given overlays.
+func (c *Config) loadOptions(overlays []string) spec.LoadOptions {
+	opts := c.Load
+	opts.Overlays = overlays
+	return opts
 }

@@ -118,7 +118,7 @@ func (l *loader) refResolves(src *source, ref string) bool {
 		if err != nil || u.Scheme != "" || u.Host != "" {
 			return true
 		}
-		key := path.Join(path.Dir(src.key), u.Path)
+		key := fileKey(src, u.Path)
 		if strings.HasPrefix(path.Base(key), danglingPrefix) {
 			return true
 		}

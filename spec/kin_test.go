@@ -28,7 +28,7 @@ func TestDecodeOpenAPIMatchesKin(t *testing.T) {
 		if err != nil || src.root == nil || checkOpenAPI(src) != nil {
 			continue
 		}
-		l := newLoader(file)
+		l := newLoader(file, LoadOptions{})
 		l.sources[l.rootKey] = src
 		src.key = l.rootKey
 		l.patchDanglingRefs(l.rootKey, src)

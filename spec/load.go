@@ -27,10 +27,24 @@ type LoadOptions struct {
 	// Unmatched says what an overlay action whose target selects nothing
 	// is; the zero value is UnmatchedError.
 	Unmatched Unmatched
+	// AllowRemoteRefs lets $refs name http and https URLs. Each is fetched
+	// at most once, within 10 seconds and 16 MiB. Without it a $ref to a
+	// URL is an error at its position, and no connection is made.
+	AllowRemoteRefs bool
+	// RefRoot is the directory the files that $refs name must be in,
+	// symbolic links resolved; empty means the directory of the spec. A
+	// $ref to a file outside it is an error at its position, and the file
+	// is not opened.
+	RefRoot string
+
+	// open opens files for reading; nil means os.Open. Tests set it to
+	// record which files a load opens.
+	open func(name string) (*os.File, error)
 }
 
 // Load reads the OpenAPI 3.0 or 3.1 document at path, YAML or JSON, with
-// its external $refs, and decodes the x-idempotency-defaults block and each
+// the files and, when allowed, the URLs its $refs name (see
+// LoadOptions), and decodes the x-idempotency-defaults block and each
 // operation's x-idempotency block into merged contracts with the source
 // position of every value.
 //
@@ -41,7 +55,7 @@ type LoadOptions struct {
 // as a dangling $ref, do not fail the load: they are reported in
 // Document.Defects and block only the operations they touch.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error) {
-	l := newLoader(path)
+	l := newLoader(path, opts)
 	root, err := l.source(l.rootKey)
 	if err != nil {
 		return nil, l.readError(l.rootKey, err)
@@ -92,11 +106,18 @@ type loader struct {
 	// Document.Warnings.
 	overlayLog []overlayRecord
 	warnings   []*Error
+	// box decides which files and URLs may be read, and reads them.
+	box *sandbox
+	// refusals maps each file key or URL the sandbox refuses to the $refs
+	// that name it (checkRefs).
+	refusals map[string]*refusal
 }
 
 // newLoader returns the loader for one Load of the root file at path.
-func newLoader(path string) *loader {
+func newLoader(path string, opts LoadOptions) *loader {
 	return &loader{
+		box:          newSandbox(path, opts),
+		refusals:     map[string]*refusal{},
 		rootKey:      sourceKey(path),
 		rootDisplay:  path,
 		sources:      map[string]*source{},
@@ -129,12 +150,16 @@ func (l *loader) source(key string) (*source, error) {
 	if err, ok := l.failed[key]; ok {
 		return nil, err
 	}
+	if _, ok := l.refusals[key]; ok {
+		return nil, errRefused
+	}
 	src, err := l.parse(key)
 	if err != nil {
 		l.failed[key] = err
 		return nil, err
 	}
 	l.sources[key] = src
+	l.checkRefs(src)
 	l.patchDanglingRefs(key, src)
 	return src, nil
 }
@@ -142,7 +167,7 @@ func (l *loader) source(key string) (*source, error) {
 // parse reads and parses the file with key. A file that does not parse
 // or has duplicate keys adds its positioned errors to l.errs.
 func (l *loader) parse(key string) (*source, error) {
-	data, err := os.ReadFile(filepath.FromSlash(key))
+	data, err := l.box.readFile(filepath.FromSlash(key), key != l.rootKey)
 	if err != nil {
 		return nil, err
 	}
@@ -189,12 +214,19 @@ func readFailure(err error) string {
 // readURI is kin-openapi's way into the files: it hands over the bytes this
 // loader parsed (with dangling references replaced), so both parsers see
 // the same text, and serves the empty schema behind each replacement.
+// Every read kin-openapi makes comes here, so the sandbox sees them all:
+// a refused target is reported at the $refs that name it, URLs go to the
+// sandbox's fetch, which refuses them unless they are allowed, and files
+// to its readFile, which refuses them outside the reference root.
 func (l *loader) readURI(kl *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if strings.HasPrefix(path.Base(u.Path), danglingPrefix) {
 		return []byte("{}"), nil
 	}
+	if l.refused(refTarget(u)) {
+		return nil, errRefused
+	}
 	if u.Host != "" || (u.Scheme != "" && u.Scheme != "file") {
-		return openapi3.DefaultReadFromURI(kl, u)
+		return l.box.fetch(kl.Context, u)
 	}
 	src, err := l.source(sourceKey(u.Path))
 	if err != nil {
@@ -371,7 +403,7 @@ func (l *loader) resolveRef(src *source, ref string) (*source, *yaml.Node, bool)
 		if err != nil || u.Scheme != "" || u.Host != "" {
 			return nil, nil, false
 		}
-		tsrc, err := l.source(path.Join(path.Dir(src.key), u.Path))
+		tsrc, err := l.source(fileKey(src, u.Path))
 		if err != nil {
 			return nil, nil, false
 		}

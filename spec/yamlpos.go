@@ -32,24 +32,27 @@ type source struct {
 }
 
 // parseSource parses data as JSON or YAML. A syntax error comes back as a
-// positioned *Error, in the YAML parser's words.
+// positioned *Error, in the YAML parser's words, and so does a document
+// that nests too deeply or whose aliases expand too far (checkBounds).
 func parseSource(file string, data []byte) (*source, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{Pos: Position{File: file, Line: 1, Col: 1}, Msg: "empty file"}
 	}
 	src := &source{file: file, data: data}
 	if looksLikeJSON(data) {
-		if root, ok := parseJSON(data); ok {
-			src.root = root
-			return src, nil
+		src.root, _ = parseJSON(data)
+	}
+	if src.root == nil {
+		var doc yaml.Node
+		if err := yaml.Load(yamlEscapes(data), &doc); err != nil {
+			return nil, yamlError(file, err)
+		}
+		if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+			src.root = doc.Content[0]
 		}
 	}
-	var doc yaml.Node
-	if err := yaml.Load(yamlEscapes(data), &doc); err != nil {
-		return nil, yamlError(file, err)
-	}
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		src.root = doc.Content[0]
+	if err := checkBounds(src); err != nil {
+		return nil, err
 	}
 	return src, nil
 }

@@ -62,7 +62,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 			if err != nil {
 				return &exitError{code: exitUnusable, err: err}
 			}
-			cfg.Unmatched = loadOpts.Unmatched
+			cfg.Load = loadOpts
 			res, err := generator.Run(cmd.Context(), cfg, check)
 			var verdict *generator.VerdictError
 			var load *generator.LoadError

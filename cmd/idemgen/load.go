@@ -11,10 +11,13 @@ import (
 )
 
 // loadFlags are the flags of every command that loads specs: the overlays
-// to apply and what an overlay action that matches nothing is.
+// to apply, what an overlay action that matches nothing is, and what the
+// spec's $refs may read.
 type loadFlags struct {
-	overlays  []string
-	unmatched string
+	overlays        []string
+	unmatched       string
+	allowRemoteRefs bool
+	refRoot         string
 }
 
 // register adds the load flags to cmd.
@@ -22,6 +25,8 @@ func (f *loadFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.overlays, "overlay", nil, "an OpenAPI Overlay (1.0 or 1.1) file that annotates the spec; repeat to apply several in order")
 	fs.StringVar(&f.unmatched, "overlay-unmatched", string(spec.UnmatchedError), "an overlay action whose target matches nothing is an error or a warn(ing)")
+	fs.BoolVar(&f.allowRemoteRefs, "allow-remote-refs", false, "let $refs name http and https URLs (each fetched within 10s and 16 MiB); without it no connection is made")
+	fs.StringVar(&f.refRoot, "ref-root", "", "the directory files named by $refs must be in (default: the spec's directory)")
 }
 
 // options returns the spec.LoadOptions the flags ask for; an unknown
@@ -31,7 +36,7 @@ func (f *loadFlags) options() (spec.LoadOptions, error) {
 	if err != nil {
 		return spec.LoadOptions{}, err
 	}
-	return spec.LoadOptions{Overlays: f.overlays, Unmatched: u}, nil
+	return spec.LoadOptions{Overlays: f.overlays, Unmatched: u, AllowRemoteRefs: f.allowRemoteRefs, RefRoot: f.refRoot}, nil
 }
 
 // loadSpec loads one spec file with the overlays applied. When it is
