@@ -177,7 +177,8 @@ func scalarEnd(data []byte, start int, n *yaml.Node) int {
 // and attaches each to the operations it touches: dangling references
 // found while reading, undeclared path parameters, and what kin-openapi's
 // per-operation validation rejects (examples and schema defaults are not
-// validated: they are no concern of idemgen's).
+// validated: they are no concern of idemgen's). The defects of an
+// operation without x-idempotency are warnings.
 func (l *loader) findDefects(ctx context.Context, doc *Document) error {
 	doc.Defects = append(doc.Defects, l.dangling...)
 	v := newOpValidator(doc.OpenAPI)
@@ -203,6 +204,15 @@ func (l *loader) findDefects(ctx context.Context, doc *Document) error {
 					Message:  fmt.Sprintf("%s %s is not a valid operation: %s", op.Method, op.Path, oneLine(err.Error())),
 					Hint:     "fix the operation so that it validates as OpenAPI",
 				})
+			}
+		}
+		if op.Contract == nil {
+			// idemgen generates nothing for an operation without a
+			// contract, so its defects block nothing: they are reported,
+			// as warnings, and a vendor spec with a flaw in an operation
+			// nobody annotated can still be checked and generated.
+			for i := range found {
+				found[i].Severity = SeverityWarning
 			}
 		}
 		op.Blocked = append(op.Blocked, found...)
