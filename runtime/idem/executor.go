@@ -3,6 +3,7 @@ package idem
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -15,7 +16,21 @@ type Config struct {
 	Schema   string        // schema of the idempotency tables; "" follows the search_path
 	Clock    Clock         // nil means SystemClock
 	Observer Observer      // optional
-	Logger   *slog.Logger  // optional; keys are logged as hashes, never in clear
+	// Logger receives one record per failed operation (Error for a 500,
+	// with the whole error chain; Warn for a 503) and a Debug record per
+	// request; nil means slog.Default(). Keys appear only as KeyHashSecret
+	// keyed hashes.
+	Logger *slog.Logger
+	// KeyHashSecret keys the hash that names an idempotency key in logs
+	// (HMAC-SHA-256), so that a guessable key cannot be recovered from
+	// them. Empty means a random secret drawn once per process: hashes then
+	// match within one process only; set a per-deployment secret to
+	// correlate them across instances.
+	KeyHashSecret []byte
+	// AcquireTimeout bounds the wait for a pool connection; past it the
+	// request is answered 503 temporarily-unavailable with Retry-After. 0
+	// means the contract's wait-timeout, at most one second.
+	AcquireTimeout time.Duration
 }
 
 // engineExecutor names the runtime's executor for embedding: an embedded
@@ -32,10 +47,11 @@ type Executor struct {
 
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
-	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection}
+	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection,
+		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
-			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration})
+			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class)})
 		}
 	}
 	e, err := engine.New(ec)
@@ -45,19 +61,63 @@ func NewExecutor(cfg Config) (*Executor, error) {
 	return &Executor{e}, nil
 }
 
-// SweepResult counts what one Sweep changed.
+// SweepResult counts what one Sweep changed and how long its batches ran.
 type SweepResult struct {
-	Tombstoned int // records past retention whose stored response was dropped
-	Deleted    int // records past the tombstone period that were removed
+	Tombstoned         int           // records past retention whose stored response was dropped
+	Deleted            int           // tombstones past the tombstone period that were removed
+	NaturalKeysDeleted int           // natural-key rows past MaintainOptions.NaturalKeyLifetime that were removed
+	Batches            int           // statements run
+	LongestBatch       time.Duration // the longest statement, the longest any row lock was held
 }
 
-// Sweep applies retention at the executor's clock: records past retention
-// become tombstones (their stored responses are dropped) and records past
-// the tombstone period are deleted, in batches of batchSize rows, each its
-// own short statement that skips rows a running operation holds. Run it
-// periodically; correctness never depends on it having run, since the
-// executor compares deadlines with its clock itself.
-func (e *Executor) Sweep(ctx context.Context, batchSize int) (SweepResult, error) {
-	res, err := engine.Sweep(ctx, e, batchSize)
+// MaintainOptions configure Maintain and Sweep; a zero field is its
+// default.
+type MaintainOptions struct {
+	// Interval is the time between two sweeps of Maintain; 0 is one minute.
+	Interval time.Duration
+	// BatchSize bounds the rows one statement changes; 0 is 1000.
+	BatchSize int
+	// BatchTimeout cancels a batch statement that runs longer, releasing
+	// its row locks; 0 is one second.
+	BatchTimeout time.Duration
+	// NaturalKeyLifetime is how long an entity's natural key stays claimed
+	// after the operation that created it; older rows are deleted. 0, the
+	// default, keeps them as long as the entity may exist. Make it longer
+	// than retention plus tombstone: a natural key deleted earlier no longer
+	// protects an entity whose operation is still remembered.
+	NaturalKeyLifetime time.Duration
+	// MaxClockSkew is the largest tolerated difference between the
+	// executor's Clock and the database's now(); a sweep refuses to run
+	// past it (ErrClockSkew), since a clock running ahead would delete
+	// tombstones early. 0 is one minute.
+	MaxClockSkew time.Duration
+}
+
+// ErrClockSkew: a sweep refused to run because the executor's Clock and
+// the database's clock differ by more than MaintainOptions.MaxClockSkew.
+var ErrClockSkew = engine.ErrClockSkew
+
+// Maintain applies retention until ctx ends: it sweeps at once and then
+// every o.Interval, logging each sweep, and returns nil when ctx ends (or
+// the error of invalid options at once). A service starts it in one line:
+//
+//	go exec.Maintain(ctx, idem.MaintainOptions{})
+//
+// Several instances may run it at once: their batches skip each other's
+// rows. Without it (or the `idemgen ops sweep` command run by cron),
+// records and stored responses are kept forever.
+func (e *Executor) Maintain(ctx context.Context, o MaintainOptions) error {
+	return engine.Maintain(ctx, e, engine.MaintainOptions(o))
+}
+
+// Sweep applies retention once, at the executor's Clock after checking it
+// against the database's: records past retention become tombstones (their
+// stored responses are dropped), tombstones past their period are deleted,
+// then natural-key rows past their lifetime, each in batches of at most
+// o.BatchSize rows. A batch is one short statement that skips rows a
+// running operation holds. Correctness never depends on it having run,
+// since the executor compares deadlines with its clock itself.
+func (e *Executor) Sweep(ctx context.Context, o MaintainOptions) (SweepResult, error) {
+	res, err := engine.Sweep(ctx, e, engine.MaintainOptions(o))
 	return SweepResult(res), err
 }
