@@ -226,6 +226,7 @@ func (e *Executor) awaitFlight(ctx context.Context, c *Contract, call Call, star
 		if c.Concurrency == ConcurrencyReject {
 			return nil, e.refuse(ctx, c, call, start, EventRejectInProgress, &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
 		}
+		_ = e.hooks.Run(ctx, faults.WaitingForFirst, "")
 		remaining := c.WaitTimeout - time.Since(start)
 		if remaining <= 0 {
 			return nil, e.refuse(ctx, c, call, start, EventWaitTimeout, &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
