@@ -25,8 +25,8 @@ type logCapture struct {
 }
 
 func (*logCapture) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
-func (c *logCapture) WithAttrs([]slog.Attr) slog.Handler        { return c }
-func (c *logCapture) WithGroup(string) slog.Handler             { return c }
+func (c *logCapture) WithAttrs([]slog.Attr) slog.Handler         { return c }
+func (c *logCapture) WithGroup(string) slog.Handler              { return c }
 
 func (c *logCapture) Handle(_ context.Context, r slog.Record) error {
 	c.mu.Lock()
