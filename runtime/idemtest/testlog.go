@@ -19,6 +19,6 @@ type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+	w.t.Log("executor log: " + strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
