@@ -65,14 +65,14 @@ type service struct {
 
 // The broken services RunContract must fail.
 const (
-	brokenInsertsTwice   = "inserts-twice"    // the business function inserts two orders
-	brokenIgnoresAmount  = "ignores-amount"   // the fingerprint leaves out the significant amount
-	brokenOutsideTx      = "outside-tx"       // the business function inserts through the pool, not the transaction
-	brokenNone           = "none"             // not broken: the control of the helper process
+	brokenInsertsTwice  = "inserts-twice"  // the business function inserts two orders
+	brokenIgnoresAmount = "ignores-amount" // the fingerprint leaves out the significant amount
+	brokenOutsideTx     = "outside-tx"     // the business function inserts through the pool, not the transaction
+	brokenNone          = "none"           // not broken: the control of the helper process
 	// brokenRefusesRepeat is not broken but strict: its own unique
 	// constraint refuses a second order of one customer with 409, with no
 	// natural key in the contract.
-	brokenRefusesRepeat = "refuses-repeat"
+	brokenRefusesRepeat  = "refuses-repeat"
 	brokenEnv            = "IDEMTEST_BROKEN"  // selects the service of TestBrokenHelper
 	brokenHelperTestName = "TestBrokenHelper" // the child's test
 	routeOrders          = "/shops/{shop}/orders"
