@@ -93,8 +93,9 @@ type MaintainOptions struct {
 	MaxClockSkew time.Duration
 }
 
-// ErrClockSkew: a sweep refused to run because the executor's Clock and
-// the database's clock differ by more than MaintainOptions.MaxClockSkew.
+// ErrClockSkew is the error of a sweep that refused to run because the
+// executor's Clock and the database's clock differ by more than
+// MaintainOptions.MaxClockSkew.
 var ErrClockSkew = engine.ErrClockSkew
 
 // Maintain applies retention until ctx ends: it sweeps at once and then
