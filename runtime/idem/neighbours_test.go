@@ -61,7 +61,8 @@ func TestDuplicateStormTakesNoConnections(t *testing.T) {
 	pool, app := namedPool(t, d, 4)
 	const duplicates = 12
 	waiting := make(chan struct{}, duplicates)
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Logger: slog.New(slog.DiscardHandler)})
+	rec := &recorder{}
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Logger: slog.New(slog.DiscardHandler), Observer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +160,45 @@ func TestDuplicateStormTakesNoConnections(t *testing.T) {
 	}
 	if n := d.count(t, "SELECT count(*) FROM orders WHERE tenant = 'tenant-a'"); n != 1 {
 		t.Errorf("%d orders of tenant-a, want 1", n)
+	}
+	waited := 0
+	for _, k := range rec.kinds() {
+		if k == idem.EventWaited {
+			waited++
+		}
+	}
+	if waited != duplicates {
+		t.Errorf("%d waited events, want one per duplicate (%d)", waited, duplicates)
+	}
+}
+
+// Under concurrency reject a duplicate of an attempt this process runs is
+// answered 409 with Retry-After at once, without touching the database.
+func TestInProcessDuplicateUnderReject(t *testing.T) {
+	d := newDB(t)
+	pool := d.newPool(t, 1) // the first attempt holds the only connection
+	c := orderContract()
+	c.Concurrency = idemimpl.ConcurrencyReject
+	hold := faults.NewHold()
+	rec := &recorder{}
+	h := newHandlerWithFaults(t, pool, c, idem.Config{Observer: rec}, faults.Hooks{AfterBusiness: hold.Hook}, createOrder)
+	body := `{"customer":"c","amount":1}`
+	first := make(chan idemtest.Response)
+	go func() { first <- post(h, "tenant-a", "reject-1", body) }()
+	<-hold.Reached()
+	dup := post(h, "tenant-a", "reject-1", body)
+	if dup.Status != http.StatusConflict || problemType(t, dup) != idem.ProblemInProgress || dup.Header.Get("Retry-After") != "1" {
+		t.Errorf("duplicate: status %d Retry-After %q body %s, want 409 operation-in-progress with Retry-After 1", dup.Status, dup.Header.Get("Retry-After"), dup.Body)
+	}
+	hold.Release()
+	if f := <-first; f.Status != http.StatusCreated {
+		t.Fatalf("first: status %d body %s", f.Status, f.Body)
+	}
+	if got := rec.kinds(); !slices.Contains(got, idem.EventRejectInProgress) {
+		t.Errorf("events %v, want a reject-in-progress", got)
+	}
+	if r := post(h, "tenant-a", "reject-1", body); r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry after the first: status %d body %s, want a replay", r.Status, r.Body)
 	}
 }
 
