@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/idemgen/idemgen/runtime/defaults"
@@ -95,6 +96,20 @@ func checkKey(d *decoder, c *Contract, path string) {
 			d.errs = append(d.errs, &Error{Pos: name.Pos, Path: path + ".key.name",
 				Msg: fmt.Sprintf("invalid header name %q (want a token such as Idempotency-Key)", name.Value)})
 		}
+	}
+}
+
+// checkDurations reports a retention and tombstone whose sum, the time a
+// record is kept, overflows a time.Duration (about 292 years).
+func checkDurations(d *decoder, c *Contract, path string) {
+	ret, tomb := c.Retention, c.Tombstone
+	if ret.Value > math.MaxInt64-tomb.Value {
+		at, field := tomb.Pos, ".tombstone"
+		if !tomb.Set {
+			at, field = ret.Pos, ".retention"
+		}
+		d.errs = append(d.errs, &Error{Pos: at, Path: path + field,
+			Msg: fmt.Sprintf("retention %s plus tombstone %s is longer than the longest duration a record can be kept (about 292 years)", FormatDuration(ret.Value), FormatDuration(tomb.Value))})
 	}
 }
 

@@ -356,6 +356,7 @@ func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Cont
 	}
 	c := merge(b, defaults)
 	checkKey(d, c, "x-idempotency")
+	checkDurations(d, c, "x-idempotency")
 	l.errs = append(l.errs, d.errs...)
 	return c
 }

@@ -1,6 +1,8 @@
 // Command idemgen is the command-line face of idemgen: it checks the
 // x-idempotency contracts of OpenAPI documents, explains them for
-// reviewers and prints its version.
+// reviewers, generates the code that enforces them, applies retention to a
+// service's idempotency tables from cron (ops sweep) and prints its
+// version.
 //
 // This package is thin: it parses flags with cobra, calls the spec and
 // spec/explain packages and maps the outcome to an exit code (0 ok,

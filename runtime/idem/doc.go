@@ -13,7 +13,10 @@
 //	if err != nil { … }
 //	err = shop.Register(mux, exec, shop.Service{}, tenantOf)
 //
-// and runs Executor.Sweep periodically to apply retention.
+// and starts maintenance, which applies retention (records to tombstones,
+// tombstones and natural keys past their lifetime deleted) every minute:
+//
+//	go exec.Maintain(ctx, idem.MaintainOptions{})
 //
 // Each operation runs in one transaction that claims the idempotency key,
 // claims the entity's natural key when the contract declares one, runs the

@@ -28,4 +28,8 @@ var (
 	// transaction a business method gets: the executor commits it together
 	// with the stored response, or rolls it back.
 	ErrTxOwnedByExecutor = engine.ErrTxOwnedByExecutor
+	// ErrUnavailable: no pool connection within Config.AcquireTimeout, or
+	// the business transaction lost a deadlock or a serialization conflict;
+	// nothing was kept and the key is free (503 with Retry-After).
+	ErrUnavailable = engine.ErrUnavailable
 )

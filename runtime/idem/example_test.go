@@ -15,7 +15,7 @@ import (
 
 // ExampleNewExecutor wires the runtime into a service: migrate the
 // idempotency tables, build the executor the generated Register takes, and
-// sweep expired records from time to time.
+// apply retention.
 func ExampleNewExecutor() {
 	ctx := context.Background()
 	pool, done := exampleDatabase() // a pool on a fresh database
@@ -35,7 +35,10 @@ func ExampleNewExecutor() {
 	// A service now mounts its generated operations:
 	//	err = shop.Register(mux, exec, shop.Service{}, tenantOf)
 
-	res, err := exec.Sweep(ctx, 1000) // periodically, e.g. every minute
+	// and starts maintenance, which applies retention every minute:
+	//	go exec.Maintain(ctx, idem.MaintainOptions{})
+	// Sweep is one pass of it:
+	res, err := exec.Sweep(ctx, idem.MaintainOptions{})
 	if err != nil {
 		panic(err)
 	}

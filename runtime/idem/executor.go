@@ -1,8 +1,8 @@
 package idem
 
 import (
-	"context"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -15,7 +15,21 @@ type Config struct {
 	Schema   string        // schema of the idempotency tables; "" follows the search_path
 	Clock    Clock         // nil means SystemClock
 	Observer Observer      // optional
-	Logger   *slog.Logger  // optional; keys are logged as hashes, never in clear
+	// Logger receives one record per failed operation (Error for a 500,
+	// with the whole error chain; Warn for a 503) and a Debug record per
+	// request; nil means slog.Default(). Keys appear only as KeyHashSecret
+	// keyed hashes.
+	Logger *slog.Logger
+	// KeyHashSecret keys the hash that names an idempotency key in logs
+	// (HMAC-SHA-256), so that a guessable key cannot be recovered from
+	// them. Empty means a random secret drawn once per process: hashes then
+	// match within one process only; set a per-deployment secret to
+	// correlate them across instances.
+	KeyHashSecret []byte
+	// AcquireTimeout bounds the wait for a pool connection; past it the
+	// request is answered 503 temporarily-unavailable with Retry-After. 0
+	// means the contract's wait-timeout, at most one second.
+	AcquireTimeout time.Duration
 }
 
 // engineExecutor names the runtime's executor for embedding: an embedded
@@ -32,10 +46,11 @@ type Executor struct {
 
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
-	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection}
+	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection,
+		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
-			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration})
+			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class)})
 		}
 	}
 	e, err := engine.New(ec)
@@ -43,21 +58,4 @@ func NewExecutor(cfg Config) (*Executor, error) {
 		return nil, err
 	}
 	return &Executor{e}, nil
-}
-
-// SweepResult counts what one Sweep changed.
-type SweepResult struct {
-	Tombstoned int // records past retention whose stored response was dropped
-	Deleted    int // records past the tombstone period that were removed
-}
-
-// Sweep applies retention at the executor's clock: records past retention
-// become tombstones (their stored responses are dropped) and records past
-// the tombstone period are deleted, in batches of batchSize rows, each its
-// own short statement that skips rows a running operation holds. Run it
-// periodically; correctness never depends on it having run, since the
-// executor compares deadlines with its clock itself.
-func (e *Executor) Sweep(ctx context.Context, batchSize int) (SweepResult, error) {
-	res, err := engine.Sweep(ctx, e, batchSize)
-	return SweepResult(res), err
 }

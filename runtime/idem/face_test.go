@@ -168,18 +168,25 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idem")
 	f.wantNoFaults(t)
 	want := []string{
-		"Clock", "Clock.Now", "Config", "Config.Clock", "Config.Logger", "Config.Observer", "Config.Pool", "Config.Schema",
-		"ErrBodyTooLarge", "ErrExpired", "ErrFingerprintMismatch", "ErrInProgress", "ErrInvalidBody",
-		"ErrKeyMalformed", "ErrKeyMissing", "ErrRequiresRecovery", "ErrTxOwnedByExecutor",
-		"Event", "Event.Duration", "Event.Kind", "Event.Operation",
+		"ClassBusiness", "ClassCanceled", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
+		"ClassTransient",
+		"Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret", "Config.Logger",
+		"Config.Observer", "Config.Pool", "Config.Schema",
+		"ErrBodyTooLarge", "ErrClockSkew", "ErrExpired", "ErrFingerprintMismatch", "ErrInProgress", "ErrInvalidBody",
+		"ErrKeyMalformed", "ErrKeyMissing", "ErrRequiresRecovery", "ErrTxOwnedByExecutor", "ErrUnavailable", "ErrorClass",
+		"Event", "Event.Class", "Event.Duration", "Event.Kind", "Event.Operation",
 		"EventConflict", "EventExpired", "EventKind", "EventKind.String", "EventNew", "EventRejectInProgress", "EventReplay",
-		"EventRequiresRecovery", "EventRolledBack", "EventWaitTimeout", "EventWaited",
-		"Executor", "Executor.Sweep", "Migrate", "NewExecutor", "Observer", "Observer.Observe",
+		"EventRequiresRecovery", "EventRolledBack", "EventUnavailable", "EventWaitTimeout", "EventWaited",
+		"Executor", "Executor.Maintain", "Executor.Sweep",
+		"MaintainOptions", "MaintainOptions.BatchSize", "MaintainOptions.BatchTimeout", "MaintainOptions.Interval",
+		"MaintainOptions.MaxClockSkew", "MaintainOptions.NaturalKeyLifetime",
+		"Migrate", "NewExecutor", "Observer", "Observer.Observe",
 		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
-		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase",
+		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable",
 		"Rejection", "Rejection.Detail", "Rejection.Error", "Rejection.Status", "Rejection.Title", "Rejection.Type",
-		"ScopeFunc", "SweepResult", "SweepResult.Deleted", "SweepResult.Tombstoned", "SystemClock", "SystemClock.Now",
+		"ScopeFunc", "SweepResult", "SweepResult.Batches", "SweepResult.Deleted", "SweepResult.LongestBatch",
+		"SweepResult.NaturalKeysDeleted", "SweepResult.Tombstoned", "SystemClock", "SystemClock.Now",
 	}
 	if diff := cmp.Diff(want, f.face()); diff != "" {
 		t.Errorf("runtime/idem's exported names changed (-want +got):\n%s", diff)

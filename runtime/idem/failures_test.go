@@ -70,7 +70,7 @@ func TestUnstoredFailureFreesKey(t *testing.T) {
 		{"serialization failure", func(ctx context.Context, tx pgx.Tx, _ context.CancelFunc) (*idemimpl.Response, error) {
 			_, err := tx.Exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$`)
 			return nil, err
-		}, http.StatusInternalServerError},
+		}, http.StatusServiceUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDB(t)

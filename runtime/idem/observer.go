@@ -18,6 +18,7 @@ type Event struct {
 	Kind      EventKind
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
+	Class     ErrorClass    // why an EventRolledBack or EventUnavailable failed; "" otherwise
 }
 
 // EventKind is what happened to one request.
@@ -32,9 +33,26 @@ const (
 	EventWaitTimeout                           // a duplicate waited wait-timeout and got 409
 	EventRejectInProgress                      // a duplicate got 409 at once under reject
 	EventExpired                               // a retry after retention (409 operation-expired)
-	EventRolledBack                            // the operation ran and was rolled back, freeing the key
+	EventRolledBack                            // the operation failed and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+	EventUnavailable                           // no pool connection within the acquire timeout (503)
 )
 
 // String returns the kind's metric label, such as "replay".
 func (k EventKind) String() string { return engine.EventKind(k).String() }
+
+// ErrorClass says where the error of a failed operation came from, for
+// metrics and alerts; the set is closed (docs/problems.md lists it).
+type ErrorClass string
+
+// The error classes.
+const (
+	ClassBusiness  ErrorClass = "business"  // the business method returned an error that is not a Rejection
+	ClassDatabase  ErrorClass = "database"  // PostgreSQL or the connection to it failed
+	ClassTransient ErrorClass = "transient" // a deadlock or serialization failure (40P01, 40001): 503, retry
+	ClassSaturated ErrorClass = "saturated" // no pool connection within Config.AcquireTimeout: 503, retry
+	ClassTimeout   ErrorClass = "timeout"   // the request's context deadline passed
+	ClassCanceled  ErrorClass = "canceled"  // the request's context was canceled: the client went away
+	ClassPanic     ErrorClass = "panic"     // the business method panicked
+	ClassInternal  ErrorClass = "internal"  // anything else: a bug in the runtime or the generated code
+)

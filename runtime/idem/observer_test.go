@@ -29,4 +29,10 @@ func (r *recorder) kinds() []idem.EventKind {
 	return ks
 }
 
+func (r *recorder) all() []idem.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
 func equalKinds(a, b []idem.EventKind) bool { return slices.Equal(a, b) }

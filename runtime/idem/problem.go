@@ -19,4 +19,5 @@ const (
 	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery" // 409, ErrRequiresRecovery
 	ProblemInternal         = ProblemTypeBase + "internal-error"              // 500, nothing disclosed
 	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"          // 409, another operation created the entity
+	ProblemUnavailable      = ProblemTypeBase + "temporarily-unavailable"     // 503, ErrUnavailable, with Retry-After
 )

@@ -70,7 +70,8 @@ func TestLogsHashTheKey(t *testing.T) {
 	d := newDB(t)
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := newHandler(t, d.pool, orderContract(), idem.Config{Logger: logger}, createOrder)
+	secret := []byte("deployment-secret")
+	h := newHandler(t, d.pool, orderContract(), idem.Config{Logger: logger, KeyHashSecret: secret}, createOrder)
 	const key = "very-secret-key-4711"
 	post(h, "tenant-a", key, `{"customer":"c","amount":1}`)
 	post(h, "tenant-a", key, `{"customer":"c","amount":1}`)
@@ -78,7 +79,7 @@ func TestLogsHashTheKey(t *testing.T) {
 	if strings.Contains(out, key) {
 		t.Errorf("log contains the key in clear:\n%s", out)
 	}
-	if n := strings.Count(out, engine.KeyHash("tenant-a", key)); n != 2 {
+	if n := strings.Count(out, engine.KeyHash(secret, "tenant-a", key)); n != 2 {
 		t.Errorf("log names the key hash %d times, want 2:\n%s", n, out)
 	}
 	for _, outcome := range []string{`"outcome":"new"`, `"outcome":"replay"`} {

@@ -94,7 +94,9 @@ type ContractCase[T any] struct {
 //   - retention: past the contract's retention a retry is a 409
 //     operation-expired and runs nothing, also after the sweep made the
 //     record a tombstone; past the tombstone period the sweep deletes the
-//     record and the key runs as a new operation. The fake clock of this
+//     record and the key is forgotten: it runs as a new operation, which
+//     the business may accept or refuse with a 4xx of its own (a unique
+//     constraint of its table, say). The fake clock of this
 //     scenario lies wholly in the past, so its sweeps never reach records
 //     of the other scenarios, which use the wall clock.
 //   - rolled back: an attempt that fails after the business function ran,

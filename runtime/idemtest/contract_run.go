@@ -81,6 +81,9 @@ func openPool(t *testing.T, connString string, maxConns int32) *pgxpool.Pool {
 func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemimpl.Contract, cfg idem.Config, hooks faults.Hooks) (http.Handler, *idem.Executor) {
 	t.Helper()
 	cfg.Pool = pool
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t)
+	}
 	exec, err := idem.NewExecutor(cfg)
 	if err != nil {
 		t.Fatalf("idemtest: NewExecutor: %v", err)

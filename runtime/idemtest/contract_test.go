@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
@@ -64,10 +65,14 @@ type service struct {
 
 // The broken services RunContract must fail.
 const (
-	brokenInsertsTwice   = "inserts-twice"    // the business function inserts two orders
-	brokenIgnoresAmount  = "ignores-amount"   // the fingerprint leaves out the significant amount
-	brokenOutsideTx      = "outside-tx"       // the business function inserts through the pool, not the transaction
-	brokenNone           = "none"             // not broken: the control of the helper process
+	brokenInsertsTwice  = "inserts-twice"  // the business function inserts two orders
+	brokenIgnoresAmount = "ignores-amount" // the fingerprint leaves out the significant amount
+	brokenOutsideTx     = "outside-tx"     // the business function inserts through the pool, not the transaction
+	brokenNone          = "none"           // not broken: the control of the helper process
+	// brokenRefusesRepeat is not broken but strict: its own unique
+	// constraint refuses a second order of one customer with 409, with no
+	// natural key in the contract.
+	brokenRefusesRepeat  = "refuses-repeat"
 	brokenEnv            = "IDEMTEST_BROKEN"  // selects the service of TestBrokenHelper
 	brokenHelperTestName = "TestBrokenHelper" // the child's test
 	routeOrders          = "/shops/{shop}/orders"
@@ -219,9 +224,17 @@ func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *
 			if o.ExternalID != "" {
 				ext = &o.ExternalID
 			}
-			if err := db.QueryRow(ctx,
+			if broken == brokenRefusesRepeat {
+				ext = &o.Customer
+			}
+			err := db.QueryRow(ctx,
 				"INSERT INTO orders (tenant, shop, customer, amount, external_id) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-				op.Scope, req.PathParams["shop"], o.Customer, o.Amount, ext).Scan(&id); err != nil {
+				op.Scope, req.PathParams["shop"], o.Customer, o.Amount, ext).Scan(&id)
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "23505" && broken == brokenRefusesRepeat {
+				return nil, &idem.Rejection{Status: http.StatusConflict, Title: "Order exists", Detail: "this customer already ordered"}
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -286,6 +299,11 @@ func TestRunContractFailsBrokenServices(t *testing.T) {
 		// Committed at once, the row shows while the request is held and
 		// survives the rollback.
 		{brokenOutsideTx, []string{"past_wait_timeout_409", "rolled_back_attempt_leaves_no_effect"}},
+		// Its unique constraint refuses the same content under a new key,
+		// which that scenario wants to be a second operation; after the
+		// purge its refusal of the forgotten key is a new operation's
+		// answer, which the retention scenario accepts.
+		{brokenRefusesRepeat, []string{"new_key_new_operation"}},
 	} {
 		t.Run(tc.broken, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^"+brokenHelperTestName+"$")

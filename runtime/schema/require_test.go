@@ -1,7 +1,9 @@
 package schema_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,9 +36,13 @@ func TestExecutorRefusesAnOldSchema(t *testing.T) {
 			t.Errorf("the refusal %q does not say %q", err, want)
 		}
 	}
-	shop := newShop(t, pool, nil)
+	var logged bytes.Buffer
+	shop := newShopLogging(t, pool, nil, slog.New(slog.NewTextHandler(&logged, nil)))
 	if rec := order(shop, "acme", "k-1", "sku-1"); rec.Code != http.StatusInternalServerError {
 		t.Errorf("the handler on v0.1.0's schema answered %d %s, want 500", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logged.String(), "level=ERROR") || !strings.Contains(logged.String(), "00002_idemgen_schema_version.sql") {
+		t.Errorf("the 500 was not logged at Error with the migration to run:\n%s", logged.String())
 	}
 	var records, orders int
 	if err := pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM idempotency.idempotency_record), (SELECT count(*) FROM public.orders)").Scan(&records, &orders); err != nil {

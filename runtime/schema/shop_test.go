@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,7 +71,14 @@ func createOrder(entered func(sku string, pid int)) idemimpl.BusinessFunc {
 // idempotency tables in schema.ReleasedSchema.
 func newShop(t *testing.T, pool *pgxpool.Pool, entered func(sku string, pid int)) http.Handler {
 	t.Helper()
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: schema.ReleasedSchema})
+	return newShopLogging(t, pool, entered, nil)
+}
+
+// newShopLogging is newShop with the executor logging to log (nil: the
+// default logger).
+func newShopLogging(t *testing.T, pool *pgxpool.Pool, entered func(sku string, pid int), log *slog.Logger) http.Handler {
+	t.Helper()
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: schema.ReleasedSchema, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

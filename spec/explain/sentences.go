@@ -168,8 +168,12 @@ func replaySentence(op *spec.Operation, f fields) string {
 }
 
 func expirySentence(c *spec.Contract) string {
-	return fmt.Sprintf("After %s the stored response is discarded, but a retry is still refused for %s with 409 `operation-expired`; after that the key can be reused.",
-		human(c.Retention.Value), human(c.Tombstone.Value))
+	guard := ""
+	if len(c.NaturalKey) > 0 {
+		guard = ", though the natural key still refuses a second entity"
+	}
+	return fmt.Sprintf("After %s the stored response is discarded, but a retry is still refused for %s with 409 `operation-expired`; after that the key is forgotten: a request with it runs as a new operation%s.",
+		human(c.Retention.Value), human(c.Tombstone.Value), guard)
 }
 
 func concurrencySentence(c *spec.Contract) string {

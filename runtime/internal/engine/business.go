@@ -32,7 +32,7 @@ func (e *Executor) business(ctx context.Context, tx pgx.Tx, c *Contract, call Ca
 		if rej, ok := e.asRejection(err); ok {
 			return rej.response()
 		}
-		return nil, fmt.Errorf("idem: %s: %w", c.Operation, err)
+		return nil, fmt.Errorf("idem: %s: %w", c.Operation, &businessError{err})
 	}
 	if resp == nil || resp.Status < 100 || resp.Status > 999 {
 		return nil, fmt.Errorf("idem: %s: business function returned no response or an invalid status", c.Operation)

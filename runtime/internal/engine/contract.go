@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -130,6 +131,9 @@ func Normalize(c Contract) (Contract, error) {
 	}
 	if c.WaitTimeout == 0 {
 		c.WaitTimeout = defaults.WaitTimeout
+	}
+	if c.Retention > math.MaxInt64-c.Tombstone {
+		return c, fmt.Errorf("idem: contract %s: retention %s plus tombstone %s overflows", c.Operation, c.Retention, c.Tombstone)
 	}
 	if c.Concurrency != ConcurrencyWait && c.Concurrency != ConcurrencyReject {
 		return c, fmt.Errorf("idem: contract %s: unknown concurrency %d", c.Operation, c.Concurrency)

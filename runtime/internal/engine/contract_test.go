@@ -86,3 +86,12 @@ func TestRefusalErrorUnwraps(t *testing.T) {
 		t.Errorf("errors.As: %+v", ref)
 	}
 }
+
+// Retention plus tombstone, the time a record is kept, must not overflow:
+// a wrapped sum would put the purge deadline in the past.
+func TestNormalizeRefusesOverflowingRetention(t *testing.T) {
+	c := engine.Contract{Operation: "op", Method: "POST", Route: "/x", Retention: time.Duration(1<<63 - 1), Tombstone: time.Hour}
+	if _, err := engine.Normalize(c); err == nil || !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("Normalize: %v, want the overflow refused", err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -31,7 +30,14 @@ type Config struct {
 	Schema  string        // schema of the idempotency tables; "" follows the search_path
 	Clock   Clock         // nil means the wall clock
 	Observe func(Event)   // optional
-	Logger  *slog.Logger  // optional; keys are logged as hashes, never in clear
+	Logger  *slog.Logger  // nil means slog.Default(); keys are logged as hashes, never in clear
+	// KeyHashSecret keys the hash that names a key in logs; empty means a
+	// random secret drawn once per process.
+	KeyHashSecret []byte
+	// AcquireTimeout bounds the wait for a pool connection; past it the
+	// request is answered 503 with Retry-After. 0 means the contract's
+	// wait-timeout, at most one second.
+	AcquireTimeout time.Duration
 	// AsRejection reports whether an error of a business function is a
 	// business refusal, and which problem it answers with; nil means none
 	// is.
@@ -50,6 +56,9 @@ type Executor struct {
 	observe     func(Event)
 	log         *slog.Logger
 	asRejection func(error) (Rejection, bool)
+	keySecret   []byte
+	acquireWait time.Duration
+	flights     inflight
 	hooks       faults.Hooks // set by InstallFaults in tests only
 
 	schemaName string      // Config.Schema
@@ -61,8 +70,18 @@ func New(cfg Config) (*Executor, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("idem: NewExecutor without a pool")
 	}
+	if cfg.AcquireTimeout < 0 {
+		return nil, errors.New("idem: negative AcquireTimeout")
+	}
 	e := &Executor{pool: cfg.Pool, store: pgstore.New(cfg.Schema), clock: cfg.Clock, observe: cfg.Observe,
-		log: cfg.Logger, asRejection: cfg.AsRejection, schemaName: cfg.Schema}
+		log: cfg.Logger, asRejection: cfg.AsRejection, keySecret: cfg.KeyHashSecret, acquireWait: cfg.AcquireTimeout,
+		schemaName: cfg.Schema}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if len(e.keySecret) == 0 {
+		e.keySecret = processKeyHashSecret()
+	}
 	if e.clock == nil {
 		e.clock = systemClock{}
 	}
@@ -120,30 +139,52 @@ const maxClaimAttempts = 3
 // stored response. Refusals are *RefusalError values wrapping
 // ErrFingerprintMismatch, ErrInProgress, ErrExpired or ErrRequiresRecovery.
 // An error from fn, or a panic in it, rolls everything back and frees the
-// key; the panic is propagated after the rollback.
+// key; the panic is propagated after the rollback. Every other error is
+// logged here, once; those a retry can overcome wrap ErrUnavailable.
 func (e *Executor) execute(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
-	if err := e.requireSchema(ctx); err != nil {
-		return nil, err
-	}
-	if call.Key == "" {
-		return e.unprotected(ctx, c, call, fn)
-	}
-	start := time.Now()
-	now := e.clock.Now()
 	id, err := newUUID()
 	if err != nil {
 		return nil, err
 	}
 	op := &Operation{ID: formatUUID(id), Name: c.Operation, Scope: call.Scope, Key: call.Key, id: id, store: e.store, clock: e.clock}
+	var res *Result
+	switch err = e.requireSchema(ctx, c, call); {
+	case err != nil:
+	case call.Key == "":
+		res, err = e.unprotected(ctx, c, call, op, fn)
+	default:
+		res, err = e.protected(ctx, c, call, op, fn)
+	}
+	var ref *RefusalError
+	if err != nil && !errors.As(err, &ref) {
+		e.logFailure(ctx, c, call, op.ID, classify(err), err)
+		err = unavailable(err)
+	}
+	return res, err
+}
+
+// protected runs a call with a key.
+func (e *Executor) protected(ctx context.Context, c *Contract, call Call, op *Operation, fn BusinessFunc) (*Result, error) {
+	start := time.Now()
+	now := e.clock.Now()
+	leave, err := e.awaitFlight(ctx, c, call, start)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	claim := pgstore.Claim{
-		Scope: call.Scope, Key: call.Key, Fingerprint: call.Fingerprint[:], OperationID: id,
+		Scope: call.Scope, Key: call.Key, Fingerprint: call.Fingerprint[:], OperationID: op.id,
 		CreatedAt: now, ExpiresAt: now.Add(c.Retention), PurgeAt: now.Add(c.Retention + c.Tombstone),
 	}
-	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: c.lockTimeout(), Savepoint: len(c.StoreFailures) > 0}
+	lockTimeout := c.lockTimeout()
+	if c.Concurrency == ConcurrencyWait {
+		lockTimeout = max(c.WaitTimeout-time.Since(start), time.Millisecond)
+	}
+	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: lockTimeout, Savepoint: len(c.StoreFailures) > 0}
 
-	pc, err := e.pool.Acquire(ctx)
+	pc, err := e.acquire(ctx, c, call, start)
 	if err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
+		return nil, err
 	}
 	defer pc.Release()
 	conn := pc.Conn()
@@ -161,13 +202,16 @@ func (e *Executor) execute(ctx context.Context, c *Contract, call Call, fn Busin
 			if isLockTimeout(err) {
 				return nil, e.refuse(ctx, c, call, start, inProgressEvent(c), &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
 			}
-			return nil, fmt.Errorf("idem: claim: %w", err)
+			err = fmt.Errorf("idem: claim: %w", err)
+			e.emit(ctx, c, call, EventRolledBack, start, op.ID, classify(err))
+			return nil, err
 		}
 		if claimed {
-			return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, id, fn, opts.Savepoint, start)
+			return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, fn, opts.Savepoint, start)
 		}
 		rec, err := e.readHolder(ctx, conn, call)
 		if err != nil {
+			e.emit(ctx, c, call, EventRolledBack, start, op.ID, classify(err))
 			return nil, err
 		}
 		if rec != nil {
@@ -177,15 +221,76 @@ func (e *Executor) execute(ctx context.Context, c *Contract, call Call, fn Busin
 	return nil, fmt.Errorf("idem: claim: the record holding the key vanished %d times", maxClaimAttempts)
 }
 
-// run executes fn on the claimed key and commits or rolls back.
-func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Contract, call Call, op *Operation, id [16]byte, fn BusinessFunc, savepoint bool, start time.Time) (*Result, error) {
+// awaitFlight waits, without a connection, while this process runs
+// another attempt with the call's key: up to the wait-timeout under
+// ConcurrencyWait, not at all under ConcurrencyReject. It returns the
+// function that ends the caller's own turn.
+func (e *Executor) awaitFlight(ctx context.Context, c *Contract, call Call, start time.Time) (leave func(), err error) {
+	for {
+		leave, running := e.flights.enter(call.Scope, call.Key)
+		if leave != nil {
+			return leave, nil
+		}
+		if c.Concurrency == ConcurrencyReject {
+			return nil, e.refuse(ctx, c, call, start, EventRejectInProgress, &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
+		}
+		_ = e.hooks.Run(ctx, faults.WaitingForFirst, "")
+		remaining := c.WaitTimeout - time.Since(start)
+		if remaining <= 0 {
+			return nil, e.refuse(ctx, c, call, start, EventWaitTimeout, &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
+		}
+		timer := time.NewTimer(remaining)
+		select {
+		case <-running:
+			timer.Stop()
+		case <-timer.C:
+			return nil, e.refuse(ctx, c, call, start, EventWaitTimeout, &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("idem: waiting for the first attempt: %w", context.Cause(ctx))
+		}
+	}
+}
+
+// acquire takes a pool connection, waiting at most the acquire timeout: a
+// saturated pool is answered 503 with Retry-After, never an unbounded wait.
+func (e *Executor) acquire(ctx context.Context, c *Contract, call Call, start time.Time) (*pgxpool.Conn, error) {
+	d := e.acquireWait
+	if d == 0 {
+		d = min(c.WaitTimeout, time.Second)
+	}
+	actx, cancel := context.WithTimeoutCause(ctx, d, errSaturated)
+	defer cancel()
+	pc, err := e.pool.Acquire(actx)
+	if err == nil {
+		return pc, nil
+	}
+	if ctx.Err() == nil && errors.Is(context.Cause(actx), errSaturated) {
+		err = fmt.Errorf("idem: %w (%s, %d of %d in use)", errSaturated, d, e.pool.Stat().AcquiredConns(), e.pool.Stat().MaxConns())
+		e.emit(ctx, c, call, EventUnavailable, start, "", ClassSaturated)
+		return nil, err
+	}
+	return nil, fmt.Errorf("idem: %w", err)
+}
+
+// run executes fn on the claimed key and commits or rolls back. A panic
+// is logged and observed here, after the rollback, and propagated.
+func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Contract, call Call, op *Operation, fn BusinessFunc, savepoint bool, start time.Time) (res *Result, err error) {
 	open := true
 	defer func() {
 		tx.closed.Store(true)
-		if open { // an error return or a panic in fn or a hook
-			rollback(ctx, conn)
-			e.emit(ctx, c, call, EventRolledBack, start, op.ID)
+		if !open {
+			return
 		}
+		rollback(ctx, conn) // an error return or a panic in fn or a hook
+		class := classify(err)
+		if p := recover(); p != nil {
+			class = ClassPanic
+			e.emit(ctx, c, call, EventRolledBack, start, op.ID, class)
+			e.logFailure(ctx, c, call, op.ID, class, fmt.Errorf("idem: %s: panic: %v", c.Operation, p))
+			panic(p)
+		}
+		e.emit(ctx, c, call, EventRolledBack, start, op.ID, class)
 	}()
 	if err := e.hooks.Run(ctx, faults.AfterClaim, op.ID); err != nil {
 		return nil, err
@@ -211,7 +316,7 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	}
 	var b pgx.Batch
 	e.store.QueueComplete(&b, pgstore.Completion{
-		Scope: call.Scope, Key: call.Key, OperationID: id, State: state,
+		Scope: call.Scope, Key: call.Key, OperationID: op.id, State: state,
 		Status: resp.Status, Header: header, Body: resp.Body, CompletedAt: e.clock.Now(),
 	}, storedFailure, true)
 	br := conn.SendBatch(ctx, &b)
@@ -224,8 +329,8 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	}
 	open = false
 	tx.closed.Store(true)
-	e.emit(ctx, c, call, EventNew, start, op.ID)
-	res := &Result{Response: resp, OperationID: op.ID, Stored: true}
+	e.emit(ctx, c, call, EventNew, start, op.ID, "")
+	res = &Result{Response: resp, OperationID: op.ID, Stored: true}
 	if err := e.hooks.Run(ctx, faults.AfterCommit, op.ID); err != nil {
 		return res, err
 	}
@@ -274,9 +379,9 @@ func (e *Executor) answer(ctx context.Context, c *Contract, call Call, rec *pgst
 		}
 	}
 	if rec.CompletedAt.After(now) {
-		e.emit(ctx, c, call, EventWaited, start, opID)
+		e.emit(ctx, c, call, EventWaited, start, opID, "")
 	}
-	e.emit(ctx, c, call, EventReplay, start, opID)
+	e.emit(ctx, c, call, EventReplay, start, opID, "")
 	return &Result{Response: &Response{Status: rec.Status, Header: header, Body: rec.Body}, OperationID: opID, Replayed: true}, nil
 }
 
@@ -288,31 +393,19 @@ func inProgressEvent(c *Contract) EventKind {
 }
 
 func (e *Executor) refuse(ctx context.Context, c *Contract, call Call, start time.Time, kind EventKind, err *RefusalError) error {
-	e.emit(ctx, c, call, kind, start, err.OperationID)
+	e.emit(ctx, c, call, kind, start, err.OperationID, "")
 	return err
 }
 
-func (e *Executor) emit(ctx context.Context, c *Contract, call Call, kind EventKind, start time.Time, opID string) {
+func (e *Executor) emit(ctx context.Context, c *Contract, call Call, kind EventKind, start time.Time, opID string, class ErrorClass) {
 	d := time.Since(start)
 	if e.observe != nil {
-		e.observe(Event{Kind: kind, Operation: c.Operation, Duration: d})
+		e.observe(Event{Kind: kind, Operation: c.Operation, Duration: d, Class: class})
 	}
-	if e.log != nil {
-		e.log.LogAttrs(ctx, slog.LevelDebug, "idempotent operation",
-			slog.String("operation", c.Operation), slog.String("outcome", kind.String()),
-			slog.String("key_hash", KeyHash(call.Scope, call.Key)), slog.String("operation_id", opID),
-			slog.Duration("duration", d))
-	}
-}
-
-// KeyHash is how a key appears in logs: the first 16 hex digits of
-// SHA-256 over the scope and the key, never the key itself.
-func KeyHash(scope, key string) string {
-	h := sha256.New()
-	h.Write([]byte(scope))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	e.log.LogAttrs(ctx, slog.LevelDebug, "idempotent operation",
+		slog.String("operation", c.Operation), slog.String("outcome", kind.String()),
+		slog.String("key_hash", e.keyHash(call.Scope, call.Key)), slog.String("operation_id", opID),
+		slog.Duration("duration", d))
 }
 
 // storedHeader encodes the headers kept for replays: Content-Type and the
@@ -372,13 +465,20 @@ func formatUUID(u [16]byte) string {
 
 // requireSchema refuses to run operations on a database whose idempotency
 // tables are older than this runtime needs, with the message schema.Require
-// gives (which migration to run). Only success is remembered, so a
-// transient error is retried by the next operation.
-func (e *Executor) requireSchema(ctx context.Context) error {
+// gives (which migration to run). It reads the version on a connection
+// taken like an operation's, so a saturated pool answers 503 here too.
+// Only success is remembered, so a transient error is retried by the next
+// operation.
+func (e *Executor) requireSchema(ctx context.Context, c *Contract, call Call) error {
 	if e.schemaOK.Load() {
 		return nil
 	}
-	if err := schema.Require(ctx, e.pool, e.schemaName); err != nil {
+	pc, err := e.acquire(ctx, c, call, time.Now())
+	if err != nil {
+		return err
+	}
+	defer pc.Release()
+	if err := schema.Require(ctx, pc.Conn(), e.schemaName); err != nil {
 		return fmt.Errorf("idem: %w", err)
 	}
 	e.schemaOK.Store(true)

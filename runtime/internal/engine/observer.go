@@ -15,14 +15,16 @@ const (
 	EventWaitTimeout                           // a duplicate waited wait-timeout and got 409
 	EventRejectInProgress                      // a duplicate got 409 at once under reject
 	EventExpired                               // a retry after retention (409 operation-expired)
-	EventRolledBack                            // the operation ran and was rolled back, freeing the key
+	EventRolledBack                            // the operation failed and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+	EventUnavailable                           // no pool connection within the acquire timeout (503)
 )
 
 var eventNames = [...]string{
 	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
 	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
 	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
+	EventUnavailable: "unavailable",
 }
 
 // String returns the kind's metric label.
@@ -39,4 +41,5 @@ type Event struct {
 	Kind      EventKind
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
+	Class     ErrorClass    // why an EventRolledBack or EventUnavailable failed; "" otherwise
 }

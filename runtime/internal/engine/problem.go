@@ -27,6 +27,7 @@ const (
 	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery"
 	ProblemInternal         = ProblemTypeBase + "internal-error"
 	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"
+	ProblemUnavailable      = ProblemTypeBase + "temporarily-unavailable"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -71,6 +72,9 @@ func problemFor(err error) *Problem {
 	case errors.Is(err, ErrInvalidBody):
 		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
+	case errors.Is(err, ErrUnavailable):
+		return &Problem{Type: ProblemUnavailable, Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "The request could not run now and nothing of it was kept. Retry the same request later.", retryAfter: time.Second}
 	case errors.Is(err, errScope):
 		return &Problem{Type: ProblemScopeUnavailable, Title: "Scope unavailable", Status: http.StatusForbidden}
 	}

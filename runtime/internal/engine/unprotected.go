@@ -3,14 +3,20 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // unprotected runs fn for a request that sent no key where the contract
 // does not require one: in a plain transaction, committed for a 2xx or 3xx
 // response and rolled back otherwise, with nothing recorded. The business
 // step is the same as a protected operation's.
-func (e *Executor) unprotected(ctx context.Context, c *Contract, call Call, fn BusinessFunc) (*Result, error) {
-	inner, err := e.pool.Begin(ctx)
+func (e *Executor) unprotected(ctx context.Context, c *Contract, call Call, op *Operation, fn BusinessFunc) (*Result, error) {
+	pc, err := e.acquire(ctx, c, call, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	defer pc.Release()
+	inner, err := pc.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("idem: %w", err)
 	}
@@ -19,11 +25,6 @@ func (e *Executor) unprotected(ctx context.Context, c *Contract, call Call, fn B
 		tx.closed.Store(true)
 		_ = inner.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
 	}()
-	id, err := newUUID()
-	if err != nil {
-		return nil, err
-	}
-	op := &Operation{ID: formatUUID(id), Name: c.Operation, Scope: call.Scope, id: id, store: e.store, clock: e.clock}
 	resp, err := e.business(ctx, tx, c, call, op, fn)
 	if err != nil {
 		return nil, err

@@ -10,9 +10,13 @@ type Point string
 
 // The fault-injection points, in execution order.
 const (
-	AfterClaim    Point = "after-claim"    // key claimed, business function not yet run
-	AfterBusiness Point = "after-business" // business function returned, nothing stored yet
-	AfterCommit   Point = "after-commit"   // committed; the response is not yet written
+	// WaitingForFirst: a duplicate starts waiting, without a connection,
+	// for the first attempt its own process runs (an observation point: a
+	// hook's error is ignored).
+	WaitingForFirst Point = "waiting-for-first"
+	AfterClaim      Point = "after-claim"    // key claimed, business function not yet run
+	AfterBusiness   Point = "after-business" // business function returned, nothing stored yet
+	AfterCommit     Point = "after-commit"   // committed; the response is not yet written
 )
 
 // Hook runs at a point with the id of the operation that reached it.
@@ -20,15 +24,18 @@ type Hook = func(ctx context.Context, operationID string) error
 
 // Hooks are the hooks of one executor; a nil hook does nothing.
 type Hooks struct {
-	AfterClaim    Hook
-	AfterBusiness Hook
-	AfterCommit   Hook
+	WaitingForFirst Hook
+	AfterClaim      Hook
+	AfterBusiness   Hook
+	AfterCommit     Hook
 }
 
 // Run runs the hook at p, if any, and wraps its error in an *Error.
 func (h *Hooks) Run(ctx context.Context, p Point, operationID string) error {
 	var f Hook
 	switch p {
+	case WaitingForFirst:
+		f = h.WaitingForFirst
 	case AfterClaim:
 		f = h.AfterClaim
 	case AfterBusiness:

@@ -22,6 +22,7 @@ const BusinessSavepoint = "idem_business"
 type Store struct {
 	claim, get, complete string
 	tombstone, purge     string
+	purgeNatural         string
 	enqueue              string
 	claimNatural         string
 	naturalHolder        string
@@ -52,6 +53,7 @@ func New(schema string) *Store {
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
+		purgeNatural:  q(sqlcdb.DeleteNaturalKeysBefore),
 	}
 }
 

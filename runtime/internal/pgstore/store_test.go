@@ -160,21 +160,21 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	}
 	sweepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	got, err := s.Sweep(sweepCtx, pool, t0.Add(time.Hour), 10)
+	got, err := sweepAll(sweepCtx, pool, s, t0.Add(time.Hour), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(pgstore.SweepResult{Tombstoned: 24}, got); diff != "" {
+	if diff := cmp.Diff([]int{24, 0}, got); diff != "" {
 		t.Errorf("sweep with one row held (-want +got):\n%s", diff)
 	}
 	if err := holder.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.Sweep(ctx, pool, t0.Add(2*time.Hour), 10)
+	got, err = sweepAll(ctx, pool, s, t0.Add(2*time.Hour), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(pgstore.SweepResult{Tombstoned: 2, Deleted: 25}, got); diff != "" {
+	if diff := cmp.Diff([]int{2, 25}, got); diff != "" {
 		t.Errorf("second sweep (-want +got):\n%s", diff)
 	}
 	var key, state string
@@ -184,9 +184,30 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	if key != "young" || state != string(pgstore.StateTombstone) {
 		t.Errorf("left %s in state %s, want young as a tombstone", key, state)
 	}
-	if _, err := s.Sweep(ctx, pool, t0, 0); err == nil {
-		t.Error("Sweep with batch size 0 succeeded")
+	if _, err := s.SweepBatch(ctx, pool, pgstore.SweepTombstone, t0, 0); err == nil {
+		t.Error("SweepBatch with batch size 0 succeeded")
 	}
+}
+
+// sweepAll runs the tombstone and purge steps in batches of batchSize
+// until each comes back short, and returns the rows each changed.
+func sweepAll(ctx context.Context, db pgstore.Execer, s *pgstore.Store, now time.Time, batchSize int) ([]int, error) {
+	var counts []int
+	for _, step := range []pgstore.SweepStep{pgstore.SweepTombstone, pgstore.SweepPurge} {
+		total := 0
+		for {
+			n, err := s.SweepBatch(ctx, db, step, now, batchSize)
+			if err != nil {
+				return nil, err
+			}
+			total += n
+			if n < batchSize {
+				break
+			}
+		}
+		counts = append(counts, total)
+	}
+	return counts, nil
 }
 
 // A claim that waits longer than its lock timeout fails with SQLSTATE

@@ -13,36 +13,34 @@ type Execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// SweepResult counts what one Sweep changed.
-type SweepResult struct {
-	Tombstoned int // records past retention whose response was dropped
-	Deleted    int // records past the tombstone period that were removed
-}
+// SweepStep is one kind of retention batch.
+type SweepStep int
 
-// Sweep turns records past retention at now into tombstones and deletes
-// records past their tombstone period, in batches of at most batchSize rows
-// each in its own short statement (rows locked by a running operation are
-// skipped, never waited for), until a batch comes back short or ctx ends.
-// now comes from the caller's clock; the store reads no time of its own.
-func (s *Store) Sweep(ctx context.Context, db Execer, now time.Time, batchSize int) (SweepResult, error) {
+// The sweep steps, in the order a sweep runs them.
+const (
+	// SweepTombstone turns records past retention into tombstones,
+	// dropping their stored responses.
+	SweepTombstone SweepStep = iota
+	// SweepPurge deletes tombstones past their tombstone period.
+	SweepPurge
+	// SweepNaturalKeys deletes natural-key rows past their lifetime.
+	SweepNaturalKeys
+)
+
+// SweepBatch runs one batch of step: at most batchSize rows, in one
+// statement of its own that skips rows locked by a running operation and
+// never waits for them. For SweepTombstone and SweepPurge, at is the
+// sweeper's now; for SweepNaturalKeys, the oldest claim time kept. It
+// returns the number of rows changed; fewer than batchSize means the step
+// is done for now. The store reads no time of its own.
+func (s *Store) SweepBatch(ctx context.Context, db Execer, step SweepStep, at time.Time, batchSize int) (int, error) {
 	if batchSize < 1 {
-		return SweepResult{}, fmt.Errorf("pgstore: sweep batch size %d, want at least 1", batchSize)
+		return 0, fmt.Errorf("pgstore: sweep batch size %d, want at least 1", batchSize)
 	}
-	var res SweepResult
-	for _, step := range []struct {
-		sql   string
-		count *int
-	}{{s.tombstone, &res.Tombstoned}, {s.purge, &res.Deleted}} {
-		for {
-			tag, err := db.Exec(ctx, step.sql, timestamptz(now), int32(batchSize))
-			if err != nil {
-				return res, fmt.Errorf("pgstore: sweep: %w", err)
-			}
-			*step.count += int(tag.RowsAffected())
-			if tag.RowsAffected() < int64(batchSize) {
-				break
-			}
-		}
+	sql := map[SweepStep]string{SweepTombstone: s.tombstone, SweepPurge: s.purge, SweepNaturalKeys: s.purgeNatural}[step]
+	tag, err := db.Exec(ctx, sql, timestamptz(at), int32(min(batchSize, 1<<30)))
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: sweep: %w", err)
 	}
-	return res, nil
+	return int(tag.RowsAffected()), nil
 }

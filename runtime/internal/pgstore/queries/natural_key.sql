@@ -12,3 +12,15 @@ RETURNING operation_id;
 SELECT operation_id::text
 FROM idempotency_natural_key
 WHERE scope = @scope::text AND operation = @operation::text AND natural_key = @natural_key::text;
+
+-- name: DeleteNaturalKeysBefore :execrows
+-- Deletes at most @batch_size natural-key rows claimed before @before, the
+-- end of their lifetime; skips rows another transaction holds.
+DELETE FROM idempotency_natural_key
+WHERE (scope, operation, natural_key) IN (
+    SELECT n.scope, n.operation, n.natural_key
+    FROM idempotency_natural_key AS n
+    WHERE n.created_at <= @before::timestamptz
+    LIMIT @batch_size::integer
+    FOR UPDATE SKIP LOCKED
+);

@@ -42,6 +42,32 @@ func (q *Queries) ClaimNaturalKey(ctx context.Context, arg ClaimNaturalKeyParams
 	return operation_id, err
 }
 
+const DeleteNaturalKeysBefore = `-- name: DeleteNaturalKeysBefore :execrows
+DELETE FROM idempotency_natural_key
+WHERE (scope, operation, natural_key) IN (
+    SELECT n.scope, n.operation, n.natural_key
+    FROM idempotency_natural_key AS n
+    WHERE n.created_at <= $1::timestamptz
+    LIMIT $2::integer
+    FOR UPDATE SKIP LOCKED
+)
+`
+
+type DeleteNaturalKeysBeforeParams struct {
+	Before    pgtype.Timestamptz
+	BatchSize int32
+}
+
+// Deletes at most @batch_size natural-key rows claimed before @before, the
+// end of their lifetime; skips rows another transaction holds.
+func (q *Queries) DeleteNaturalKeysBefore(ctx context.Context, arg DeleteNaturalKeysBeforeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, DeleteNaturalKeysBefore, arg.Before, arg.BatchSize)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const GetNaturalKeyHolder = `-- name: GetNaturalKeyHolder :one
 SELECT operation_id::text
 FROM idempotency_natural_key

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+)
+
+// newOpsCommand builds idemgen ops, the commands that operate on a running
+// service's idempotency tables.
+func newOpsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ops",
+		Short: "Operate on a service's idempotency tables (DATABASE_URL)",
+	}
+	cmd.AddCommand(newSweepCommand())
+	return cmd
+}
+
+// newSweepCommand builds idemgen ops sweep.
+func newSweepCommand() *cobra.Command {
+	var schema string
+	var o idem.MaintainOptions
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Apply retention once: for cron, instead of the service's Executor.Maintain",
+		Long: `sweep applies retention once to the idempotency tables of the database
+named by DATABASE_URL, as Executor.Maintain does every minute in a service:
+records past retention become tombstones, tombstones past their period are
+deleted, then natural-key rows older than --natural-key-lifetime (kept when
+it is 0). It works in short batches that skip rows a running operation
+holds, and refuses to run when this machine's clock and the database's
+differ by more than --max-clock-skew. Exit code 0 when it swept, 1 when the
+sweep failed, 2 for unusable input.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url := os.Getenv("DATABASE_URL")
+			if url == "" {
+				return &exitError{code: exitUnusable, err: errors.New("ops sweep: DATABASE_URL is not set")}
+			}
+			pool, err := pgxpool.New(cmd.Context(), url)
+			if err != nil {
+				return &exitError{code: exitUnusable, err: fmt.Errorf("ops sweep: DATABASE_URL: %w", err)}
+			}
+			defer pool.Close()
+			exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: schema})
+			if err != nil {
+				return &exitError{code: exitUnusable, err: fmt.Errorf("ops sweep: %w", err)}
+			}
+			res, err := exec.Sweep(cmd.Context(), o)
+			if err != nil {
+				return &exitError{code: exitFindings, err: fmt.Errorf("ops sweep: %w", err)}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, in %d batches (longest %s)\n",
+				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&schema, "schema", "", `schema of the idempotency tables; "" follows the search_path`)
+	f.IntVar(&o.BatchSize, "batch-size", 0, "rows per statement (default 1000)")
+	f.DurationVar(&o.BatchTimeout, "batch-timeout", 0, "cancel a batch statement that runs longer (default 1s)")
+	f.DurationVar(&o.NaturalKeyLifetime, "natural-key-lifetime", 0, "delete natural-key rows claimed longer ago; 0 keeps them")
+	f.DurationVar(&o.MaxClockSkew, "max-clock-skew", 0, "refuse to sweep when the clocks differ by more (default 1m)")
+	return cmd
+}

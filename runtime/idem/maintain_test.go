@@ -1,0 +1,263 @@
+package idem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/idemtest"
+)
+
+// batchLockBound is the bound this suite holds every sweep batch to: the
+// longest a batch statement (and so any row lock it takes) may run.
+const batchLockBound = 500 * time.Millisecond
+
+// dbNow reads the database's clock.
+func dbNow(t *testing.T, d *db) time.Time {
+	t.Helper()
+	var now time.Time
+	if err := d.pool.QueryRow(context.Background(), "SELECT now()").Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	return now
+}
+
+// writer keeps committing new operations of its own scope, on its own
+// pool and at the wall clock, until stopped. Its sessions have lock_timeout 50ms and its
+// contract wait-timeout 50ms: an operation that waited that long on any
+// lock, a sweeper's included, fails instead of committing.
+type writer struct {
+	stop    chan struct{}
+	once    sync.Once
+	done    chan struct{}
+	started chan struct{}
+	mu      sync.Mutex
+	commits []time.Time
+	failed  []string
+}
+
+func startWriter(t *testing.T, d *db) *writer {
+	t.Helper()
+	pool := d.newPool(t, 2, func(cfg *pgxpool.Config) { cfg.ConnConfig.RuntimeParams["lock_timeout"] = "50ms" })
+	c := orderContract()
+	c.WaitTimeout = 50 * time.Millisecond
+	c.Retention = 7 * 24 * time.Hour // outlives the fake clock's day ahead
+	h := newHandler(t, pool, c, idem.Config{Logger: slog.New(slog.DiscardHandler)}, createOrder)
+	w := &writer{stop: make(chan struct{}), done: make(chan struct{}), started: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for i := 0; ; i++ {
+			select {
+			case <-w.stop:
+				return
+			default:
+			}
+			r := post(h, "writer", fmt.Sprintf("w-%d", i), `{"customer":"w","amount":1}`)
+			w.mu.Lock()
+			if r.Status == http.StatusCreated {
+				w.commits = append(w.commits, time.Now())
+			} else {
+				w.failed = append(w.failed, fmt.Sprintf("status %d body %s", r.Status, r.Body))
+			}
+			w.mu.Unlock()
+			if i == 0 {
+				close(w.started)
+			}
+		}
+	}()
+	return w
+}
+
+// halt stops the writer and waits for its last operation.
+func (w *writer) halt() {
+	w.once.Do(func() { close(w.stop) })
+	<-w.done
+}
+
+// during counts the commits between from and to.
+func (w *writer) during(from, to time.Time) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, c := range w.commits {
+		if !c.Before(from) && !c.After(to) {
+			n++
+		}
+	}
+	return n
+}
+
+// Must show 2: with a fake clock, records become tombstones and are
+// purged, and natural-key rows past their lifetime deleted, in batches of
+// at most BatchSize rows, while new operations keep committing; no batch
+// runs longer than batchLockBound, and no new operation waits 50ms on any
+// lock (their lock_timeout), so none waited on the sweeper.
+func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
+	d := newDB(t)
+	ctx := context.Background()
+	start := dbNow(t, d)
+	clock := idemtest.NewFakeClock(start)
+	c := orderContract()
+	c.Retention, c.Tombstone = time.Hour, 24*time.Hour
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := idemimpl.NewHandler(exec, c, tenantScope, createOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const viaExecutor, bulk, naturalKeys, batch = 50, 2950, 500, 200
+	for i := range viaExecutor {
+		if r := post(h, "old", fmt.Sprintf("old-%d", i), `{"customer":"o","amount":1}`); r.Status != http.StatusCreated {
+			t.Fatalf("old operation: status %d body %s", r.Status, r.Body)
+		}
+	}
+	if _, err := d.pool.Exec(ctx, `INSERT INTO idempotency_record
+		(scope, idempotency_key, fingerprint, state, operation_id, response_status, response_body,
+		 created_at, completed_at, expires_at, purge_at)
+		SELECT 'bulk', 'k-' || i, '\x00', 'completed', gen_random_uuid(), 201, repeat('x', 512)::bytea,
+		       $1, $1, $1::timestamptz + interval '1 hour', $1::timestamptz + interval '25 hours'
+		FROM generate_series(1, $2::integer) AS i`, start, bulk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.pool.Exec(ctx, `INSERT INTO idempotency_natural_key (scope, operation, natural_key, operation_id, created_at)
+		SELECT 'bulk', 'createOrder', '["' || i || '"]', gen_random_uuid(), $1
+		FROM generate_series(1, $2::integer) AS i`, start, naturalKeys); err != nil {
+		t.Fatal(err)
+	}
+	const records = viaExecutor + bulk
+
+	w := startWriter(t, d)
+	defer w.halt()
+	<-w.started
+	// The fake clock runs a day ahead of the database's by design.
+	opts := idem.MaintainOptions{BatchSize: batch, BatchTimeout: batchLockBound, NaturalKeyLifetime: 24 * time.Hour, MaxClockSkew: 48 * time.Hour}
+	sweep := func(what string, want idem.SweepResult) {
+		t.Helper()
+		began := time.Now()
+		got, err := exec.Sweep(ctx, opts)
+		ended := time.Now()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("%s: %d tombstoned, %d deleted, %d natural keys deleted in %d batches of at most %d rows; longest batch %v (bound %v); the sweep took %v while %d new operations committed",
+			what, got.Tombstoned, got.Deleted, got.NaturalKeysDeleted, got.Batches, batch, got.LongestBatch, batchLockBound, ended.Sub(began), w.during(began, ended))
+		if got.LongestBatch > batchLockBound {
+			t.Errorf("%s: a batch ran %v, longer than the bound %v", what, got.LongestBatch, batchLockBound)
+		}
+		got.LongestBatch = 0
+		if got != want {
+			t.Errorf("%s: %+v, want %+v", what, got, want)
+		}
+		if w.during(began, ended) == 0 {
+			t.Errorf("%s: no new operation committed during the sweep", what)
+		}
+	}
+
+	clock.Advance(time.Hour)
+	// 3000 rows in batches of 200: 15 full batches and a short one ends the
+	// tombstone step; the purge and natural-key steps find nothing.
+	sweep("past retention", idem.SweepResult{Tombstoned: records, Batches: records/batch + 1 + 1 + 1})
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE state = 'tombstone' AND response_body IS NULL"); n != records {
+		t.Errorf("%d compact tombstones, want %d", n, records)
+	}
+	if r := post(h, "old", "old-0", `{"customer":"o","amount":1}`); r.Status != http.StatusConflict || problemType(t, r) != idem.ProblemExpired {
+		t.Errorf("retry of a tombstone: status %d body %s, want 409 operation-expired", r.Status, r.Body)
+	}
+
+	clock.Advance(24 * time.Hour)
+	sweep("past the tombstone period", idem.SweepResult{Deleted: records, NaturalKeysDeleted: naturalKeys,
+		Batches: 1 + records/batch + 1 + naturalKeys/batch + 1})
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE scope <> 'writer'"); n != 0 {
+		t.Errorf("%d old records left, want none", n)
+	}
+	if n := d.count(t, "SELECT count(*) FROM idempotency_natural_key"); n != 0 {
+		t.Errorf("%d natural-key rows left, want none", n)
+	}
+
+	w.halt()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.failed) > 0 {
+		t.Errorf("%d new operations failed while the sweeper ran (a lock wait of 50ms fails them), first: %s", len(w.failed), w.failed[0])
+	}
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE scope = 'writer' AND state = 'completed'"); n != len(w.commits) {
+		t.Errorf("%d records of the writer, want its %d commits", n, len(w.commits))
+	}
+}
+
+// The sweeper refuses to run at a clock that differs from the database's
+// by more than MaxClockSkew: at a clock running ahead it would delete
+// tombstones early.
+func TestSweepRefusesASkewedClock(t *testing.T) {
+	d := newDB(t)
+	clock := idemtest.NewFakeClock(dbNow(t, d).Add(2 * time.Minute))
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.Sweep(context.Background(), idem.MaintainOptions{}); !errors.Is(err, idem.ErrClockSkew) {
+		t.Fatalf("sweep 2 minutes ahead with the default bound of 1 minute: %v, want ErrClockSkew", err)
+	} else {
+		t.Log(err)
+	}
+	if _, err := exec.Sweep(context.Background(), idem.MaintainOptions{MaxClockSkew: 5 * time.Minute}); err != nil {
+		t.Fatalf("sweep 2 minutes ahead with a bound of 5 minutes: %v", err)
+	}
+}
+
+// sweepSignal is a slog.Handler that reports each sweep record that
+// changed rows.
+type sweepSignal struct{ swept chan slog.Record }
+
+func (sweepSignal) Enabled(context.Context, slog.Level) bool { return true }
+func (s sweepSignal) WithAttrs([]slog.Attr) slog.Handler     { return s }
+func (s sweepSignal) WithGroup(string) slog.Handler          { return s }
+
+func (s sweepSignal) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "idempotency sweep" && r.Level == slog.LevelInfo {
+		s.swept <- r.Clone()
+	}
+	return nil
+}
+
+// Maintain, started in one line, sweeps at once and then every interval,
+// logs what it changed, and returns nil when its context ends.
+func TestMaintainRunsUntilCanceled(t *testing.T) {
+	d := newDB(t)
+	sig := sweepSignal{swept: make(chan slog.Record, 1)}
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Logger: slog.New(sig)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.pool.Exec(context.Background(), `INSERT INTO idempotency_record
+		(scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at)
+		VALUES ('s', 'k', '\x00', 'completed', gen_random_uuid(), now() - interval '2 days', now() - interval '1 day', now() + interval '1 day')`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error)
+	go func() { ended <- exec.Maintain(ctx, idem.MaintainOptions{Interval: time.Hour}) }()
+	r := <-sig.swept
+	t.Logf("maintenance logged: %s %v", r.Message, r)
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE state = 'tombstone'"); n != 1 {
+		t.Errorf("%d tombstones after the first sweep, want 1", n)
+	}
+	cancel()
+	if err := <-ended; err != nil {
+		t.Errorf("Maintain returned %v, want nil once its context ended", err)
+	}
+	if err := exec.Maintain(context.Background(), idem.MaintainOptions{BatchSize: -1}); err == nil {
+		t.Error("Maintain with a negative batch size started")
+	}
+}
