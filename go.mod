@@ -24,3 +24,5 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+tool github.com/idemgen/idemgen/cmd/idemgen
