@@ -165,4 +165,3 @@ func orderJSON(n int, items ...string) string {
 		`"delivery":{"name":"Ann","street":"1 Main St","city":"Oslo","postal_code":"0150","country":"NO"}}`,
 		n, strings.Join(list, ","))
 }
-
