@@ -30,3 +30,5 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
+
+tool github.com/idemgen/idemgen/cmd/idemgen

@@ -4,9 +4,13 @@
 // generated from openapi.yaml by go generate.
 //
 // It connects to DATABASE_URL or, when that is unset, starts a throwaway
-// PostgreSQL cluster with the machine's initdb (removed on exit):
+// PostgreSQL cluster with the machine's initdb (runtime/pgcluster, removed
+// on exit) and prints its URL:
 //
 //	go run ./examples/orders -addr 127.0.0.1:8080
+//
+// It is meant to be copied: the server's limits are in server.go, the
+// stand-in for authentication is demoTenant below.
 package main
 
 import (
@@ -26,12 +30,15 @@ import (
 
 	"github.com/idemgen/idemgen/examples/orders/shop"
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/pgtest"
 )
 
 // idempotencySchema is where the idempotency tables live (idemgen.yaml's
 // schema).
 const idempotencySchema = "idempotency"
+
+// shutdownTimeout bounds how long the requests in flight may finish after
+// SIGINT or SIGTERM.
+const shutdownTimeout = 10 * time.Second
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "the address to serve on")
@@ -39,49 +46,33 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, *addr, log); err != nil {
+	if err := run(ctx, *addr, log); err != nil {
 		log.Error("orders", "err", err)
 		os.Exit(1)
 	}
 }
 
-func serve(ctx context.Context, addr string, log *slog.Logger) error {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		cluster, err := pgtest.StartCluster(ctx)
-		if err != nil {
-			return fmt.Errorf("DATABASE_URL is unset and no throwaway cluster could start: %w", err)
-		}
-		defer cluster.Stop()
-		url = cluster.URL()
-		log.Info("DATABASE_URL is unset: started a throwaway PostgreSQL cluster, removed on exit")
+// run opens the database, builds the service and serves it on addr until
+// ctx ends.
+func run(ctx context.Context, addr string, log *slog.Logger) error {
+	url, closeDB, err := openDatabase(ctx, log)
+	if err != nil {
+		return err
 	}
+	defer closeDB()
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
-		return err
-	}
-	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {
-		return fmt.Errorf("shop schema: %w", err)
-	}
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})
+	h, err := newService(ctx, pool, log)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	if err := shop.Register(mux, exec, shop.Service{}, demoTenant); err != nil {
-		return err
-	}
-	mux.HandleFunc("GET /orders/{order_id}", func(w http.ResponseWriter, r *http.Request) {
-		getOrder(w, r, pool)
-	})
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(addr, h, defaultLimits)
 	go func() {
 		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		shutdown, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
 	}()
@@ -92,10 +83,43 @@ func serve(ctx context.Context, addr string, log *slog.Logger) error {
 	return nil
 }
 
+// newService creates the tables the service needs on pool, starts the
+// idempotency maintenance (retention) until ctx ends and returns its
+// routes: the generated idempotent operations and the plain read.
+func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http.Handler, error) {
+	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
+		return nil, err
+	}
+	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {
+		return nil, fmt.Errorf("shop schema: %w", err)
+	}
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	// Retention: records become tombstones after 72h and are purged after
+	// the tombstone period, in bounded batches, until ctx ends.
+	go func() {
+		if err := exec.Maintain(ctx, idem.MaintainOptions{}); err != nil {
+			log.Error("maintenance stopped", "error", err)
+		}
+	}()
+	mux := http.NewServeMux()
+	if err := shop.Register(mux, exec, shop.Service{}, demoTenant); err != nil {
+		return nil, err
+	}
+	mux.HandleFunc("GET /orders/{order_id}", func(w http.ResponseWriter, r *http.Request) {
+		getOrder(w, r, pool, log)
+	})
+	return mux, nil
+}
+
 // demoTenant is the example's stand-in for authentication: it takes the
 // tenant from "Authorization: Bearer <tenant>". A real service replaces it
 // with the tenant its authentication middleware established; the scope
-// must never come from the request body.
+// must never come from the request body. The generated handlers call it
+// before they read the body, so a request without a caller costs no more
+// than its header.
 func demoTenant(r *http.Request) (string, error) {
 	tenant, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tenant == "" {

@@ -2,7 +2,6 @@ package pgtest
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -67,47 +66,6 @@ func TestCleanupDropsSchemaAndDatabase(t *testing.T) {
 	}
 	if left != 0 {
 		t.Fatalf("schema %s or database %s left behind", schema, database)
-	}
-}
-
-// TestThrowawayCluster starts a cluster of its own even when DATABASE_URL
-// is set, so the path a fresh machine takes is always exercised.
-func TestThrowawayCluster(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	c, err := StartCluster(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, c.URL())
-	if err != nil {
-		c.Stop()
-		t.Fatal(err)
-	}
-	var one int
-	err = conn.QueryRow(ctx, "SELECT 1").Scan(&one)
-	conn.Close(ctx)
-	if err != nil || one != 1 {
-		c.Stop()
-		t.Fatalf("SELECT 1 = %d, %v", one, err)
-	}
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(c.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("cluster directory %s left behind: %v", c.dir, err)
-	}
-}
-
-func TestNoBinariesSaysHowToGetPostgres(t *testing.T) {
-	_, err := firstBinDir([]string{t.TempDir()})
-	if !errors.Is(err, errNoPostgres) {
-		t.Fatalf("err = %v, want errNoPostgres", err)
-	}
-	for _, want := range []string{"DATABASE_URL", "apt-get install postgresql"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("message %q does not mention %q", err, want)
-		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/pgcluster"
 )
 
 // server is the PostgreSQL the tests of this process use: DATABASE_URL, or
@@ -14,7 +16,7 @@ var server struct {
 	once    sync.Once
 	url     string
 	err     error
-	cluster *Cluster
+	cluster *pgcluster.Cluster
 }
 
 // startTimeout bounds initdb plus start-up of a throwaway cluster.
@@ -30,7 +32,7 @@ func serverURL() (string, error) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		server.cluster, server.err = StartCluster(ctx)
+		server.cluster, server.err = pgcluster.Start(ctx)
 		if server.err == nil {
 			server.url = server.cluster.URL()
 		}

@@ -23,6 +23,7 @@ const (
 	ProblemOrderExists = "https://github.com/idemgen/idemgen/tree/main/examples/orders#order-exists"
 	ProblemOutOfStock  = "https://github.com/idemgen/idemgen/tree/main/examples/orders#out-of-stock"
 	ProblemNoSuchOrder = "https://github.com/idemgen/idemgen/tree/main/examples/orders#no-such-order"
+	ProblemBadItems    = "https://github.com/idemgen/idemgen/tree/main/examples/orders#bad-items"
 )
 
 // Service implements the generated Handlers on the shop's tables. Every
@@ -36,6 +37,9 @@ var _ Handlers = Service{}
 // stock, and enqueues the confirmation email and the warehouse
 // reservation.
 func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error) {
+	if rej := checkItems(req.Items); rej != nil {
+		return nil, rej
+	}
 	delivery, err := json.Marshal(req.Delivery)
 	if err != nil {
 		return nil, err
@@ -53,7 +57,10 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 	if err != nil {
 		return nil, err
 	}
-	for _, it := range req.Items {
+	// Rows are locked in SKU order, whatever order the request lists them
+	// in: two orders of SKU-1 and SKU-2 in opposite orders would otherwise
+	// each hold one row and wait for the other's (a deadlock, answered 500).
+	for _, it := range bySKU(req.Items) {
 		if _, err := tx.Exec(ctx, "INSERT INTO order_items (order_id, sku, quantity) VALUES ($1, $2, $3)", id, it.Sku, it.Quantity); err != nil {
 			return nil, err
 		}
@@ -91,7 +98,7 @@ func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperat
 		if _, err := tx.Exec(ctx, "UPDATE orders SET status = 'cancelled' WHERE id = $1", order.ID); err != nil {
 			return nil, err
 		}
-		for _, it := range order.Items {
+		for _, it := range order.Items { // in SKU order, as readOrder returns them
 			if _, err := tx.Exec(ctx, "UPDATE stock SET available = available + $2 WHERE sku = $1", it.Sku, it.Quantity); err != nil {
 				return nil, err
 			}
@@ -117,13 +124,21 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// ReadOrder returns a tenant's order, or a 404 Rejection.
+// ReadOrder returns a tenant's order, or a 404 Rejection when id names no
+// order of the tenant, a malformed id included.
 func ReadOrder(ctx context.Context, db querier, tenant, id string) (*Order, error) {
 	return readOrder(ctx, db, tenant, id, false)
 }
 
+// errNoSuchOrder is the refusal for an id that names no order of the
+// tenant.
+var errNoSuchOrder = &idem.Rejection{Status: http.StatusNotFound, Type: ProblemNoSuchOrder, Title: "No such order"}
+
 func readOrder(ctx context.Context, db querier, tenant, id string, forUpdate bool) (*Order, error) {
-	sql := `SELECT id::text, shop_id, external_order_id, customer_id, delivery, status FROM orders WHERE tenant = $1 AND id::text = $2`
+	if !isUUID(id) {
+		return nil, errNoSuchOrder // never sent to PostgreSQL, which would refuse it (a 500)
+	}
+	sql := `SELECT id::text, shop_id, external_order_id, customer_id, delivery, status FROM orders WHERE tenant = $1 AND id = $2::uuid`
 	if forUpdate {
 		sql += " FOR UPDATE"
 	}
@@ -131,7 +146,7 @@ func readOrder(ctx context.Context, db querier, tenant, id string, forUpdate boo
 	var delivery []byte
 	err := db.QueryRow(ctx, sql, tenant, id).Scan(&o.ID, &o.ShopID, &o.ExternalOrderID, &o.CustomerID, &delivery, &o.Status)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, &idem.Rejection{Status: http.StatusNotFound, Type: ProblemNoSuchOrder, Title: "No such order"}
+		return nil, errNoSuchOrder
 	}
 	if err != nil {
 		return nil, err

@@ -87,6 +87,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler) // the injected fault: the response is lost
 	}
 	if err != nil {
+		closeIfUnread(w, r, err)
 		problemFor(err).write(w)
 		return
 	}
@@ -101,17 +102,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(res.Response.Body)
 }
 
-// serve is the HTTP half of an operation: the key, the body, the scope and
-// the path parameters, then the prepared call for the executor, which does
-// every database step.
+// serve is the HTTP half of an operation: the key header and the scope
+// (both before a byte of the body is read), the body, and the path
+// parameters, then the prepared call for the executor, which does every
+// database step.
 func (h *handler) serve(r *http.Request) (*Result, error) {
 	c := &h.contract
 	var key string
 	var err error
 	if c.Key.Header != "" {
 		if key, err = keyFromHeader(r.Header, c.Key); err != nil {
-			return nil, err
+			return nil, &unreadBodyError{err}
 		}
+		if key == "" && !c.Key.Optional {
+			return nil, &unreadBodyError{ErrKeyMissing}
+		}
+	}
+	scope, err := h.scope(r)
+	if err != nil {
+		return nil, &unreadBodyError{fmt.Errorf("%w: %v", errScope, err)}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
 	if err != nil {
@@ -127,10 +136,6 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	}
 	if key == "" && !c.Key.Optional {
 		return nil, ErrKeyMissing
-	}
-	scope, err := h.scope(r)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errScope, err)
 	}
 	req := &Request{Method: r.Method, Route: c.Route, Header: r.Header, Body: body}
 	if len(c.PathParams) > 0 {

@@ -37,9 +37,10 @@ type Typed[T any] struct {
 }
 
 // NewTypedHandler returns the net/http handler of a generated operation.
-// It parses the key (400 when missing and required, empty, too long or
-// malformed), reads the body up to the fingerprint's size limit (413),
-// takes the scope from scope (403 when it fails), decodes the body once
+// It parses a header key (400 when missing and required, empty, too long
+// or malformed) and takes the scope from scope (403 when it fails) before
+// it reads a byte of the body, then reads the body up to the fingerprint's
+// size limit (413), takes a body key from it, decodes the body once
 // into a T, fingerprints that value (so a JSON and a form body of the same
 // request are the same operation) and has exec run the operation. A replay
 // carries the stored status, body and headers plus Idempotent-Replayed:

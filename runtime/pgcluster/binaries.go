@@ -1,4 +1,4 @@
-package pgtest
+package pgcluster
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 // errNoPostgres says how to get PostgreSQL when neither DATABASE_URL nor the
 // server binaries are there.
-var errNoPostgres = errors.New("pgtest: no PostgreSQL found: set DATABASE_URL to a server where the tests may create schemas " +
+var errNoPostgres = errors.New("pgcluster: no PostgreSQL found: set DATABASE_URL to a server where you may create schemas " +
 	"(e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres), or install PostgreSQL so that initdb and postgres exist " +
 	"(Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@16)")
 

@@ -1,4 +1,4 @@
-package pgtest
+package pgcluster
 
 import (
 	"errors"
@@ -11,9 +11,14 @@ import (
 	"time"
 )
 
+// dirPrefix starts the name of each throwaway cluster's directory in the
+// temporary directory. It is the name the clusters had when they were only
+// the tests' (package pgtest), so the leftovers of those runs are found too.
+const dirPrefix = "pgtest-"
+
 // clusterPattern matches the directories of throwaway clusters in the
 // temporary directory.
-const clusterPattern = "pgtest-*"
+const clusterPattern = dirPrefix + "*"
 
 // ownerFile is the file in a cluster's directory that names the process
 // that started it: its pid and, where /proc tells it, its start time, so a
@@ -22,7 +27,7 @@ const ownerFile = "owner"
 
 // staleAge is how old a cluster directory without an owner file must be
 // before it is taken for garbage: younger, it may be one that another
-// process is creating right now, or one an earlier pgtest version left.
+// process is creating right now, or one an earlier version left.
 const staleAge = 10 * time.Minute
 
 // writeOwner records the current process as the owner of dir.
@@ -95,7 +100,7 @@ func postmasterPID(data string) (int, error) {
 	line, _, _ := strings.Cut(string(b), "\n")
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
-		return 0, fmt.Errorf("pgtest: postmaster.pid: %w", err)
+		return 0, fmt.Errorf("pgcluster: postmaster.pid: %w", err)
 	}
 	return pid, nil
 }

@@ -1,4 +1,4 @@
-package pgtest
+package pgcluster
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // TestRemoveStaleKeepsLiveClusters lays out the directories that test runs
 // leave in the temporary directory and requires exactly the abandoned ones
 // to go: a cluster whose owner died (a killed test binary), an old one of an
-// earlier pgtest version whose postgres is gone; a live owner's cluster, a
+// earlier version whose postgres is gone; a live owner's cluster, a
 // pid reused by another process, and a fresh directory without an owner
 // (being created right now) stay.
 func TestRemoveStaleKeepsLiveClusters(t *testing.T) {

@@ -1,4 +1,4 @@
-package pgtest
+package pgcluster
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ const readyLine = "database system is ready to accept connections"
 // Cluster is a throwaway PostgreSQL cluster in a temporary directory. It
 // listens only on a Unix socket inside that directory, so it never competes
 // for a TCP port, and it is stopped when the process that started it dies;
-// its directory is then removed by the next StartCluster.
+// its directory is then removed by the next Start.
 type Cluster struct {
 	dir  string
 	url  string
@@ -33,10 +33,10 @@ type Cluster struct {
 	log  *syncBuffer
 }
 
-// StartCluster creates a cluster with initdb and starts postgres on it. When
+// Start creates a cluster with initdb and starts postgres on it. When
 // the process runs as root, both run as the unprivileged user "postgres",
 // because initdb refuses to run as root. The caller must call Stop.
-func StartCluster(ctx context.Context) (*Cluster, error) {
+func Start(ctx context.Context) (*Cluster, error) {
 	binDir, err := findBinDir()
 	if err != nil {
 		return nil, err
@@ -48,15 +48,15 @@ func StartCluster(ctx context.Context) (*Cluster, error) {
 	// Clusters of earlier runs that were killed before they could stop
 	// theirs would otherwise stay in the temporary directory for good.
 	if _, err := removeStale(os.TempDir(), time.Now()); err != nil {
-		return nil, fmt.Errorf("pgtest: removing clusters left by crashed runs: %w", err)
+		return nil, fmt.Errorf("pgcluster: removing clusters left by crashed runs: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
 	if err := writeOwner(dir); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
 	c := &Cluster{dir: dir, done: make(chan struct{}), log: &syncBuffer{}}
 	if err := c.start(ctx, binDir, cred); err != nil {
@@ -81,21 +81,21 @@ func (c *Cluster) Stop() error {
 func (c *Cluster) start(ctx context.Context, binDir string, cred *syscall.Credential) error {
 	data := filepath.Join(c.dir, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
-		return fmt.Errorf("pgtest: %w", err)
+		return fmt.Errorf("pgcluster: %w", err)
 	}
 	if cred != nil {
 		if err := os.Chown(c.dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgtest: %w", err)
+			return fmt.Errorf("pgcluster: %w", err)
 		}
 		if err := os.Chown(data, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgtest: %w", err)
+			return fmt.Errorf("pgcluster: %w", err)
 		}
 	}
 	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
 		"-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgtest: initdb failed: %w\n%s", err, out)
+		return fmt.Errorf("pgcluster: initdb failed: %w\n%s", err, out)
 	}
 
 	const port = 5432 // only names the socket file; no TCP listener
@@ -107,10 +107,10 @@ func (c *Cluster) start(ctx context.Context, binDir string, cred *syscall.Creden
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
-		return fmt.Errorf("pgtest: %w", err)
+		return fmt.Errorf("pgcluster: %w", err)
 	}
 	if err := c.cmd.Start(); err != nil {
-		return fmt.Errorf("pgtest: starting postgres: %w", err)
+		return fmt.Errorf("pgcluster: starting postgres: %w", err)
 	}
 	ready := make(chan struct{})
 	go c.watch(stderr, ready)
@@ -118,9 +118,9 @@ func (c *Cluster) start(ctx context.Context, binDir string, cred *syscall.Creden
 	select {
 	case <-ready:
 	case <-c.done:
-		return fmt.Errorf("pgtest: postgres exited during start-up:\n%s", c.log.String())
+		return fmt.Errorf("pgcluster: postgres exited during start-up:\n%s", c.log.String())
 	case <-ctx.Done():
-		return fmt.Errorf("pgtest: waiting for postgres: %w\n%s", ctx.Err(), c.log.String())
+		return fmt.Errorf("pgcluster: waiting for postgres: %w\n%s", ctx.Err(), c.log.String())
 	}
 	c.url = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", c.dir, port)
 	return nil
@@ -151,7 +151,7 @@ func unprivilegedCredential() (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, errors.New("pgtest: running as root, and initdb refuses to run as root: create a user named postgres " +
+		return nil, errors.New("pgcluster: running as root, and initdb refuses to run as root: create a user named postgres " +
 			"(installing PostgreSQL's server package does) or set DATABASE_URL")
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
