@@ -28,7 +28,8 @@ type Config struct {
 	KeyHashSecret []byte
 	// AcquireTimeout bounds the wait for a pool connection; past it the
 	// request is answered 503 temporarily-unavailable with Retry-After. 0
-	// means the contract's wait-timeout, at most one second.
+	// means the contract's wait-timeout: a burst queues for a connection as
+	// long as a duplicate may wait for its first attempt, and no longer.
 	AcquireTimeout time.Duration
 }
 

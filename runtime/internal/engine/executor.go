@@ -36,7 +36,7 @@ type Config struct {
 	KeyHashSecret []byte
 	// AcquireTimeout bounds the wait for a pool connection; past it the
 	// request is answered 503 with Retry-After. 0 means the contract's
-	// wait-timeout, at most one second.
+	// wait-timeout.
 	AcquireTimeout time.Duration
 	// AsRejection reports whether an error of a business function is a
 	// business refusal, and which problem it answers with; nil means none
@@ -257,7 +257,7 @@ func (e *Executor) awaitFlight(ctx context.Context, c *Contract, call Call, star
 func (e *Executor) acquire(ctx context.Context, c *Contract, call Call, start time.Time) (*pgxpool.Conn, error) {
 	d := e.acquireWait
 	if d == 0 {
-		d = min(c.WaitTimeout, time.Second)
+		d = c.WaitTimeout
 	}
 	actx, cancel := context.WithTimeoutCause(ctx, d, errSaturated)
 	defer cancel()
