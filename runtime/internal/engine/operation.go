@@ -43,7 +43,7 @@ func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, e
 	if o.store == nil {
 		return "", errors.New("idem: Enqueue on an operation the executor did not start")
 	}
-	return o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Name: e.Name,
+	return o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Operation: o.Name, Name: e.Name,
 		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now()})
 }
 
