@@ -73,6 +73,6 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCheckCommand(), newDiffCommand(), newExplainCommand(), newGenerateCommand(), newVersionCommand())
+	root.AddCommand(newCheckCommand(), newDiffCommand(), newExplainCommand(), newGenerateCommand(), newOpsCommand(), newVersionCommand())
 	return root
 }
