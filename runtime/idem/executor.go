@@ -35,7 +35,7 @@ func NewExecutor(cfg Config) (*Executor, error) {
 	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
-			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration})
+			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Effect: ev.Effect})
 		}
 	}
 	e, err := engine.New(ec)

@@ -18,6 +18,7 @@ type Event struct {
 	Kind      EventKind
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
+	Effect    string        // EventEffectEnqueued only: the effect's name
 }
 
 // EventKind is what happened to one request.
@@ -34,6 +35,7 @@ const (
 	EventExpired                               // a retry after retention (409 operation-expired)
 	EventRolledBack                            // the operation ran and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+	EventEffectEnqueued                        // an effect of a committed operation is in the outbox; one per effect, after EventNew
 )
 
 // String returns the kind's metric label, such as "replay".

@@ -14,14 +14,14 @@ import (
 // across attempts; pass it on as the external system's idempotency key),
 // the attempt number, the effect and operation names and the payload as
 // enqueued.
-type EffectCall = outbox.Call
+type EffectCall = outbox.EffectCall
 
 // EffectOutcome is a provider's answer to one call; build it with
 // EffectDone, EffectNotDone, EffectFailed or EffectUnknown.
-type EffectOutcome = outbox.Outcome
+type EffectOutcome = outbox.EffectOutcome
 
 // EffectOutcomeKind is what a provider call achieved.
-type EffectOutcomeKind = outbox.OutcomeKind
+type EffectOutcomeKind = outbox.EffectOutcomeKind
 
 // The outcome kinds. The zero kind is unknown.
 const (
@@ -64,10 +64,10 @@ const (
 )
 
 // EffectEvent is one observation of the worker.
-type EffectEvent = outbox.Event
+type EffectEvent = outbox.EffectEvent
 
 // EffectEventKind is what happened to one effect.
-type EffectEventKind = outbox.EventKind
+type EffectEventKind = outbox.EffectEventKind
 
 // The effect event kinds, for metrics (docs/metrics.md).
 const (

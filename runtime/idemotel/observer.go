@@ -24,7 +24,7 @@ const (
 	AttrOperation = attribute.Key("idem.operation") // the contract's operation name
 	AttrOutcome   = attribute.Key("idem.outcome")   // an executor event: new, replay, conflict, …
 	AttrEffect    = attribute.Key("idem.effect")    // the contract's effect name
-	AttrEvent     = attribute.Key("idem.event")     // an effect event: done, retried, verified, halted, dead, failed, fenced
+	AttrEvent     = attribute.Key("idem.event")     // an effect event: enqueued, done, retried, verified, halted, dead, failed, fenced
 )
 
 // Observer is an idem.Observer and an idem.EffectObserver that records
@@ -71,6 +71,11 @@ func New(meter metric.Meter) (*Observer, error) {
 
 // Observe records an executor event.
 func (o *Observer) Observe(ev idem.Event) {
+	if ev.Kind == idem.EventEffectEnqueued {
+		o.effects.Add(context.Background(), 1, metric.WithAttributes(AttrOperation.String(ev.Operation),
+			AttrEffect.String(ev.Effect), AttrEvent.String("enqueued")))
+		return
+	}
 	attrs := metric.WithAttributes(AttrOperation.String(ev.Operation), AttrOutcome.String(ev.Kind.String()))
 	ctx := context.Background()
 	o.operations.Add(ctx, 1, attrs)

@@ -27,6 +27,7 @@ func TestInstrumentsReadBackThroughTheSDK(t *testing.T) {
 	o.Observe(idem.Event{Kind: idem.EventNew, Operation: "createOrder", Duration: 20 * time.Millisecond})
 	o.Observe(idem.Event{Kind: idem.EventReplay, Operation: "createOrder", Duration: time.Millisecond})
 	o.Observe(idem.Event{Kind: idem.EventReplay, Operation: "createOrder", Duration: time.Millisecond})
+	o.Observe(idem.Event{Kind: idem.EventEffectEnqueued, Operation: "createOrder", Effect: "confirmation_email"})
 	for _, k := range []idem.EffectEventKind{idem.EffectEventDone, idem.EffectEventDone, idem.EffectEventRetried,
 		idem.EffectEventVerified, idem.EffectEventHalted, idem.EffectEventDead} {
 		o.ObserveEffect(idem.EffectEvent{Kind: k, Operation: "createOrder", Effect: "confirmation_email", Attempt: 1, Duration: 5 * time.Millisecond})
@@ -65,7 +66,7 @@ func TestInstrumentsReadBackThroughTheSDK(t *testing.T) {
 	}
 	base := "idem.effect=confirmation_email,idem.event="
 	wantEffects := map[string]int64{}
-	for ev, n := range map[string]int64{"done": 2, "retried": 1, "verified": 1, "halted": 1, "dead": 1} {
+	for ev, n := range map[string]int64{"enqueued": 1, "done": 2, "retried": 1, "verified": 1, "halted": 1, "dead": 1} {
 		wantEffects[base+ev+",idem.operation=createOrder"] = n
 	}
 	if g := sums(idemotel.EffectsName); !maps.Equal(g, wantEffects) {

@@ -17,12 +17,14 @@ const (
 	EventExpired                               // a retry after retention (409 operation-expired)
 	EventRolledBack                            // the operation ran and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
+	EventEffectEnqueued                        // an effect of a committed operation is in the outbox (Event.Effect names it)
 )
 
 var eventNames = [...]string{
 	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
 	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
 	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
+	EventEffectEnqueued: "effect-enqueued",
 }
 
 // String returns the kind's metric label.
@@ -39,4 +41,5 @@ type Event struct {
 	Kind      EventKind
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
+	Effect    string        // EventEffectEnqueued only: the effect's name
 }

@@ -2,12 +2,12 @@ package outbox
 
 import "time"
 
-// EventKind is what happened to one effect.
-type EventKind int
+// EffectEventKind is what happened to one effect.
+type EffectEventKind int
 
 // The effect event kinds, for metrics.
 const (
-	EventDone      EventKind = iota + 1 // the provider did it (or Verify said it had)
+	EventDone      EffectEventKind = iota + 1 // the provider did it (or Verify said it had)
 	EventRetried                        // not done or unknown: scheduled again after a backoff
 	EventVerified                       // Verify answered after an unknown outcome
 	EventHalted                         // an unknown outcome under halt: requires_recovery
@@ -23,16 +23,16 @@ var eventNames = [...]string{
 }
 
 // String returns the kind's metric label.
-func (k EventKind) String() string {
+func (k EffectEventKind) String() string {
 	if k > 0 && int(k) < len(eventNames) {
 		return eventNames[k]
 	}
 	return "unknown"
 }
 
-// Event is one observation of the worker.
-type Event struct {
-	Kind      EventKind
+// EffectEvent is one observation of the worker.
+type EffectEvent struct {
+	Kind      EffectEventKind
 	Operation string        // the operation that enqueued the effect ("" for EventOldestDue)
 	Effect    string        // the effect's name ("" for EventOldestDue)
 	Attempt   int           // the attempt the event ends

@@ -23,7 +23,7 @@ type verdict struct {
 	outcome string // the attempt's outcome, also the effect's last_outcome
 	err     string
 	kind    string // call, verify, or verify+call
-	event   EventKind
+	event   EffectEventKind
 	dur     time.Duration
 }
 
@@ -55,7 +55,7 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 		return
 	case n == 0:
 		log.Warn("idem: the effect's lease was taken over before its outcome was recorded; recorded nothing", "outcome", v.outcome)
-		w.cfg.Observe(Event{Kind: EventFenced, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
+		w.cfg.Observe(EffectEvent{Kind: EventFenced, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
 		return
 	}
 	switch v.state {
@@ -67,9 +67,9 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 		log.Debug("idem: effect attempt", "state", v.state, "outcome", v.outcome)
 	}
 	if strings.HasPrefix(v.kind, "verify") {
-		w.cfg.Observe(Event{Kind: EventVerified, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt)})
+		w.cfg.Observe(EffectEvent{Kind: EventVerified, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt)})
 	}
-	w.cfg.Observe(Event{Kind: v.event, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
+	w.cfg.Observe(EffectEvent{Kind: v.event, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
 }
 
 // decide applies the effect's policy: after an attempt whose outcome is
@@ -103,7 +103,7 @@ func (w *Worker) decide(ctx context.Context, c claimed) verdict {
 		}
 	}
 	start := time.Now()
-	out := safeDo(ctx, p, Call{Key: c.key, Attempt: int(c.attempt), Effect: c.effect, Operation: c.operation, Payload: c.payload})
+	out := safeDo(ctx, p, EffectCall{Key: c.key, Attempt: int(c.attempt), Effect: c.effect, Operation: c.operation, Payload: c.payload})
 	v := verdict{outcome: out.Kind.String(), kind: kind, dur: time.Since(start)}
 	if out.Err != nil {
 		v.err = out.Err.Error()
@@ -129,10 +129,10 @@ func (w *Worker) decide(ctx context.Context, c claimed) verdict {
 // unknown, since it may have sent its request.
 var errPanicked = errors.New("the provider panicked")
 
-func safeDo(ctx context.Context, p Provider, call Call) (out Outcome) {
+func safeDo(ctx context.Context, p Provider, call EffectCall) (out EffectOutcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = Outcome{Kind: OutcomeUnknown, Err: fmt.Errorf("%w: %v", errPanicked, r)}
+			out = EffectOutcome{Kind: OutcomeUnknown, Err: fmt.Errorf("%w: %v", errPanicked, r)}
 		}
 	}()
 	return p.Do(ctx, call)

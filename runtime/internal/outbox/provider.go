@@ -2,8 +2,8 @@ package outbox
 
 import "context"
 
-// Call is one call of an effect's provider.
-type Call struct {
+// EffectCall is one call of an effect's provider.
+type EffectCall struct {
 	Key       string // the effect key: stable across attempts, the provider's idempotency key
 	Attempt   int    // 1 for the first attempt; attempts that only verified count too
 	Effect    string // the effect's name in the contract
@@ -11,20 +11,20 @@ type Call struct {
 	Payload   []byte // as enqueued
 }
 
-// OutcomeKind is what a provider call achieved.
-type OutcomeKind int
+// EffectOutcomeKind is what a provider call achieved.
+type EffectOutcomeKind int
 
 // The outcome kinds. The zero kind is read as OutcomeUnknown: a provider
 // that says nothing cannot be assumed to have done nothing.
 const (
-	OutcomeUnknown OutcomeKind = iota // the call may or may not have taken effect (a time-out, a dropped connection, a 5xx after sending)
+	OutcomeUnknown EffectOutcomeKind = iota // the call may or may not have taken effect (a time-out, a dropped connection, a 5xx after sending)
 	OutcomeDone                       // the provider did it
 	OutcomeNotDone                    // the provider definitely did not do it: safe to repeat
 	OutcomeFailed                     // the provider refused for good: never repeated
 )
 
 // String returns the kind's name, as recorded in the attempt history.
-func (k OutcomeKind) String() string {
+func (k EffectOutcomeKind) String() string {
 	switch k {
 	case OutcomeDone:
 		return "done"
@@ -37,10 +37,10 @@ func (k OutcomeKind) String() string {
 	}
 }
 
-// Outcome is a provider's answer to one call. Err says why for every kind
+// EffectOutcome is a provider's answer to one call. Err says why for every kind
 // but OutcomeDone; it is recorded as the attempt's error.
-type Outcome struct {
-	Kind OutcomeKind
+type EffectOutcome struct {
+	Kind EffectOutcomeKind
 	Err  error
 }
 
@@ -48,7 +48,7 @@ type Outcome struct {
 // external system as its idempotency key: the worker repeats a call whose
 // outcome it did not record, always under the same key.
 type Provider interface {
-	Do(ctx context.Context, call Call) Outcome
+	Do(ctx context.Context, call EffectCall) EffectOutcome
 }
 
 // VerifyOutcome is a provider's answer to whether an effect happened.

@@ -24,7 +24,7 @@ type Config struct {
 	Schema    string              // schema of the idempotency tables; "" follows the search_path
 	Providers map[string]Provider // by effect name; the worker claims only these effects (required, not empty)
 	Logger    *slog.Logger        // optional
-	Observe   func(Event)         // optional
+	Observe   func(EffectEvent)         // optional
 	Now       func() time.Time    // nil means time.Now
 	ID        string              // the worker's name in leases and attempts; default host-pid-random
 
@@ -61,7 +61,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Observe == nil {
-		cfg.Observe = func(Event) {}
+		cfg.Observe = func(EffectEvent) {}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -218,5 +218,5 @@ func (w *Worker) readGauge(ctx context.Context) {
 	if oldest.Valid {
 		age = max(now.Sub(oldest.Time), 0)
 	}
-	w.cfg.Observe(Event{Kind: EventOldestDue, Age: age})
+	w.cfg.Observe(EffectEvent{Kind: EventOldestDue, Age: age})
 }
