@@ -105,7 +105,7 @@ func attrs(s attribute.Set) string {
 		if i > 0 {
 			out += ","
 		}
-		out += string(kv.Key) + "=" + kv.Value.Emit()
+		out += string(kv.Key) + "=" + kv.Value.String()
 	}
 	return out
 }
