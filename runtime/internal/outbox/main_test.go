@@ -52,7 +52,7 @@ CREATE TABLE provider_done (
 
 // newDB returns a connection string and pool for a database of the test's
 // own, migrated, with the fake provider's tables.
-func newDB(t *testing.T) (string, *pgxpool.Pool) {
+func newDB(t testing.TB) (string, *pgxpool.Pool) {
 	t.Helper()
 	cs := pgtest.ConnString(t)
 	pool, err := pgxpool.New(t.Context(), cs)
@@ -71,7 +71,7 @@ func newDB(t *testing.T) (string, *pgxpool.Pool) {
 
 // enqueue writes n effects named email with policy onUnknown, each of an
 // operation of its own, through the store's Enqueue in one transaction.
-func enqueue(t *testing.T, pool *pgxpool.Pool, n int, onUnknown string) {
+func enqueue(t testing.TB, pool *pgxpool.Pool, n int, onUnknown string) {
 	t.Helper()
 	store := pgstore.New("")
 	err := pgx.BeginFunc(t.Context(), pool, func(tx pgx.Tx) error {
@@ -178,7 +178,7 @@ func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) 
 }
 
 // count runs a counting query.
-func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+func count(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
