@@ -41,14 +41,18 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 	if v.state == statePending {
 		next = next.Add(w.cfg.Backoff(int(c.attempt)))
 	}
-	// The outcome is recorded even when the worker is shutting down: only
-	// the fencing token decides whether it still may.
+	log := w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.attempt)
+	if errors.Is(context.Cause(ctx), errShutDown) {
+		log.Warn("idem: the worker shut down during the call; its lease will hand the effect on", "outcome", v.outcome)
+		return
+	}
+	// Within the shutdown timeout the outcome is recorded even though Run's
+	// context ended: only the fencing token decides whether it still may.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Lease/10+time.Second)
 	defer rcancel()
 	var n int
 	err := w.cfg.Pool.QueryRow(rctx, w.record, c.scope, c.operationID, c.seq, c.token, v.state, next, v.outcome,
 		nullable(v.err), w.cfg.Now(), v.kind).Scan(&n)
-	log := w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.attempt)
 	switch {
 	case err != nil:
 		log.Error("idem: recording an effect's outcome; the lease will hand it on", "outcome", v.outcome, "err", err)

@@ -100,15 +100,19 @@ func defaultID() string {
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
+// errShutDown cancels the calls still running when Run's shutdown timeout
+// ends.
+var errShutDown = errors.New("idem: the worker shut down before the call ended")
+
 // Run claims and executes due effects until ctx ends, then stops claiming,
 // lets running calls finish for up to ShutdownTimeout and returns nil.
 // Calls still running then have their context cancelled and are left to
-// their leases: nothing is recorded for them, and after the lease another
-// worker takes them over as attempts with an unknown outcome. Run returns
-// an error only when it cannot start.
+// their leases: nothing is recorded for them, even should they return
+// later, and after the lease another worker takes them over as attempts
+// whose outcome is unknown.
 func (w *Worker) Run(ctx context.Context) error {
-	calls, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelCalls()
+	calls, cancelCalls := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelCalls(nil)
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	freed := make(chan struct{}, 1)
@@ -161,8 +165,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	select {
 	case <-done:
 	case <-timer.C:
-		cancelCalls()
-		<-done
+		cancelCalls(errShutDown) // a call that ignores its context may still run; it records nothing
 	}
 	return nil
 }
