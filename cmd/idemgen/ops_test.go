@@ -114,6 +114,12 @@ func TestOpsListAndShowGolden(t *testing.T) {
 			golden(t, c.name, out)
 		})
 	}
+	if code, out, _ := ops("list", "--schema", "support", "--older-than", "1h"); code != exitOK || strings.Count(out, "\n") != 4 {
+		t.Errorf("--older-than 1h: exit %d, %q; want the three seeded effects", code, out)
+	}
+	if code, out, _ := ops("list", "--schema", "support", "--older-than", "876000h"); code != exitOK || strings.Count(out, "\n") != 1 {
+		t.Errorf("--older-than 100 years: exit %d, %q; want the header alone", code, out)
+	}
 	if code, out, _ := ops("list", "--schema", "support", "--operation", "refundOrder"); code != exitOK || strings.Count(out, "\n") != 1 {
 		t.Errorf("--operation refundOrder: exit %d, %q; want the header alone", code, out)
 	}
