@@ -8,13 +8,13 @@ type EffectEventKind int
 // The effect event kinds, for metrics.
 const (
 	EventDone      EffectEventKind = iota + 1 // the provider did it (or Verify said it had)
-	EventRetried                        // not done or unknown: scheduled again after a backoff
-	EventVerified                       // Verify answered after an unknown outcome
-	EventHalted                         // an unknown outcome under halt: requires_recovery
-	EventDead                           // the attempts ran out: dead
-	EventFailed                         // the provider refused for good
-	EventFenced                         // the lease was taken over before the outcome was recorded; nothing was recorded
-	EventOldestDue                      // a gauge reading: Age is how long the oldest due effect has waited (0: none)
+	EventRetried                              // not done or unknown: scheduled again after a backoff
+	EventVerified                             // Verify answered after an unknown outcome
+	EventHalted                               // an unknown outcome under halt: requires_recovery
+	EventDead                                 // the attempts ran out: dead
+	EventFailed                               // the provider refused for good
+	EventFenced                               // the lease was taken over before the outcome was recorded; nothing was recorded
+	EventOldestDue                            // a gauge reading: Age is how long the oldest due effect has waited (0: none)
 )
 
 var eventNames = [...]string{

@@ -18,9 +18,9 @@ type EffectOutcomeKind int
 // that says nothing cannot be assumed to have done nothing.
 const (
 	OutcomeUnknown EffectOutcomeKind = iota // the call may or may not have taken effect (a time-out, a dropped connection, a 5xx after sending)
-	OutcomeDone                       // the provider did it
-	OutcomeNotDone                    // the provider definitely did not do it: safe to repeat
-	OutcomeFailed                     // the provider refused for good: never repeated
+	OutcomeDone                             // the provider did it
+	OutcomeNotDone                          // the provider definitely did not do it: safe to repeat
+	OutcomeFailed                           // the provider refused for good: never repeated
 )
 
 // String returns the kind's name, as recorded in the attempt history.

@@ -24,7 +24,7 @@ type Config struct {
 	Schema    string              // schema of the idempotency tables; "" follows the search_path
 	Providers map[string]Provider // by effect name; the worker claims only these effects (required, not empty)
 	Logger    *slog.Logger        // optional
-	Observe   func(EffectEvent)         // optional
+	Observe   func(EffectEvent)   // optional
 	Now       func() time.Time    // nil means time.Now
 	ID        string              // the worker's name in leases and attempts; default host-pid-random
 
