@@ -206,3 +206,23 @@ func (h *signalHandler) Handle(_ context.Context, r slog.Record) error {
 
 func (h *signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// doOnly is a provider without Verify.
+type doOnly struct{ calls atomic.Int64 }
+
+func (p *doOnly) Do(context.Context, idem.EffectCall) idem.EffectOutcome {
+	p.calls.Add(1)
+	return idem.EffectUnknown(context.DeadlineExceeded)
+}
+
+// Under verify, a provider without Verify cannot be asked: after its
+// unknown outcome the effect halts instead of being repeated blind.
+func TestVerifyWithoutAVerifierHalts(t *testing.T) {
+	_, pool := newDB(t)
+	enqueue(t, pool, 1, "verify")
+	p := &doOnly{}
+	runUntil(t, pool, p, idem.EffectEventHalted, 10)
+	if state, _ := effectState(t, pool); state != "requires_recovery" || p.calls.Load() != 1 {
+		t.Errorf("%s after %d calls, want requires_recovery after 1", state, p.calls.Load())
+	}
+}
