@@ -184,14 +184,17 @@ func (op operation) send(h http.Handler) *httptest.ResponseRecorder {
 
 // completeOperations runs a created order and a stored rejection through
 // the executor on a database that v0.1.0 migrated. Today's executor wants
-// the version record, so step 2 is applied for the requests and reverted by
-// its own down migration (it adds a table and touches no other): the
-// database is then v0.1.0's again, holding responses the runtime stored.
+// the current schema, so the steps after v0.1.0's are applied for the
+// requests and reverted, last first, by their own down migrations (they add
+// tables and columns the requests do not fill): the database is then
+// v0.1.0's again, holding responses the runtime stored.
 func completeOperations(t *testing.T, pool *pgxpool.Pool) []operation {
 	t.Helper()
-	step2 := schema.Steps()[1]
+	later := schema.Steps()[1:]
 	setPath := "SELECT set_config('search_path', 'idempotency', true);\n"
-	execInTx(t, pool, setPath+step2.Up)
+	for _, s := range later {
+		execInTx(t, pool, setPath+s.Up)
+	}
 	h := ordersHandler(t, pool)
 	var ops []operation
 	for i, body := range []string{`{"customer":"c1","amount":1200}`, `{"customer":"c2","amount":-5}`, `{"customer":"c3","amount":7}`} { // createdOrders orders
@@ -202,7 +205,9 @@ func completeOperations(t *testing.T, pool *pgxpool.Pool) []operation {
 		}
 		ops = append(ops, op)
 	}
-	execInTx(t, pool, setPath+step2.Down)
+	for i := len(later) - 1; i >= 0; i-- {
+		execInTx(t, pool, setPath+later[i].Down)
+	}
 	return ops
 }
 

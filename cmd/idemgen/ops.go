@@ -12,14 +12,19 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// newOpsCommand builds idemgen ops, the commands that operate on a running
-// service's idempotency tables.
+// newOpsCommand builds idemgen ops, the support commands: they read and
+// change a running service's idempotency tables in the database at
+// DATABASE_URL.
 func newOpsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ops",
-		Short: "Operate on a service's idempotency tables (DATABASE_URL)",
+		Short: "Support: inspect operations and their effects, resolve what waits for a person, apply retention",
+		Long: "idemgen ops works on the runtime's tables in the database at DATABASE_URL (--schema names their schema). " +
+			"list and show read; resolve and retry change an effect in requires_recovery or dead, with a reason and an actor " +
+			"written to the audit table in the same transaction; sweep applies retention once, for cron.",
 	}
 	cmd.AddCommand(newSweepCommand())
+	addOpsEffectCommands(cmd)
 	return cmd
 }
 

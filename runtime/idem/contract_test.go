@@ -57,7 +57,7 @@ func TestEventKindNames(t *testing.T) {
 		idem.EventWaited: "waited", idem.EventWaitTimeout: "wait-timeout",
 		idem.EventRejectInProgress: "reject-in-progress", idem.EventExpired: "expired",
 		idem.EventRolledBack: "rolled-back", idem.EventRequiresRecovery: "requires-recovery",
-		idem.EventKind(0): "unknown",
+		idem.EventEffectEnqueued: "effect-enqueued", idem.EventKind(0): "unknown",
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("EventKind(%d).String() = %q, want %q", k, got, want)
@@ -91,6 +91,7 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.EventWaited: engine.EventWaited, idem.EventWaitTimeout: engine.EventWaitTimeout,
 		idem.EventRejectInProgress: engine.EventRejectInProgress, idem.EventExpired: engine.EventExpired,
 		idem.EventRolledBack: engine.EventRolledBack, idem.EventRequiresRecovery: engine.EventRequiresRecovery,
+		idem.EventEffectEnqueued: engine.EventEffectEnqueued,
 	} {
 		if int(face) != int(eng) {
 			t.Errorf("event %s is %d, the engine's %s %d", face, face, eng, eng)

@@ -51,7 +51,7 @@ func NewExecutor(cfg Config) (*Executor, error) {
 		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
-			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class)})
+			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})
 		}
 	}
 	e, err := engine.New(ec)

@@ -19,6 +19,7 @@ type Event struct {
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
 	Class     ErrorClass    // why an EventRolledBack or EventUnavailable failed; "" otherwise
+	Effect    string        // EventEffectEnqueued only: the effect's name
 }
 
 // EventKind is what happened to one request.
@@ -36,6 +37,7 @@ const (
 	EventRolledBack                            // the operation failed and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
 	EventUnavailable                           // no pool connection within the acquire timeout (503)
+	EventEffectEnqueued                        // an effect of a committed operation is in the outbox; one per effect, after EventNew
 )
 
 // String returns the kind's metric label, such as "replay".

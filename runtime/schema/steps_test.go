@@ -27,6 +27,8 @@ var released = map[string]string{
 	"001_idemgen.down.sql":                "ec0c6f832d85904a93d7cca49e50fdf919c9f238e0fe36fc7e69691eff9def1a", // v0.1.0
 	"002_idemgen_schema_version.up.sql":   "95e0659ee7f896893f78cc5b38584970d34b912671a6909cbe0bc14e0ed946f2",
 	"002_idemgen_schema_version.down.sql": "c5037b20d457f74ba9291bcdbddecee22eb302f7d0dcf7468df333df94cf23a8",
+	"003_idemgen_effects.up.sql":          "fc2ba1b457b28193fca1efb6603742012b8871c2d6abba32e4d44dd40322da0f",
+	"003_idemgen_effects.down.sql":        "88a3fb9263cd341e79232ea3ce493687732d61861b0b43787ed39100208d9315",
 }
 
 func TestReleasedStepsNeverChange(t *testing.T) {

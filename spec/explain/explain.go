@@ -116,7 +116,7 @@ func section(doc *spec.Document, op *spec.Operation) Section {
 		s.Items = append(s.Items, Item{"Effects", "None declared."})
 		return s
 	}
-	s.EffectsIntro = "Each runs after the operation commits, through the outbox, with its own stable effect key that is passed on to the provider."
+	s.EffectsIntro = "Each is written to the outbox in the operation's transaction and executed after the commit by the service's effect worker (`idem.Worker`), which passes the effect's own stable key on to the provider. A call the provider definitely did not carry out is repeated after a backoff; one it refused for good is recorded as failed; once the worker's attempts (10 by default) are spent the effect is dead and waits for `idemgen ops`. The operation's stored response never depends on its effects."
 	for _, e := range c.Effects {
 		s.Effects = append(s.Effects, effectSentence(e))
 	}

@@ -147,7 +147,7 @@ func TestBuild(t *testing.T) {
 			}
 		})
 	}
-	wantEffects := []string{"`notify`: when its outcome is unknown, it is repeated", "`settle`: when its outcome is unknown, the provider is asked first"}
+	wantEffects := []string{"`notify`: when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again", "`settle`: when its outcome is unknown (a time-out, or a worker that died mid-call), the worker asks the provider's `Verify` first"}
 	if len(events.Effects) != len(wantEffects) {
 		t.Fatalf("effects %q", events.Effects)
 	}

@@ -216,9 +216,9 @@ func effectSentence(e spec.Effect) string {
 	var what string
 	switch e.OnUnknown.Value {
 	case spec.OnUnknownVerify:
-		what = "when its outcome is unknown, the provider is asked first whether it happened, and it is repeated only if it did not."
+		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), the worker asks the provider's `Verify` first: done ends it, not done calls it again with the same effect key, and unknown asks again after a backoff, within the attempt limit."
 	default:
-		what = "when its outcome is unknown, it is repeated with the same effect key until it succeeds, so the provider must treat a repeat as a no-op."
+		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again with the same effect key after a backoff, within the attempt limit, so the provider must treat a repeated key as a no-op."
 	}
 	return fmt.Sprintf("`%s`: %s", e.Name.Value, what)
 }

@@ -330,6 +330,11 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	open = false
 	tx.closed.Store(true)
 	e.emit(ctx, c, call, EventNew, start, op.ID, "")
+	if e.observe != nil && !storedFailure { // a stored failure rolled the effects back with the business
+		for _, name := range op.enqueued {
+			e.observe(Event{Kind: EventEffectEnqueued, Operation: c.Operation, Effect: name})
+		}
+	}
 	res = &Result{Response: resp, OperationID: op.ID, Stored: true}
 	if err := e.hooks.Run(ctx, faults.AfterCommit, op.ID); err != nil {
 		return res, err

@@ -18,13 +18,15 @@ const (
 	EventRolledBack                            // the operation failed and was rolled back, freeing the key
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
 	EventUnavailable                           // no pool connection within the acquire timeout (503)
+	EventEffectEnqueued                        // an effect of a committed operation is in the outbox (Event.Effect names it)
 )
 
 var eventNames = [...]string{
 	EventNew: "new", EventReplay: "replay", EventConflict: "conflict", EventWaited: "waited",
 	EventWaitTimeout: "wait-timeout", EventRejectInProgress: "reject-in-progress",
 	EventExpired: "expired", EventRolledBack: "rolled-back", EventRequiresRecovery: "requires-recovery",
-	EventUnavailable: "unavailable",
+	EventUnavailable:    "unavailable",
+	EventEffectEnqueued: "effect-enqueued",
 }
 
 // String returns the kind's metric label.
@@ -42,4 +44,5 @@ type Event struct {
 	Operation string        // the contract's operation name
 	Duration  time.Duration // from the start of the execution to the decision
 	Class     ErrorClass    // why an EventRolledBack or EventUnavailable failed; "" otherwise
+	Effect    string        // EventEffectEnqueued only: the effect's name
 }

@@ -18,9 +18,10 @@ type Operation struct {
 	Scope string // the trusted scope the key lives in
 	Key   string // the idempotency key
 
-	id    [16]byte
-	store *pgstore.Store
-	clock Clock
+	id       [16]byte
+	store    *pgstore.Store
+	enqueued []string // the names of the effects Enqueue wrote, for EventEffectEnqueued
+	clock    Clock
 }
 
 // Effect is a side effect of an operation, executed later through the
@@ -43,8 +44,12 @@ func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, e
 	if o.store == nil {
 		return "", errors.New("idem: Enqueue on an operation the executor did not start")
 	}
-	return o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Name: e.Name,
+	key, err := o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Operation: o.Name, Name: e.Name,
 		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now()})
+	if err == nil {
+		o.enqueued = append(o.enqueued, e.Name)
+	}
+	return key, err
 }
 
 // Request is what the business function gets of the HTTP request: the raw

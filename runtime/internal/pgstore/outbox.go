@@ -13,6 +13,8 @@ import (
 type Effect struct {
 	Scope       string
 	OperationID [16]byte
+	// Operation is the contract's operation name, for support and metrics.
+	Operation string
 	// Name is the effect's name in the contract, such as
 	// confirmation_email.
 	Name string
@@ -29,7 +31,7 @@ type Effect struct {
 func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, error) {
 	var key string
 	err := tx.QueryRow(ctx, s.enqueue, e.Scope, pgtype.UUID{Bytes: e.OperationID, Valid: true}, e.Name, e.OnUnknown,
-		e.Payload, timestamptz(e.At)).Scan(&key)
+		e.Payload, timestamptz(e.At), e.Operation).Scan(&key)
 	if err != nil {
 		return "", fmt.Errorf("pgstore: enqueue %s: %w", e.Name, err)
 	}

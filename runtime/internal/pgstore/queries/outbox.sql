@@ -2,11 +2,12 @@
 -- Appends an effect to its operation's outbox rows, numbering it after the
 -- ones the operation already enqueued in this transaction.
 INSERT INTO idempotency_outbox (
-    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at
+    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at, operation
 )
 SELECT @scope::text, @operation_id::uuid, n.seq, @effect::text,
        concat(@operation_id::uuid, '/', @effect::text, '/', n.seq),
-       @on_unknown::text, @payload::bytea, @created_at::timestamptz, @created_at::timestamptz
+       @on_unknown::text, @payload::bytea, @created_at::timestamptz, @created_at::timestamptz,
+       @operation::text
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq
     FROM idempotency_outbox AS o

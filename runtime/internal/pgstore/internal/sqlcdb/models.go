@@ -8,6 +8,32 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type IdempotencyEffectAttempt struct {
+	Scope        string
+	OperationID  pgtype.UUID
+	Seq          int32
+	FencingToken int64
+	Attempt      int32
+	Worker       string
+	Kind         pgtype.Text
+	StartedAt    pgtype.Timestamptz
+	FinishedAt   pgtype.Timestamptz
+	Outcome      pgtype.Text
+	Error        pgtype.Text
+}
+
+type IdempotencyEffectAudit struct {
+	ID          int64
+	Scope       string
+	OperationID pgtype.UUID
+	Seq         int32
+	Actor       string
+	Reason      string
+	FromState   string
+	ToState     string
+	At          pgtype.Timestamptz
+}
+
 type IdempotencyNaturalKey struct {
 	Scope       string
 	Operation   string
@@ -17,17 +43,24 @@ type IdempotencyNaturalKey struct {
 }
 
 type IdempotencyOutbox struct {
-	Scope       string
-	OperationID pgtype.UUID
-	Seq         int32
-	Effect      string
-	EffectKey   string
-	OnUnknown   string
-	Payload     []byte
-	State       string
-	Attempts    int32
-	AvailableAt pgtype.Timestamptz
-	CreatedAt   pgtype.Timestamptz
+	Scope        string
+	OperationID  pgtype.UUID
+	Seq          int32
+	Effect       string
+	EffectKey    string
+	OnUnknown    string
+	Payload      []byte
+	State        string
+	Attempts     int32
+	AvailableAt  pgtype.Timestamptz
+	CreatedAt    pgtype.Timestamptz
+	Operation    pgtype.Text
+	FencingToken int64
+	LeaseUntil   pgtype.Timestamptz
+	LeasedBy     pgtype.Text
+	LastOutcome  pgtype.Text
+	LastError    pgtype.Text
+	UpdatedAt    pgtype.Timestamptz
 }
 
 type IdempotencyRecord struct {

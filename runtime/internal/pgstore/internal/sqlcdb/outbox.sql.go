@@ -13,11 +13,12 @@ import (
 
 const EnqueueEffect = `-- name: EnqueueEffect :one
 INSERT INTO idempotency_outbox (
-    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at
+    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at, operation
 )
 SELECT $1::text, $2::uuid, n.seq, $3::text,
        concat($2::uuid, '/', $3::text, '/', n.seq),
-       $4::text, $5::bytea, $6::timestamptz, $6::timestamptz
+       $4::text, $5::bytea, $6::timestamptz, $6::timestamptz,
+       $7::text
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq
     FROM idempotency_outbox AS o
@@ -33,6 +34,7 @@ type EnqueueEffectParams struct {
 	OnUnknown   string
 	Payload     []byte
 	CreatedAt   pgtype.Timestamptz
+	Operation   string
 }
 
 // Appends an effect to its operation's outbox rows, numbering it after the
@@ -45,6 +47,7 @@ func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (s
 		arg.OnUnknown,
 		arg.Payload,
 		arg.CreatedAt,
+		arg.Operation,
 	)
 	var effect_key string
 	err := row.Scan(&effect_key)

@@ -1,0 +1,225 @@
+package outbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Config configures a Worker; zero durations and counts take the defaults
+// documented on each field.
+type Config struct {
+	Pool      *pgxpool.Pool       // required
+	Schema    string              // schema of the idempotency tables; "" follows the search_path
+	Providers map[string]Provider // by effect name; the worker claims only these effects (required, not empty)
+	Logger    *slog.Logger        // optional
+	Observe   func(EffectEvent)   // optional
+	Now       func() time.Time    // nil means time.Now
+	ID        string              // the worker's name in leases and attempts; default host-pid-random
+
+	Lease           time.Duration                   // how long a claim holds an effect; 1m. A call gets until the lease's last tenth.
+	MaxAttempts     int                             // attempts before dead; 10
+	Backoff         func(attempt int) time.Duration // the wait after attempt n; default Backoff
+	Concurrency     int                             // calls at once; 8
+	PollInterval    time.Duration                   // the wait between claims when none was due; 100ms
+	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
+	ShutdownTimeout time.Duration                   // how long Run lets running calls finish after its context ends; 10s
+}
+
+// Worker executes due effects; see Run.
+type Worker struct {
+	cfg                Config
+	effects            []string
+	claim, record, due string
+}
+
+// New checks cfg and fills in its defaults.
+func New(cfg Config) (*Worker, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("idem: WorkerConfig.Pool is nil")
+	}
+	if len(cfg.Providers) == 0 {
+		return nil, errors.New("idem: WorkerConfig.Providers is empty: the worker would claim nothing")
+	}
+	for name, p := range cfg.Providers {
+		if p == nil {
+			return nil, fmt.Errorf("idem: WorkerConfig.Providers[%q] is nil", name)
+		}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Observe == nil {
+		cfg.Observe = func(EffectEvent) {}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ID == "" {
+		cfg.ID = defaultID()
+	}
+	setDefault(&cfg.Lease, time.Minute)
+	setDefault(&cfg.MaxAttempts, 10)
+	setDefault(&cfg.Concurrency, 8)
+	setDefault(&cfg.PollInterval, 100*time.Millisecond)
+	setDefault(&cfg.GaugeInterval, 5*time.Second)
+	setDefault(&cfg.ShutdownTimeout, 10*time.Second)
+	if cfg.Backoff == nil {
+		cfg.Backoff = Backoff
+	}
+	return &Worker{
+		cfg:     cfg,
+		effects: slices.Sorted(maps.Keys(cfg.Providers)),
+		claim:   qualify(cfg.Schema, claimSQL),
+		record:  qualify(cfg.Schema, recordSQL),
+		due:     qualify(cfg.Schema, oldestDueSQL),
+	}, nil
+}
+
+func setDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+func defaultID() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// errShutDown cancels the calls still running when Run's shutdown timeout
+// ends.
+var errShutDown = errors.New("idem: the worker shut down before the call ended")
+
+// Run claims and executes due effects until ctx ends, then stops claiming,
+// lets running calls finish for up to ShutdownTimeout and returns nil.
+// Calls still running then have their context cancelled and are left to
+// their leases: nothing is recorded for them, even should they return
+// later, and after the lease another worker takes them over as attempts
+// whose outcome is unknown.
+func (w *Worker) Run(ctx context.Context) error {
+	calls, cancelCalls := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelCalls(nil)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, w.cfg.Concurrency)
+	freed := make(chan struct{}, 1)
+	poll := time.NewTicker(w.cfg.PollInterval)
+	defer poll.Stop()
+	gauge := time.NewTicker(w.cfg.GaugeInterval)
+	defer gauge.Stop()
+	w.readGauge(ctx)
+	for ctx.Err() == nil {
+		free := cap(slots) - len(slots)
+		saturated := free == 0
+		if free > 0 {
+			claimed, err := w.claimDue(ctx, free)
+			if err != nil && ctx.Err() == nil {
+				w.cfg.Logger.Error("idem: claiming effects", "err", err)
+			}
+			for _, c := range claimed {
+				slots <- struct{}{}
+				wg.Go(func() {
+					defer func() {
+						<-slots
+						select {
+						case freed <- struct{}{}:
+						default:
+						}
+					}()
+					w.execute(calls, c)
+				})
+			}
+			saturated = len(claimed) == free
+		}
+		// Saturated, more may be due: claim again as soon as a call ends.
+		// Otherwise nothing more was due: wait for the next poll.
+		var wake <-chan struct{}
+		if saturated {
+			wake = freed
+		}
+		select {
+		case <-ctx.Done():
+		case <-poll.C:
+		case <-wake:
+		case <-gauge.C:
+			w.readGauge(ctx)
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	timer := time.NewTimer(w.cfg.ShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		cancelCalls(errShutDown) // a call that ignores its context may still run; it records nothing
+	}
+	return nil
+}
+
+// claimed is one effect a claim leased to this worker.
+type claimed struct {
+	scope       string
+	operationID pgtype.UUID
+	seq         int32
+	operation   string
+	effect      string
+	key         string
+	onUnknown   string
+	payload     []byte
+	attempt     int32
+	token       int64
+	lastOutcome string
+	leaseUntil  time.Time
+}
+
+// claimDue claims up to n due effects.
+func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
+	now := w.cfg.Now()
+	until := now.Add(w.cfg.Lease)
+	rows, err := w.cfg.Pool.Query(ctx, w.claim, now, w.effects, n, until, w.cfg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []claimed
+	for rows.Next() {
+		c := claimed{leaseUntil: until}
+		if err := rows.Scan(&c.scope, &c.operationID, &c.seq, &c.operation, &c.effect, &c.key, &c.onUnknown,
+			&c.payload, &c.attempt, &c.token, &c.lastOutcome); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// readGauge reports the age of the oldest due effect.
+func (w *Worker) readGauge(ctx context.Context) {
+	now := w.cfg.Now()
+	var oldest pgtype.Timestamptz
+	if err := w.cfg.Pool.QueryRow(ctx, w.due, now).Scan(&oldest); err != nil {
+		if ctx.Err() == nil {
+			w.cfg.Logger.Error("idem: reading the oldest due effect", "err", err)
+		}
+		return
+	}
+	var age time.Duration
+	if oldest.Valid {
+		age = max(now.Sub(oldest.Time), 0)
+	}
+	w.cfg.Observe(EffectEvent{Kind: EventOldestDue, Age: age})
+}
