@@ -38,7 +38,7 @@ func emitFixture(f *jen.File, prog *ir.Program) {
 	fields = append(fields, jen.Id("ConnString").String())
 	for _, op := range prog.Operations {
 		fields = append(fields, comments(fmt.Sprintf("%s supplies valid requests of %s and counts its business effects.", op.Name, op.Doc))...)
-		fields = append(fields, jen.Id(op.Name).Qual(idemtestImport, "Fixture").Index(requestType(op)))
+		fields = append(fields, jen.Id(op.Name).Qual(idemtestImport, "Fixture").Index(jen.Id(op.RequestType)))
 	}
 	comment(f, "contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:")
 	f.Comment("//")
@@ -56,7 +56,33 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 		jen.Id("Mount"):      jen.Id(op.MountFunc),
 	}
 	if op.Tests.ChangeFunc != "" {
-		c[jen.Id("Change")] = jen.Id(op.Tests.ChangeFunc)
+		c[jen.Id("Change")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Block(jen.Id(op.Tests.ChangeFunc).Call(jen.Id("r").Dot(ir.FieldBody)))
+	}
+	encode := []jen.Code{jen.Return(jen.Nil(), jen.Lit(""), jen.Nil())}
+	reqParam := jen.Id("_")
+	if op.Request != nil {
+		reqParam = jen.Id("r")
+		encode = []jen.Code{
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("r").Dot(ir.FieldBody)),
+			jen.Return(jen.Id("b"), jen.Lit(ir.MediaJSON), jen.Err()),
+		}
+	}
+	c[jen.Id("Encode")] = jen.Func().Params(reqParam.Op("*").Id(op.RequestType)).Params(jen.Index().Byte(), jen.String(), jen.Error()).Block(encode...)
+	path := jen.Dict{}
+	for _, p := range op.Params {
+		if p.In != ir.InPath {
+			continue
+		}
+		format := "FormatParam"
+		if p.Type.Kind == ir.TypeSlice {
+			format = "FormatParamList"
+		}
+		path[jen.Lit(p.Name)] = jen.Qual(idemimplImport, format).Call(jen.Id("r").Dot(p.Field))
+	}
+	if len(path) > 0 {
+		c[jen.Id("PathParams")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Map(jen.String()).String().Block(
+			jen.Return(jen.Map(jen.String()).String().Values(path)),
+		)
 	}
 	if op.Tests.NaturalKey {
 		c[jen.Id("NaturalKey")] = jen.True()
@@ -64,7 +90,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
 	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
 		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
-		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(requestType(op)).Values(c)),
+		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(jen.Id(op.RequestType)).Values(c)),
 	)
 }
 

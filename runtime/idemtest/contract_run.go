@@ -117,8 +117,12 @@ type prepared struct {
 }
 
 // prepare encodes a fixture request and builds its URL.
-func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string) prepared {
+func (r *contractRun[T]) prepare(t *testing.T, req *T) prepared {
 	t.Helper()
+	var params map[string]string
+	if r.c.PathParams != nil {
+		params = r.c.PathParams(req)
+	}
 	target, err := buildTarget(r.contract.Route, params)
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
@@ -127,7 +131,7 @@ func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string
 	if encode == nil {
 		encode = encodeJSON[T]
 	}
-	b, contentType, err := encode(body)
+	b, contentType, err := encode(req)
 	if err != nil {
 		t.Fatalf("idemtest: encoding the fixture's request: %v", err)
 	}
@@ -137,8 +141,7 @@ func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string
 // fresh prepares a new request of the fixture.
 func (r *contractRun[T]) fresh(t *testing.T, scope string) prepared {
 	t.Helper()
-	body, params := r.c.Fixture.Request(scope)
-	return r.prepare(t, body, params)
+	return r.prepare(t, r.c.Fixture.Request(scope))
 }
 
 func encodeJSON[T any](body *T) ([]byte, string, error) {

@@ -112,13 +112,13 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 		},
 		ConnString: cs,
 		Fixture: idemtest.Fixture[order]{
-			Request: func(string) (*order, map[string]string) {
+			Request: func(string) *order {
 				i := n.Add(1)
 				o := &order{Customer: fmt.Sprintf("c-%d", i), Amount: 100 + i, Note: "leave at the door"}
 				if s.naturalKey {
 					o.ExternalID = fmt.Sprintf("ext-%d", i)
 				}
-				return o, map[string]string{"shop": testShop}
+				return o
 			},
 			Effects: func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error) {
 				var n int
@@ -126,6 +126,7 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 				return n, err
 			},
 		},
+		PathParams: func(*order) map[string]string { return map[string]string{"shop": testShop} },
 		Change:     func(o *order) { o.Amount++ },
 		NaturalKey: s.naturalKey,
 	}
