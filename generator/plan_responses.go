@@ -23,6 +23,9 @@ func planResponses(p *ir.Operation, ot *OperationTypes, names *Namespace) {
 	p.ResponseMethod = "response" + ot.Name
 	for _, rt := range ot.Responses {
 		r := &ir.Response{Code: rt.Code, Body: rt.Body, RawBody: rt.Raw}
+		if strings.Contains(r.RawBody, "*") {
+			r.RawBody = "application/octet-stream" // a range such as image/* names no media type to send
+		}
 		if n, err := strconv.Atoi(rt.Code); err == nil {
 			r.Status = n
 		} else if rt.Code != "default" {

@@ -34,8 +34,9 @@ const (
 	FileVersion FileKind = iota
 	// FileTypes declares the body types.
 	FileTypes
-	// FileOperations declares the contracts, decoders, fingerprints,
-	// operation handles, the Handlers interface and the routes.
+	// FileOperations declares the contracts, operation handles, typed
+	// requests and responses, decoders, fingerprints, the Handlers
+	// interface, UnimplementedHandlers and the routes.
 	FileOperations
 	// FileContractTests declares the contract tests.
 	FileContractTests

@@ -12,7 +12,8 @@ import (
 )
 
 // Operation identifies the running operation to the business function;
-// generated operation handles embed it.
+// generated operation handles hold it, unexported, behind their typed
+// effect enqueuers.
 type Operation struct {
 	ID    string // a UUID the runtime generated for this operation, for logs and support
 	Name  string // the contract's operation name
