@@ -67,7 +67,7 @@ func emitResponse(f *jen.File, op *ir.Operation, r *ir.Response) {
 	if r.Status == 0 {
 		status = jen.Id("r").Dot(ir.FieldStatus)
 		body = append(body, jen.If(statusOutside(r)).Block(
-			jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit(fmt.Sprintf("%s: status %%d is not %s", op.Doc, statusRange(r))), jen.Id("r").Dot(ir.FieldStatus))),
+			jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%s: status %d is not "+statusRange(r)), jen.Lit(op.Doc), jen.Id("r").Dot(ir.FieldStatus))),
 		))
 	}
 	body = append(body, jen.Id("header").Op(":=").Qual(httpImport, "Header").Values())
@@ -115,10 +115,13 @@ func emitResponse(f *jen.File, op *ir.Operation, r *ir.Response) {
 
 // optional is the note on an optional header's field.
 func optional(h ir.Header) string {
-	if h.Required {
+	switch {
+	case h.Required:
 		return ""
+	case h.Type.Kind == ir.TypeSlice:
+		return "; empty is not sent"
 	}
-	return "; nil or empty is not sent"
+	return "; nil is not sent"
 }
 
 // statusRange words the statuses a range or default response may have.
