@@ -58,8 +58,8 @@ func planResponses(p *ir.Operation, ot *OperationTypes, names *Namespace) {
 }
 
 // planRequest plans the typed request of an operation: its path
-// parameters as fields, its query and header parameters in a params
-// struct, and its body. keyHeader is the idempotency key's header, which
+// parameters as fields, its query, header and cookie parameters in a
+// params struct, and its body. keyHeader is the idempotency key's header, which
 // the operation handle carries instead.
 func planRequest(p *ir.Operation, op *spec.Operation, name, keyHeader string, names *Namespace) {
 	p.RequestType = names.Unique(name+"Request", "typed request of "+describe(op), op.Pos)
@@ -78,7 +78,7 @@ func planRequest(p *ir.Operation, op *spec.Operation, name, keyHeader string, na
 		case openapi3.ParameterInPath:
 			ip.Field = fields.Unique(GoName(prm.Name), "path parameter "+prm.Name, op.Pos)
 			path = append(path, ip)
-		case openapi3.ParameterInQuery, openapi3.ParameterInHeader:
+		case openapi3.ParameterInQuery, openapi3.ParameterInHeader, openapi3.ParameterInCookie:
 			if prm.In == openapi3.ParameterInHeader {
 				ip.Name = http.CanonicalHeaderKey(prm.Name)
 			}

@@ -9,7 +9,7 @@ import (
 )
 
 // emitRequest declares the typed request of an operation (its path
-// parameters, its query and header parameters and its body) and the
+// parameters, its query, header and cookie parameters and its body) and the
 // function that builds it from the raw request.
 func emitRequest(f *jen.File, op *ir.Operation) {
 	var fields, params []jen.Code
@@ -22,7 +22,7 @@ func emitRequest(f *jen.File, op *ir.Operation) {
 		}
 	}
 	if op.ParamsType != "" {
-		comment(f, fmt.Sprintf("%s holds the query and header parameters of %s.", op.ParamsType, op.Doc))
+		comment(f, fmt.Sprintf("%s holds the query, header and cookie parameters of %s.", op.ParamsType, op.Doc))
 		f.Type().Id(op.ParamsType).Struct(params...)
 		fields = append(fields, jen.Id(ir.FieldParams).Id(op.ParamsType))
 	}

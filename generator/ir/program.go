@@ -66,8 +66,8 @@ type Operation struct {
 	// exact statuses in order, then ranges (4XX), then default.
 	Responses []*Response
 	// Params are the parameters of the typed request: path parameters
-	// (fields of RequestType) first, then query and header parameters
-	// (fields of ParamsType), each group sorted by name. The idempotency
+	// (fields of RequestType) first, then query, header and cookie
+	// parameters (fields of ParamsType), each group sorted by name. The idempotency
 	// key's header is not among them: the operation handle carries the key.
 	Params []Param
 	// Route is how the operation mounts on a router.
@@ -78,8 +78,8 @@ type Operation struct {
 	// RequestType is the typed request the business method receives: the
 	// path parameters, Params and Body.
 	RequestType string
-	// ParamsType is the struct of the query and header parameters; empty
-	// when the operation has none.
+	// ParamsType is the struct of the query, header and cookie
+	// parameters; empty when the operation has none.
 	ParamsType string
 	// RequestFunc builds the typed request from the raw one, before
 	// anything is claimed.
@@ -142,13 +142,14 @@ const (
 	InPath   = "path"
 	InQuery  = "query"
 	InHeader = "header"
+	InCookie = "cookie"
 )
 
 // Param is a parameter of an operation as a field of its typed request.
 type Param struct {
 	// Name is the parameter's name as the spec writes it.
 	Name string
-	// In is InPath, InQuery or InHeader.
+	// In is InPath, InQuery, InHeader or InCookie.
 	In    string
 	Field string
 	// Type is TypeString, TypeInt32, TypeInt64, TypeFloat64, TypeBool or

@@ -5,7 +5,7 @@ import "github.com/idemgen/idemgen/runtime/internal/engine"
 // ParamScalar is the Go type of a scalar parameter or response header.
 type ParamScalar = engine.ParamScalar
 
-// Param decodes the parameter name in in (path, query or header) of r into
+// Param decodes the parameter name in in (path, query, header or cookie) of r into
 // *dst; a missing one is
 // an error when required and leaves *dst alone otherwise. Errors wrap
 // ErrInvalidBody and name the parameter.

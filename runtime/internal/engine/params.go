@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ const (
 	InPath   = "path"
 	InQuery  = "query"
 	InHeader = "header"
+	InCookie = "cookie"
 )
 
 // values returns the raw values of the parameter name in in; nil when the
@@ -31,6 +33,17 @@ func (r *Request) values(in, name string) []string {
 		return r.Query[name]
 	case InHeader:
 		return r.Header.Values(name)
+	case InCookie:
+		var out []string
+		for _, line := range r.Header.Values("Cookie") {
+			cookies, _ := http.ParseCookie(line) // a malformed line holds no parameter
+			for _, c := range cookies {
+				if c.Name == name {
+					out = append(out, c.Value)
+				}
+			}
+		}
+		return out
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
-// TestTypedRequest decodes path, query and header parameters into their
+// TestTypedRequest decodes path, query, header and cookie parameters into their
 // typed fields, and refuses a missing required one or a value of the
 // wrong type, naming the parameter.
 func TestTypedRequest(t *testing.T) {
@@ -21,7 +21,7 @@ func TestTypedRequest(t *testing.T) {
 		return &idemimpl.Request{
 			PathParams: map[string]string{"account_id": "42"},
 			Query:      url.Values{"dry_run": {"true"}, "tags": {"a,b", "c"}},
-			Header:     http.Header{"X-Request-Priority": {"3"}},
+			Header:     http.Header{"X-Request-Priority": {"3"}, "Cookie": {"theme=dark; session_hint=h1"}},
 			Body:       []byte(`{"amount":5}`),
 		}
 	}
@@ -29,10 +29,10 @@ func TestTypedRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dryRun := true
+	dryRun, hint := true, "h1"
 	want := &CreateTransferRequest{
 		AccountID: 42,
-		Params:    CreateTransferParams{DryRun: &dryRun, Tags: []string{"a", "b", "c"}, XRequestPriority: 3},
+		Params:    CreateTransferParams{DryRun: &dryRun, SessionHint: &hint, Tags: []string{"a", "b", "c"}, XRequestPriority: 3},
 		Body:      &CreateTransferBody{Amount: 5},
 	}
 	if diff := cmp.Diff(want, req); diff != "" {

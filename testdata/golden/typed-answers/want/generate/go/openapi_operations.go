@@ -143,8 +143,8 @@ type CreateTransferOperation struct {
 	tx pgx.Tx
 }
 
-// CreateTransferParams holds the query and header parameters of createTransfer
-// (POST /accounts/{account_id}/transfers).
+// CreateTransferParams holds the query, header and cookie parameters of
+// createTransfer (POST /accounts/{account_id}/transfers).
 type CreateTransferParams struct {
 	// DryRun is the query parameter dry_run.
 	DryRun *bool
@@ -152,6 +152,8 @@ type CreateTransferParams struct {
 	Tags []string
 	// XRequestPriority is the header parameter X-Request-Priority.
 	XRequestPriority int32
+	// SessionHint is the cookie parameter session_hint.
+	SessionHint *string
 }
 
 // CreateTransferRequest is the typed request of createTransfer (POST
@@ -184,6 +186,9 @@ func requestCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) 
 		return nil, err
 	}
 	if err := idemimpl.Param(r, "header", "X-Request-Priority", true, &req.Params.XRequestPriority); err != nil {
+		return nil, err
+	}
+	if err := idemimpl.OptionalParam(r, "cookie", "session_hint", &req.Params.SessionHint); err != nil {
 		return nil, err
 	}
 	return req, nil
