@@ -3,6 +3,7 @@ package idemtest
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -52,6 +53,10 @@ type ContractCase[T any] struct {
 	// PathParams returns the path parameters of a typed request by their
 	// OpenAPI names, for the URL; nil means the route has none.
 	PathParams func(*T) map[string]string
+	// Parameters returns the query parameters and the headers (header and
+	// cookie parameters) of a typed request, sent with each of its
+	// requests; nil means it has none.
+	Parameters func(*T) (url.Values, http.Header)
 	// Mount is the generated mount function of the operation: the
 	// ServeMux pattern Register uses and the handler as the router serves
 	// it, so the tests go through exactly the routing of the service. Nil
@@ -64,9 +69,11 @@ type ContractCase[T any] struct {
 // "", so the connection string's search_path decides) and serves every
 // request through idemimpl.NewTypedHandler mounted on an http.ServeMux by the
 // case's Mount, as the generated Register mounts it, at a URL built from
-// the fixture's path parameters. Each scenario builds its own executors, hooks and clock, and
-// uses scopes of its own, so scenarios never see each other's records or
-// effects; the scope comes from the X-Idemtest-Scope header, a trusted
+// the request's path parameters (PathParams), with its query parameters
+// and headers (Parameters). Each scenario builds its own executors, hooks
+// and clock, and uses scopes of its own, so scenarios never see each
+// other's records or effects; the scope comes from the X-Idemtest-Scope
+// header, a trusted
 // scope function of the test (the service's own scope function is not
 // under test here).
 //

@@ -112,6 +112,7 @@ func trustedScope(req *http.Request) (string, error) {
 // a scenario sends with it.
 type prepared struct {
 	target      string
+	header      http.Header
 	body        []byte
 	contentType string
 }
@@ -127,6 +128,14 @@ func (r *contractRun[T]) prepare(t *testing.T, req *T) prepared {
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
 	}
+	var header http.Header
+	if r.c.Parameters != nil {
+		var query url.Values
+		query, header = r.c.Parameters(req)
+		if len(query) > 0 {
+			target += "?" + query.Encode()
+		}
+	}
 	encode := r.c.Encode
 	if encode == nil {
 		encode = encodeJSON[T]
@@ -135,7 +144,7 @@ func (r *contractRun[T]) prepare(t *testing.T, req *T) prepared {
 	if err != nil {
 		t.Fatalf("idemtest: encoding the fixture's request: %v", err)
 	}
-	return prepared{target: target, body: b, contentType: contentType}
+	return prepared{target: target, header: header, body: b, contentType: contentType}
 }
 
 // fresh prepares a new request of the fixture.
@@ -186,6 +195,9 @@ func (r *contractRun[T]) request(t *testing.T, ctx context.Context, p prepared, 
 		}
 	}
 	req := httptest.NewRequestWithContext(ctx, r.contract.Method, p.target, bytes.NewReader(body))
+	for name, values := range p.header {
+		req.Header[name] = values
+	}
 	if p.contentType != "" {
 		req.Header.Set("Content-Type", p.contentType)
 	}
