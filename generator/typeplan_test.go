@@ -261,7 +261,7 @@ func TestPlanForm(t *testing.T) {
 		"Address": true, "PostChargesBody": true, "PostChargesBodyShipping": true,
 		"PostChargesBodyItemsItem": true, "PostChargesBodyCaptureMethod": true,
 		// Only the response uses charge: it needs no form decoder.
-		"Charge":                     false,
+		"Charge":                  false,
 		"DeleteChargesChargeBody": true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
