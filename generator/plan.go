@@ -24,7 +24,11 @@ type Plan struct {
 
 // Names of the package-level API every generated package declares; types
 // planned from schemas never take them.
-var reservedAPI = []string{"Handlers", "Route", "Routes", "Register", "GeneratorVersion", "handle"}
+var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion", "handle"}
+
+// unimplementedHandlers is the type a service embeds to implement the
+// operations one at a time.
+const unimplementedHandlers = "UnimplementedHandlers"
 
 // PlanSpec plans the annotated operations of doc into a program. Every
 // reason it cannot generate one of them is a diagnostic at error severity
@@ -58,6 +62,7 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 		GeneratorVersion:     opts.version(),
 		GeneratedCodeVersion: generatedCodeVersion,
 		Types:                types.Decls,
+		Unimplemented:        unimplementedHandlers,
 	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
@@ -135,7 +140,7 @@ func where(op *spec.Operation) string {
 
 func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.Diagnostic) {
 	op, names := ot.Op, types.Names
-	p := &ir.Operation{Name: ot.Name, Doc: where(op), Request: ot.Request, Response: ot.Response}
+	p := &ir.Operation{Name: ot.Name, Doc: where(op), Request: ot.Request}
 	p.HandleType = names.Unique(ot.Name+"Operation", "operation handle of "+describe(op), op.Pos)
 	p.ContractVar = names.Unique("contract"+ot.Name, "contract of "+describe(op), op.Pos)
 	p.FingerprintFunc = names.Unique("fingerprint"+ot.Name, "fingerprint of "+describe(op), op.Pos)
@@ -145,19 +150,20 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	p.TypedFunc = names.Unique("typed"+ot.Name, "typed operation of "+describe(op), op.Pos)
 	changeFunc := names.Unique("change"+ot.Name, "significant change of "+describe(op), op.Pos)
 	params := pathParams(op)
-	var replayHeaders []string
-	p.SuccessStatus, replayHeaders = success(op.Op, ot.Response)
+	keyHeader := ""
+	if op.Contract.Key.In.Value != spec.KeyInBody {
+		keyHeader = op.Contract.Key.Name.Value
+	}
+	planRequest(p, op, ot.Name, keyHeader, names)
+	planResponses(p, ot, names)
 	methods := NewNamespace()
-	methods.Reserve("the operation handle", "Operation", "Header", "Enqueue", "ID", "Name", "Scope", "Key")
+	methods.Reserve("the operation handle", "ID", "Scope", "Key")
 	for _, e := range op.Contract.Effects {
 		p.Effects = append(p.Effects, ir.Effect{
 			Name:      e.Name.Value,
 			Method:    methods.Unique("Enqueue"+GoName(e.Name.Value), "effect "+e.Name.Value, e.Pos),
 			OnUnknown: string(e.OnUnknown.Value),
 		})
-	}
-	for _, name := range params {
-		p.PathFields = append(p.PathFields, ir.PathField{Param: name, Field: methods.Unique(GoName(name), "path parameter "+name, op.Pos)})
 	}
 	var diags []spec.Diagnostic
 	route, routeDiags := planRoute(op)
@@ -181,7 +187,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
 		}
 	}
-	p.Contract = runtimeContract(op, params, replayHeaders)
+	p.Contract = runtimeContract(op, params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
 		Fingerprint: "TestFingerprint" + ot.Name,
@@ -197,18 +203,17 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 
 // runtimeContract turns an operation's contract into the runtime's value:
 // the one place where spec values become runtime values.
-func runtimeContract(op *spec.Operation, params, replayHeaders []string) idemimpl.Contract {
+func runtimeContract(op *spec.Operation, params []string) idemimpl.Contract {
 	c := op.Contract
 	rc := idemimpl.Contract{
-		Operation:     op.ID,
-		Method:        op.Method,
-		Route:         op.Path,
-		PathParams:    params,
-		Key:           idemimpl.KeySpec{Optional: !c.Key.Required.Value, MaxLength: c.Key.MaxLength.Value},
-		Retention:     c.Retention.Value,
-		Tombstone:     c.Tombstone.Value,
-		WaitTimeout:   c.WaitTimeout.Value,
-		ReplayHeaders: replayHeaders,
+		Operation:   op.ID,
+		Method:      op.Method,
+		Route:       op.Path,
+		PathParams:  params,
+		Key:         idemimpl.KeySpec{Optional: !c.Key.Required.Value, MaxLength: c.Key.MaxLength.Value},
+		Retention:   c.Retention.Value,
+		Tombstone:   c.Tombstone.Value,
+		WaitTimeout: c.WaitTimeout.Value,
 		Fingerprint: fingerprint.Spec{
 			Include:   fieldValues(c.Fingerprint.Include),
 			Exclude:   fieldValues(c.Fingerprint.Exclude),
@@ -265,39 +270,6 @@ func pathParams(op *spec.Operation) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// success returns the status of a successful answer and the headers its
-// response documents, sorted.
-func success(op *openapi3.Operation, planned *BodyType) (int, []string) {
-	status := 0
-	if planned != nil {
-		status = planned.Status
-	}
-	if status == 0 && op != nil && op.Responses != nil {
-		var codes []int
-		for code := range op.Responses.Map() {
-			if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
-				codes = append(codes, n)
-			}
-		}
-		if len(codes) > 0 {
-			status = slices.Min(codes)
-		}
-	}
-	if status == 0 {
-		status = 200
-	}
-	var headers []string
-	if op != nil && op.Responses != nil {
-		if r := op.Responses.Status(status); r != nil && r.Value != nil {
-			for name := range r.Value.Headers {
-				headers = append(headers, name)
-			}
-		}
-	}
-	slices.SortFunc(headers, cmp.Compare)
-	return status, headers
 }
 
 // changeTarget picks the field the contract tests change to get a request

@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/spec"
 )
@@ -67,15 +69,40 @@ type OperationTypes struct {
 	// Request is nil when the operation has no body in a planned media
 	// type.
 	Request *BodyType
-	// Response is the lowest 2xx response with a JSON body; nil when there
-	// is none.
-	Response *BodyType
+	// Responses are the operation's documented responses: exact statuses
+	// in order, then ranges (4XX), then default.
+	Responses []*ResponseTypes
 	// Unsupported is set when the operation has a request body, but in no
 	// media type that is generated (Square's multipart/form-data uploads):
 	// Request is nil, and a caller generating the operation reports this
 	// error rather than a handler that ignores the body. It is not part of
 	// PlanTypes' error, since an operation nobody generates may have it.
 	Unsupported *spec.Error
+}
+
+// ResponseTypes is one documented response of an operation.
+type ResponseTypes struct {
+	// Code is the status as the spec writes it: 201, 4XX or default.
+	Code string
+	// Response is the spec's response object.
+	Response *openapi3.Response
+	// Body is the planned JSON body; nil when the response has none in a
+	// JSON media type.
+	Body *BodyType
+	// Raw is the content key of a body in no JSON media type (the first in
+	// sorted order); "" otherwise.
+	Raw string
+}
+
+// Success returns the body of the lowest 2xx response with a JSON body;
+// nil when there is none.
+func (ot *OperationTypes) Success() *BodyType {
+	for _, r := range ot.Responses {
+		if r.Body != nil && r.Body.Status >= 200 && r.Body.Status < 300 {
+			return r.Body
+		}
+	}
+	return nil
 }
 
 // The Go shape of bodies is IR: the planner fills it in, the emitters

@@ -137,44 +137,71 @@ func (p *typePlanner) operation(op *spec.Operation) {
 				MediaType:   kind,
 				ContentType: key,
 				Required:    rb.Value.Required,
-				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Request", source: "request body of " + where, owner: op}),
+				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Body", source: "request body of " + where, owner: op}),
 			}
 			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
 				p.errorf(p.pos(m.Origin, op.Pos), "form request body of "+where+" is not an object with properties; only those decode from a form")
 			}
 		}
 	}
-	ot.Response = p.response(op, id, where)
+	ot.Responses = p.responses(op, id, where)
 }
 
-// response plans the lowest 2xx response with a JSON body.
-func (p *typePlanner) response(op *spec.Operation, id, where string) *BodyType {
+// responses plans the documented responses of an operation: the JSON body
+// of each, named after the operation and the status (CreateOrder201Body)
+// when it is inline.
+func (p *typePlanner) responses(op *spec.Operation, id, where string) []*ResponseTypes {
 	if op.Op.Responses == nil {
 		return nil
 	}
 	codes := op.Op.Responses.Keys()
-	slices.Sort(codes)
+	slices.SortFunc(codes, compareCodes)
+	var out []*ResponseTypes
 	for _, code := range codes {
-		status, err := strconv.Atoi(code)
-		if err != nil || status < 200 || status > 299 {
-			continue
-		}
 		r := op.Op.Responses.Value(code)
 		if r == nil || r.Value == nil {
 			continue
 		}
-		key, _, m := pickMedia(r.Value.Content, MediaJSON)
-		if m == nil {
-			continue
+		rt := &ResponseTypes{Code: code, Response: r.Value}
+		status, _ := strconv.Atoi(code)
+		if key, _, m := pickMedia(r.Value.Content, MediaJSON); m != nil {
+			rt.Body = &BodyType{
+				MediaType:   MediaJSON,
+				ContentType: key,
+				Status:      status,
+				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + codeName(code) + "Body", source: code + " response body of " + where, owner: op}),
+			}
+		} else if len(r.Value.Content) > 0 {
+			rt.Raw = slices.Sorted(maps.Keys(r.Value.Content))[0]
 		}
-		return &BodyType{
-			MediaType:   MediaJSON,
-			ContentType: key,
-			Status:      status,
-			Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Response", source: code + " response body of " + where, owner: op}),
-		}
+		out = append(out, rt)
 	}
-	return nil
+	return out
+}
+
+// compareCodes orders response codes: exact statuses by number, then
+// ranges (4XX), then default.
+func compareCodes(a, b string) int {
+	rank := func(code string) (int, string) {
+		switch {
+		case code == "default":
+			return 2, code
+		case strings.HasSuffix(strings.ToUpper(code), "XX"):
+			return 1, strings.ToUpper(code)
+		}
+		return 0, code
+	}
+	ra, ka := rank(a)
+	rb, kb := rank(b)
+	return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(len(ka), len(kb)), cmp.Compare(ka, kb))
+}
+
+// codeName is a response code as part of a Go name: 201, 4XX, Default.
+func codeName(code string) string {
+	if code == "default" {
+		return "Default"
+	}
+	return strings.ToUpper(code)
 }
 
 // pickMedia returns the content entry of the first of kinds the content

@@ -106,20 +106,20 @@ func TestPlanOperations(t *testing.T) {
 		if ot.Request != nil {
 			r.Request, r.RequestMedia = typeString(ot.Request.Type), ot.Request.MediaType
 		}
-		if ot.Response != nil {
-			r.Response, r.Status = typeString(ot.Response.Type), ot.Response.Status
+		if ot.Success() != nil {
+			r.Response, r.Status = typeString(ot.Success().Type), ot.Success().Status
 		}
 		got = append(got, r)
 	}
 	want := []opRow{
-		{Name: "CreateOrder", Request: "CreateOrderRequest", RequestMedia: MediaJSON, Response: "Order", Status: 201},
+		{Name: "CreateOrder", Request: "CreateOrderBody", RequestMedia: MediaJSON, Response: "Order", Status: 201},
 		{Name: "DeleteOrder"},
 		{Name: "ReplaceOrder", Request: "Order", RequestMedia: MediaJSON, Response: "Order", Status: 200},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("operations (-want +got):\n%s", diff)
 	}
-	if plan.Operations[0].Response.Type.Decl != plan.Operations[2].Request.Type.Decl {
+	if plan.Operations[0].Success().Type.Decl != plan.Operations[2].Request.Type.Decl {
 		t.Error("Order is planned twice; want one declaration shared by both operations")
 	}
 }
@@ -130,9 +130,9 @@ func TestPlanStructs(t *testing.T) {
 		decl string
 		want []fieldRow
 	}{
-		{"CreateOrderRequest", []fieldRow{
+		{"CreateOrderBody", []fieldRow{
 			{"CustomerID", "customer_id", "string", true, false},
-			{"Delivery", "delivery", "CreateOrderRequestDelivery", true, false},
+			{"Delivery", "delivery", "CreateOrderBodyDelivery", true, false},
 			{"Discount", "discount", "json.RawMessage", false, false},
 			{"Extra", "extra", "json.RawMessage", false, false},
 			{"Items", "items", "[]Item", true, false},
@@ -142,10 +142,10 @@ func TestPlanStructs(t *testing.T) {
 			{"Metadata", "metadata", "map[string]string", false, false},
 			{"Note", "note", "*string", false, true},
 		}},
-		{"CreateOrderRequestDelivery", []fieldRow{
+		{"CreateOrderBodyDelivery", []fieldRow{
 			{"Address", "address", "Address", true, false},
 			{"NotBefore", "not_before", "*time.Time", false, false},
-			{"Window", "window", "*CreateOrderRequestDeliveryWindow", false, false},
+			{"Window", "window", "*CreateOrderBodyDeliveryWindow", false, false},
 		}},
 		// allOf: the properties and required lists of both parts.
 		{"Order", []fieldRow{
@@ -166,9 +166,9 @@ func TestPlanStructs(t *testing.T) {
 			t.Errorf("%s fields (-want +got):\n%s", tt.decl, diff)
 		}
 	}
-	req := decl(t, plan, "CreateOrderRequest")
+	req := decl(t, plan, "CreateOrderBody")
 	if owner := plan.Owner(req); owner == nil || owner.ID != "createOrder" || req.Component != "" {
-		t.Errorf("CreateOrderRequest owner = %v, component %q; want createOrder and no component", owner, req.Component)
+		t.Errorf("CreateOrderBody owner = %v, component %q; want createOrder and no component", owner, req.Component)
 	}
 	if f := req.Fields[0]; f.Type.Format != "uuid" || plan.FieldPos(f).Line != lineOf(t, path, "customer_id: {type") {
 		t.Errorf("customer_id: format %q at %s; want uuid at line %d", f.Type.Format, plan.FieldPos(f), lineOf(t, path, "customer_id: {type"))
@@ -228,13 +228,13 @@ func TestPlanOpenAPI31(t *testing.T) {
 		{"Mixed", "mixed", "json.RawMessage", false, false},
 		{"Name", "name", "*string", true, true},
 		{"Tags", "tags", "json.RawMessage", false, false},
-		{"View", "view", "*UpdateRoomRequestView", false, true},
+		{"View", "view", "*UpdateRoomBodyView", false, true},
 	}
-	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomRequest"))); diff != "" {
-		t.Errorf("UpdateRoomRequest fields (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomBody"))); diff != "" {
+		t.Errorf("UpdateRoomBody fields (-want +got):\n%s", diff)
 	}
-	if got := typeString(plan.Operations[0].Response.Type); got != "[]UpdateRoomResponseItem" {
-		t.Errorf("response type = %s, want []UpdateRoomResponseItem", got)
+	if got := typeString(plan.Operations[0].Success().Type); got != "[]UpdateRoom200BodyItem" {
+		t.Errorf("response type = %s, want []UpdateRoom200BodyItem", got)
 	}
 }
 
@@ -246,8 +246,8 @@ func TestPlanExternal(t *testing.T) {
 		{"Length", "length", "time.Duration", true, false},
 		{"Room", "room", "net/netip.Addr", true, false},
 	}
-	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "CreateBookingRequest"))); diff != "" {
-		t.Errorf("CreateBookingRequest fields (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "CreateBookingBody"))); diff != "" {
+		t.Errorf("CreateBookingBody fields (-want +got):\n%s", diff)
 	}
 }
 
@@ -258,11 +258,11 @@ func TestPlanForm(t *testing.T) {
 		got[d.Name] = d.Form
 	}
 	want := map[string]bool{
-		"Address": true, "PostChargesRequest": true, "PostChargesRequestShipping": true,
-		"PostChargesRequestItemsItem": true, "PostChargesRequestCaptureMethod": true,
+		"Address": true, "PostChargesBody": true, "PostChargesBodyShipping": true,
+		"PostChargesBodyItemsItem": true, "PostChargesBodyCaptureMethod": true,
 		// Only the response uses charge: it needs no form decoder.
-		"Charge":                     false,
-		"DeleteChargesChargeRequest": true,
+		"Charge":                  false,
+		"DeleteChargesChargeBody": true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Form flags (-want +got):\n%s", diff)
@@ -281,20 +281,20 @@ func TestPlanCollisions(t *testing.T) {
 	}
 	want := []renameRow{
 		{"schema #/components/schemas/source", "Source", "Source2", "the caller"},
-		{"request body of CreateCall (POST /calls)", "CreateCallRequest", "CreateCallRequest2", "schema #/components/schemas/CreateCallRequest"},
+		{"request body of CreateCall (POST /calls)", "CreateCallBody", "CreateCallBody2", "schema #/components/schemas/CreateCallBody"},
 		// Constants yield to types, whatever their order.
-		{`value "a_b" of CreateCallRequest2Status`, "CreateCallRequest2StatusAB", "CreateCallRequest2StatusAB2", `value "a-b" of CreateCallRequest2Status`},
+		{`value "a_b" of CreateCallBody2Status`, "CreateCallBody2StatusAB", "CreateCallBody2StatusAB2", `value "a-b" of CreateCallBody2Status`},
 		{`value "ach_credit_transfer" of SourceType`, "SourceTypeAchCreditTransfer", "SourceTypeAchCreditTransfer2", "schema #/components/schemas/source_type_ach_credit_transfer"},
-		{"field StartTime< of CreateCallRequest2", "StartTime", "StartTime2", "field StartTime of CreateCallRequest2"},
-		{"field decode_form of CreateCallRequest2", "DecodeForm", "DecodeForm2", "a method"},
-		{"field start-time of CreateCallRequest2", "StartTime", "StartTime3", "field StartTime of CreateCallRequest2"},
-		{"field start_time of CreateCallRequest2", "StartTime", "StartTime4", "field StartTime of CreateCallRequest2"},
+		{"field StartTime< of CreateCallBody2", "StartTime", "StartTime2", "field StartTime of CreateCallBody2"},
+		{"field decode_form of CreateCallBody2", "DecodeForm", "DecodeForm2", "a method"},
+		{"field start-time of CreateCallBody2", "StartTime", "StartTime3", "field StartTime of CreateCallBody2"},
+		{"field start_time of CreateCallBody2", "StartTime", "StartTime4", "field StartTime of CreateCallBody2"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("renames (-want +got):\n%s", diff)
 	}
 	r := plan.Renames[1]
-	if r.Pos.Line != lineOf(t, path, "the inline body of CreateCall") || r.HeldPos.Line != lineOf(t, path, "    CreateCallRequest:") {
+	if r.Pos.Line != lineOf(t, path, "the inline body of CreateCall") || r.HeldPos.Line != lineOf(t, path, "    CreateCallBody:") {
 		t.Errorf("rename positions %s and %s; want the inline body and the component", r.Pos, r.HeldPos)
 	}
 }
@@ -355,7 +355,7 @@ func TestPlanMedia(t *testing.T) {
 	if r := patch.Request; r.MediaType != MediaJSON || r.ContentType != "application/merge-patch+json" || len(r.Type.Decl.Fields) != 2 {
 		t.Errorf("patchRoom request = %s (%s) with %d fields; want the merge-patch JSON body over the form one", r.MediaType, r.ContentType, len(r.Type.Decl.Fields))
 	}
-	if r := patch.Response; r.ContentType != "application/json; charset=utf-8" || r.Status != 200 {
+	if r := patch.Success(); r.ContentType != "application/json; charset=utf-8" || r.Status != 200 {
 		t.Errorf("patchRoom response = %s %d; want the JSON one of 200", r.ContentType, r.Status)
 	}
 	if upload.Request != nil || upload.Unsupported == nil {

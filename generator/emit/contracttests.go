@@ -38,7 +38,7 @@ func emitFixture(f *jen.File, prog *ir.Program) {
 	fields = append(fields, jen.Id("ConnString").String())
 	for _, op := range prog.Operations {
 		fields = append(fields, comments(fmt.Sprintf("%s supplies valid requests of %s and counts its business effects.", op.Name, op.Doc))...)
-		fields = append(fields, jen.Id(op.Name).Qual(idemtestImport, "Fixture").Index(requestType(op)))
+		fields = append(fields, jen.Id(op.Name).Qual(idemtestImport, "Fixture").Index(jen.Id(op.RequestType)))
 	}
 	comment(f, "contractFixture is what the service supplies to the generated contract tests. Write, in a hand-written _test.go file of this package:")
 	f.Comment("//")
@@ -56,7 +56,36 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 		jen.Id("Mount"):      jen.Id(op.MountFunc),
 	}
 	if op.Tests.ChangeFunc != "" {
-		c[jen.Id("Change")] = jen.Id(op.Tests.ChangeFunc)
+		c[jen.Id("Change")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Block(jen.Id(op.Tests.ChangeFunc).Call(jen.Id("r").Dot(ir.FieldBody)))
+	}
+	encode := []jen.Code{jen.Return(jen.Nil(), jen.Lit(""), jen.Nil())}
+	reqParam := jen.Id("_")
+	if op.Request != nil {
+		reqParam = jen.Id("r")
+		encode = []jen.Code{
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("r").Dot(ir.FieldBody)),
+			jen.Return(jen.Id("b"), jen.Lit(ir.MediaJSON), jen.Err()),
+		}
+	}
+	c[jen.Id("Encode")] = jen.Func().Params(reqParam.Op("*").Id(op.RequestType)).Params(jen.Index().Byte(), jen.String(), jen.Error()).Block(encode...)
+	path := jen.Dict{}
+	for _, p := range op.Params {
+		if p.In != ir.InPath {
+			continue
+		}
+		format := "FormatParam"
+		if p.Type.Kind == ir.TypeSlice {
+			format = "FormatParamList"
+		}
+		path[jen.Lit(p.Name)] = jen.Qual(idemimplImport, format).Call(jen.Id("r").Dot(p.Field))
+	}
+	if params := parametersFunc(op); params != nil {
+		c[jen.Id("Parameters")] = params
+	}
+	if len(path) > 0 {
+		c[jen.Id("PathParams")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Map(jen.String()).String().Block(
+			jen.Return(jen.Map(jen.String()).String().Values(path)),
+		)
 	}
 	if op.Tests.NaturalKey {
 		c[jen.Id("NaturalKey")] = jen.True()
@@ -64,7 +93,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
 	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
 		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
-		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(requestType(op)).Values(c)),
+		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(jen.Id(op.RequestType)).Values(c)),
 	)
 }
 
@@ -100,4 +129,50 @@ func emitChange(f *jen.File, op *ir.Operation) {
 	}
 	comment(f, fmt.Sprintf("%s changes %s, a field the fingerprint of %s covers, for the tests that expect a 422.", op.Tests.ChangeFunc, target.JSONName, op.Doc))
 	f.Func().Id(op.Tests.ChangeFunc).Params(jen.Id("v").Op("*").Add(typeCode(op.Request.Type))).Block(change)
+}
+
+// parametersFunc returns the function that gives the query parameters and
+// headers of a typed request for the contract tests to send; nil when the
+// operation has no query, header or cookie parameter.
+func parametersFunc(op *ir.Operation) jen.Code {
+	var body []jen.Code
+	for _, p := range op.Params {
+		if p.In == ir.InPath {
+			continue
+		}
+		v := jen.Id("r").Dot(ir.FieldParams).Dot(p.Field)
+		var text jen.Code
+		switch p.Type.Kind {
+		case ir.TypePointer:
+			text = jen.Qual(idemimplImport, "FormatParam").Call(jen.Op("*").Add(v.Clone()))
+		case ir.TypeSlice:
+			text = jen.Qual(idemimplImport, "FormatParamList").Call(v.Clone())
+		default:
+			text = jen.Qual(idemimplImport, "FormatParam").Call(v.Clone())
+		}
+		var set jen.Code
+		switch p.In {
+		case ir.InQuery:
+			set = jen.Id("q").Dot("Set").Call(jen.Lit(p.Name), text)
+		case ir.InHeader:
+			set = jen.Id("h").Dot("Set").Call(jen.Lit(p.Name), text)
+		default:
+			set = jen.Id("h").Dot("Add").Call(jen.Lit("Cookie"), jen.Parens(jen.Op("&").Qual(httpImport, "Cookie").Values(jen.Dict{
+				jen.Id("Name"): jen.Lit(p.Name), jen.Id("Value"): text,
+			})).Dot("String").Call())
+		}
+		switch p.Type.Kind {
+		case ir.TypePointer:
+			set = jen.If(v.Clone().Op("!=").Nil()).Block(set)
+		case ir.TypeSlice:
+			set = jen.If(jen.Len(v.Clone()).Op(">").Lit(0)).Block(set)
+		}
+		body = append(body, set)
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	body = append([]jen.Code{jen.List(jen.Id("q"), jen.Id("h")).Op(":=").Qual(urlImport, "Values").Values().Op(",").Qual(httpImport, "Header").Values()}, body...)
+	body = append(body, jen.Return(jen.Id("q"), jen.Id("h")))
+	return jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Params(jen.Qual(urlImport, "Values"), jen.Qual(httpImport, "Header")).Block(body...)
 }

@@ -9,6 +9,7 @@ const (
 	formImport        = "github.com/idemgen/idemgen/runtime/form"
 	pgxImport         = "github.com/jackc/pgx/v5"
 	contextImport     = "context"
+	errorsImport      = "errors"
 	fmtImport         = "fmt"
 	httpImport        = "net/http"
 	jsonImport        = "encoding/json"

@@ -12,13 +12,16 @@ import (
 )
 
 // emitOperations adds, for every operation of prog, its run-time contract,
-// decoder, typed fingerprint and operation handle, then the Handlers
-// interface and the routes.
+// operation handle, typed request and responses, decoder and typed
+// fingerprint, then the Handlers interface, UnimplementedHandlers and the
+// routes.
 func emitOperations(f *jen.File, prog *ir.Program) {
 	fps := newFingerprintEmitter()
 	for _, op := range prog.Operations {
 		emitContract(f, op)
 		emitHandle(f, op)
+		emitRequest(f, op)
+		emitResponses(f, op)
 		if op.Request != nil {
 			emitDecode(f, op)
 		}
@@ -32,6 +35,7 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 	}
 	fps.emitWalkers(f)
 	emitHandlers(f, prog)
+	emitUnimplemented(f, prog)
 	emitRoutes(f, prog)
 }
 
@@ -119,18 +123,18 @@ func duration(d time.Duration) jen.Code {
 	return jen.Qual(timeImport, "Duration").Call(jen.Lit(int64(d)))
 }
 
-// emitHandle declares the operation handle the business method receives,
-// with one enqueuer per effect.
+// emitHandle declares the operation handle the business method receives:
+// the operation's id, scope and key, and one enqueuer per effect.
 func emitHandle(f *jen.File, op *ir.Operation) {
-	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, the response headers to send, and one enqueuer per side effect of the contract.", op.HandleType, op.Doc))
-	fields := []jen.Code{jen.Op("*").Qual(idemimplImport, "Operation")}
-	fields = append(fields, comments("Header holds response headers to send; those the contract replays are stored with the response.")...)
-	fields = append(fields, jen.Id("Header").Qual(httpImport, "Header"))
-	for _, pf := range op.PathFields {
-		fields = append(fields, comments(fmt.Sprintf("%s is the path parameter %s.", pf.Field, pf.Param))...)
-		fields = append(fields, jen.Id(pf.Field).String())
-	}
-	fields = append(fields, jen.Id("tx").Qual(pgxImport, "Tx"))
+	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, and one enqueuer per side effect of the contract.", op.HandleType, op.Doc))
+	var fields []jen.Code
+	fields = append(fields, comments("ID is the operation's id, a UUID the runtime generated, for logs and support.")...)
+	fields = append(fields, jen.Id("ID").String())
+	fields = append(fields, comments("Scope is the trusted scope (tenant) the key lives in.")...)
+	fields = append(fields, jen.Id("Scope").String())
+	fields = append(fields, comments("Key is the idempotency key.")...)
+	fields = append(fields, jen.Id("Key").String(), jen.Line())
+	fields = append(fields, jen.Id("op").Op("*").Qual(idemimplImport, "Operation"), jen.Id("tx").Qual(pgxImport, "Tx"))
 	f.Type().Id(op.HandleType).Struct(fields...)
 	for _, e := range op.Effects {
 		comment(f, fmt.Sprintf("%s writes the %s effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is %q.", e.Method, e.Name, e.OnUnknown))
@@ -138,7 +142,7 @@ func emitHandle(f *jen.File, op *ir.Operation) {
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("payload").Index().Byte(),
 		).Params(jen.String(), jen.Error()).Block(
-			jen.Return(jen.Id("o").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
+			jen.Return(jen.Id("o").Dot("op").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
 				jen.Id("Name"):      jen.Lit(e.Name),
 				jen.Id("OnUnknown"): jen.Lit(e.OnUnknown),
 				jen.Id("Payload"):   jen.Id("payload"),

@@ -8,36 +8,15 @@ import (
 	"github.com/idemgen/idemgen/generator/ir"
 )
 
-// requestType is the Go type of an operation's request body in the typed
-// handler: its planned type, or struct{} when it has none.
-func requestType(op *ir.Operation) *jen.Statement {
-	if op.Request == nil {
-		return jen.Struct()
-	}
-	return typeCode(op.Request.Type)
-}
-
 // emitHandlers declares the interface the service implements: one
 // business method per operation.
 func emitHandlers(f *jen.File, prog *ir.Program) {
 	var methods []jen.Code
 	for _, op := range prog.Operations {
-		params := []jen.Code{
-			jen.Id("ctx").Qual(contextImport, "Context"),
-			jen.Id("tx").Qual(pgxImport, "Tx"),
-			jen.Id("op").Op("*").Id(op.HandleType),
-		}
-		if op.Request != nil {
-			params = append(params, jen.Id("req").Op("*").Add(typeCode(op.Request.Type)))
-		}
-		results := jen.Error()
-		if op.Response != nil {
-			results = jen.Parens(jen.List(jen.Op("*").Add(typeCode(op.Response.Type)), jen.Error()))
-		}
-		methods = append(methods, comments(fmt.Sprintf("%s runs %s inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the response is stored. Returning an *idem.Rejection answers with that problem (stored and replayed when the contract's store-failures match); any other error rolls everything back and frees the key.", op.Name, op.Doc))...)
-		methods = append(methods, jen.Id(op.Name).Params(params...).Add(results))
+		methods = append(methods, comments(fmt.Sprintf("%s runs %s inside the transaction that also holds its idempotency record: what it does through tx commits exactly when the answer is stored. It returns one of the documented answers (%s); one whose status matches the contract's store-failures rolls the business changes back and is stored and replayed like a refusal. Returning an *idem.Rejection answers with that problem, stored the same way; any other error rolls everything back and frees the key.", op.Name, op.Doc, op.ResponseType))...)
+		methods = append(methods, jen.Id(op.Name).Params(handlerParams(op, true)...).Params(jen.Id(op.ResponseType), jen.Error()))
 	}
-	comment(f, "Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP.")
+	comment(f, "Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP. Embed "+prog.Unimplemented+" to implement the operations one at a time.")
 	f.Type().Id("Handlers").Interface(methods...)
 }
 
@@ -141,85 +120,56 @@ func emitMount(f *jen.File, op *ir.Operation) {
 }
 
 // emitTyped declares the function that binds an operation to the service's
-// Handlers: its contract, decoder, typed fingerprint and a Run that calls
-// the business method and encodes its answer.
+// Handlers: its contract, typed request decoder, typed fingerprint and a
+// Run that calls the business method and renders its answer.
 func emitTyped(f *jen.File, op *ir.Operation) {
-	t := requestType(op)
-	call := []jen.Code{jen.Id("ctx"), jen.Id("tx"), jen.Id("handle")}
-	if op.Request != nil {
-		call = append(call, jen.Id("req"))
-	}
+	t := jen.Id(op.RequestType)
 	handle := jen.Dict{
-		jen.Id("Operation"): jen.Id("op"),
-		jen.Id("Header"):    jen.Qual(httpImport, "Header").Values(),
-		jen.Id("tx"):        jen.Id("tx"),
+		jen.Id("ID"):    jen.Id("op").Dot("ID"),
+		jen.Id("Scope"): jen.Id("op").Dot("Scope"),
+		jen.Id("Key"):   jen.Id("op").Dot("Key"),
+		jen.Id("op"):    jen.Id("op"),
+		jen.Id("tx"):    jen.Id("tx"),
 	}
-	for _, pf := range op.PathFields {
-		handle[jen.Id(pf.Field)] = jen.Id("r").Dot("PathParams").Index(jen.Lit(pf.Param))
+	run := []jen.Code{
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("h").Dot(op.Name).Call(jen.Id("ctx"), jen.Id("tx"), jen.Op("&").Id(op.HandleType).Values(handle), jen.Id("req")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Id("res").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(errorsImport, "New").Call(jen.Lit(op.Doc+" returned no answer")))),
+		jen.Return(jen.Id("res").Dot(op.ResponseMethod).Call()),
 	}
-	run := []jen.Code{jen.Id("handle").Op(":=").Op("&").Id(op.HandleType).Values(handle)}
-	if op.Response != nil {
-		run = append(run,
-			jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("h").Dot(op.Name).Call(call...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.List(jen.Id("body"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("res")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Id("handle").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), jen.Lit(ir.MediaJSON)),
-			jen.Return(jen.Op("&").Qual(idemimplImport, "Response").Values(jen.Dict{
-				jen.Id("Status"): jen.Lit(op.SuccessStatus),
-				jen.Id("Header"): jen.Id("handle").Dot("Header"),
-				jen.Id("Body"):   jen.Id("body"),
-			}), jen.Nil()),
-		)
-	} else {
-		run = append(run,
-			jen.If(jen.Err().Op(":=").Id("h").Dot(op.Name).Call(call...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Op("&").Qual(idemimplImport, "Response").Values(jen.Dict{
-				jen.Id("Status"): jen.Lit(op.SuccessStatus),
-				jen.Id("Header"): jen.Id("handle").Dot("Header"),
-			}), jen.Nil()),
-		)
+	sum := jen.Id(op.FingerprintFunc).Call(jen.Id("params"))
+	if op.Request != nil {
+		sum = jen.Id(op.FingerprintFunc).Call(jen.Id("r").Dot(ir.FieldBody), jen.Id("params"))
 	}
 	typed := jen.Dict{
 		jen.Id("Contract"): jen.Id(op.ContractVar),
+		jen.Id("Decode"):   jen.Id(op.RequestFunc),
+		jen.Id("Fingerprint"): jen.Func().Params(jen.Id(fingerprintParam(op)).Op("*").Id(op.RequestType), jen.Id("params").Map(jen.String()).String()).
+			Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(jen.Return(sum)),
 		jen.Id("Run"): jen.Func().Params(
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("tx").Qual(pgxImport, "Tx"),
 			jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
-			jen.Id(requestParamName(op)).Op("*").Qual(idemimplImport, "Request"),
-			jen.Id(runReqName(op)).Op("*").Add(t.Clone()),
+			jen.Id("_").Op("*").Qual(idemimplImport, "Request"),
+			jen.Id("req").Op("*").Add(t.Clone()),
 		).Params(jen.Op("*").Qual(idemimplImport, "Response"), jen.Error()).Block(run...),
 	}
 	if op.NaturalKeyFunc != "" {
-		typed[jen.Id("NaturalKey")] = jen.Id(op.NaturalKeyFunc)
+		typed[jen.Id("NaturalKey")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Params(jen.String(), jen.Error()).Block(
+			jen.Return(jen.Id(op.NaturalKeyFunc).Call(jen.Id("r").Dot(ir.FieldBody))),
+		)
 	}
-	if op.Request != nil {
-		typed[jen.Id("Decode")] = jen.Id(op.DecodeFunc)
-		typed[jen.Id("Fingerprint")] = jen.Id(op.FingerprintFunc)
-	} else {
-		typed[jen.Id("Fingerprint")] = jen.Func().Params(jen.Id("_").Op("*").Struct(), jen.Id("params").Map(jen.String()).String()).
-			Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(jen.Return(jen.Id(op.FingerprintFunc).Call(jen.Id("params"))))
-	}
-	comment(f, fmt.Sprintf("%s binds %s to h: its contract, decoder, typed fingerprint and business method.", op.TypedFunc, op.Doc))
+	comment(f, fmt.Sprintf("%s binds %s to h: its contract, typed request, typed fingerprint and business method.", op.TypedFunc, op.Doc))
 	f.Func().Id(op.TypedFunc).Params(jen.Id("h").Id("Handlers")).Qual(idemimplImport, "Typed").Index(t.Clone()).Block(
 		jen.Return(jen.Qual(idemimplImport, "Typed").Index(t.Clone()).Values(typed)),
 	)
 }
 
-// requestParamName is the name of Run's *idemimpl.Request parameter, which
-// only operations with path parameters read.
-func requestParamName(op *ir.Operation) string {
-	if len(op.PathFields) == 0 {
-		return "_"
-	}
-	return "r"
-}
-
-// runReqName is the name of the typed request parameter of Run; unused
-// when the operation has no body.
-func runReqName(op *ir.Operation) string {
+// fingerprintParam is the name of the typed request parameter of the
+// typed fingerprint, which only operations with a body read.
+func fingerprintParam(op *ir.Operation) string {
 	if op.Request == nil {
 		return "_"
 	}
-	return "req"
+	return "r"
 }

@@ -17,6 +17,9 @@ type Program struct {
 	// Operations holds the generated operations, sorted by path and then
 	// method.
 	Operations []*Operation
+	// Unimplemented is the type whose methods answer every operation
+	// with 501 Not Implemented, for a service to embed.
+	Unimplemented string
 	// Files lists the Go files to emit, sorted by path.
 	Files []File
 }
@@ -31,8 +34,9 @@ const (
 	FileVersion FileKind = iota
 	// FileTypes declares the body types.
 	FileTypes
-	// FileOperations declares the contracts, decoders, fingerprints,
-	// operation handles, the Handlers interface and the routes.
+	// FileOperations declares the contracts, operation handles, typed
+	// requests and responses, decoders, fingerprints, the Handlers
+	// interface, UnimplementedHandlers and the routes.
 	FileOperations
 	// FileContractTests declares the contract tests.
 	FileContractTests
@@ -58,15 +62,33 @@ type Operation struct {
 	Contract idemimpl.Contract
 	// Request is nil when the operation has no body.
 	Request *BodyType
-	// Response is nil when the success response has no JSON body.
-	Response *BodyType
-	// SuccessStatus is the status of a successful answer.
-	SuccessStatus int
+	// Responses are the documented answers, one generated type each:
+	// exact statuses in order, then ranges (4XX), then default.
+	Responses []*Response
+	// Params are the parameters of the typed request: path parameters
+	// (fields of RequestType) first, then query, header and cookie
+	// parameters (fields of ParamsType), each group sorted by name. The idempotency
+	// key's header is not among them: the operation handle carries the key.
+	Params []Param
 	// Route is how the operation mounts on a router.
 	Route Route
 
 	// The names of the operation's generated symbols.
-	HandleType      string // the exported operation handle type
+	HandleType string // the exported operation handle type
+	// RequestType is the typed request the business method receives: the
+	// path parameters, Params and Body.
+	RequestType string
+	// ParamsType is the struct of the query, header and cookie
+	// parameters; empty when the operation has none.
+	ParamsType string
+	// RequestFunc builds the typed request from the raw one, before
+	// anything is claimed.
+	RequestFunc string
+	// ResponseType is the interface every response type of the operation
+	// implements, through the unexported method ResponseMethod, so that
+	// only the documented answers can be returned.
+	ResponseType    string
+	ResponseMethod  string
 	ContractVar     string
 	FingerprintFunc string
 	DecodeFunc      string // empty without a request body
@@ -80,9 +102,7 @@ type Operation struct {
 	// parameters themselves (Route.Segments is empty).
 	PathValuesFunc string
 
-	// PathFields are the handle's fields that carry the path parameters.
-	PathFields []PathField
-	Effects    []Effect
+	Effects []Effect
 	// Fingerprint is what the typed fingerprint covers.
 	Fingerprint Fingerprint
 	// NaturalKey holds the natural-key pointers in contract order.
@@ -117,11 +137,76 @@ type Segment struct {
 	Literals []string
 }
 
-// PathField is a path parameter as a field of the operation handle.
-type PathField struct {
-	Param string
+// The places a parameter is in (Param.In).
+const (
+	InPath   = "path"
+	InQuery  = "query"
+	InHeader = "header"
+	InCookie = "cookie"
+)
+
+// Param is a parameter of an operation as a field of its typed request.
+type Param struct {
+	// Name is the parameter's name as the spec writes it.
+	Name string
+	// In is InPath, InQuery, InHeader or InCookie.
+	In    string
 	Field string
+	// Type is TypeString, TypeInt32, TypeInt64, TypeFloat64, TypeBool or
+	// TypeTime, a TypeSlice of one of them (a list, comma-separated or a
+	// repeated query parameter), or a TypePointer to one for an optional
+	// parameter. A parameter whose schema is none of these is its raw
+	// TypeString.
+	Type     *GoType
+	Required bool
 }
+
+// Response is one documented answer of an operation and its Go type.
+type Response struct {
+	// Code is the status as the spec writes it: 201, 4XX or default.
+	Code string
+	// Status is the status of an exact code; 0 for a range or default,
+	// whose type has a Status field the service sets.
+	Status int
+	// Class is the class of a range (4 for 4XX); 0 otherwise.
+	Class int
+	// Name is the response type.
+	Name string
+	// Description is the response's description, safe to put in a comment.
+	Description string
+	// Body is the JSON body; nil when the response has none or RawBody is
+	// set.
+	Body *BodyType
+	// RawBody is the media type of a body that is not JSON, sent as the
+	// response's Content-Type unless the service sets its own; the body
+	// is bytes.
+	RawBody string
+	// Headers are the documented response headers, sorted by name.
+	Headers []Header
+	// HeadersType is the struct of the headers; empty without any.
+	HeadersType string
+}
+
+// Header is a documented response header as a field of its response's
+// headers struct.
+type Header struct {
+	// Name is the header's name as the spec writes it.
+	Name  string
+	Field string
+	// Type is as Param.Type: an optional header is a pointer (nil is not
+	// sent), a required one its value.
+	Type     *GoType
+	Required bool
+}
+
+// The names every response type and typed request uses for its parts.
+const (
+	FieldBody        = "Body"
+	FieldHeaders     = "Headers"
+	FieldStatus      = "Status"
+	FieldContentType = "ContentType"
+	FieldParams      = "Params"
+)
 
 // Effect is one side effect with the name of its enqueuer method.
 type Effect struct {

@@ -209,8 +209,9 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 	f.wantNoFaults(t)
 	want := []string{
 		"BusinessFunc", "Concurrency", "ConcurrencyReject", "ConcurrencyWait", "Contract", "Effect", "EnforceVersion",
-		"ErrInvalidBody", "HandlerOption", "KeySpec", "MaxGeneratedVersion", "MinGeneratedVersion", "NewHandler",
-		"NewTypedHandler", "Operation", "PathParamFunc", "Request", "Response", "StatusClass", "Typed", "WithPathParams",
+		"ErrInvalidBody", "FormatParam", "FormatParamList", "HandlerOption", "KeySpec", "MaxGeneratedVersion",
+		"MinGeneratedVersion", "NewHandler", "NewTypedHandler", "Operation", "OptionalParam", "Param", "ParamList",
+		"ParamScalar", "PathParamFunc", "Request", "Response", "StatusClass", "Typed", "WithPathParams",
 	}
 	var got []string
 	for _, n := range f.names {

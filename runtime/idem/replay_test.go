@@ -142,3 +142,36 @@ func TestNewKeyAndOtherScopeAreNewOperations(t *testing.T) {
 		t.Errorf("%d orders of tenant-b, want 1", n)
 	}
 }
+
+// A response's typed headers (Response.Typed, which generated responses
+// fill with their documented headers) are stored and replayed without the
+// contract listing them; a header neither typed nor listed is sent with
+// the first answer only.
+func TestTypedHeadersReplay(t *testing.T) {
+	d := newDB(t)
+	c := orderContract()
+	c.ReplayHeaders = nil
+	typed := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
+		resp, err := createOrder(ctx, tx, op, req)
+		if resp != nil {
+			resp.Typed = []string{"Location"}
+		}
+		return resp, err
+	}
+	h := newHandler(t, d.pool, c, idem.Config{}, typed)
+	body := `{"customer":"c-1","amount":7,"items":["x"]}`
+	first := post(h, "tenant-a", "typed-1", body)
+	if first.Status != http.StatusCreated || first.Header.Get("Location") == "" || first.Header.Get("X-Not-Replayed") == "" {
+		t.Fatalf("first: status %d, header %v; want 201 with Location and X-Not-Replayed", first.Status, first.Header)
+	}
+	replay := post(h, "tenant-a", "typed-1", body)
+	if replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("second: not a replay: status %d, header %v", replay.Status, replay.Header)
+	}
+	if got, want := replay.Header.Get("Location"), first.Header.Get("Location"); got != want {
+		t.Errorf("replay: Location %q, want the typed header of the first answer %q", got, want)
+	}
+	if got := replay.Header.Get("X-Not-Replayed"); got != "" {
+		t.Errorf("replay carries X-Not-Replayed %q, neither typed nor listed by the contract", got)
+	}
+}

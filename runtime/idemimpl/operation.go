@@ -4,7 +4,8 @@ import "github.com/idemgen/idemgen/runtime/internal/engine"
 
 // Operation identifies the running operation to the business function:
 // ID, Name, Scope and Key, and Enqueue for its effects. Generated
-// operation handles embed it.
+// operation handles copy its ID, Scope and Key and keep it unexported, so
+// that effects are enqueued only through their typed enqueuers.
 type Operation = engine.Operation
 
 // Effect is a side effect of an operation, written to the outbox by

@@ -3,6 +3,7 @@ package idemtest
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -13,13 +14,14 @@ import (
 // Fixture is what a service supplies for one operation's contract tests.
 type Fixture[T any] struct {
 	// Request returns a valid request the business accepts in scope, as
-	// the typed body, and its path parameters. An operation on an existing
-	// resource (cancel an order) creates that resource in scope first. Each
-	// call may return a request for a new entity (a fresh natural key);
-	// RunContract calls it once per operation a scenario starts and reuses
-	// that request for the scenario's retries. Request must not return a
-	// body another call still holds: Change mutates it.
-	Request func(scope string) (*T, map[string]string)
+	// the operation's typed request (its parameters and body). An
+	// operation on an existing resource (cancel an order) creates that
+	// resource in scope first. Each call may return a request for a new
+	// entity (a fresh natural key); RunContract calls it once per
+	// operation a scenario starts and reuses that request for the
+	// scenario's retries. Request must not return a value another call
+	// still holds: Change mutates it.
+	Request func(scope string) *T
 	// Effects counts the operation's business effects visible in the
 	// database for a scope (for example rows in orders). The scope is the
 	// one the executor hands the business function as Operation.Scope, so
@@ -46,8 +48,15 @@ type ContractCase[T any] struct {
 	// the "new key, two effects" scenario does not apply.
 	NaturalKey bool
 	// Encode renders a typed request as a request body and its
-	// Content-Type; nil means JSON (encoding/json).
+	// Content-Type; nil means JSON (encoding/json) of the whole value.
 	Encode func(*T) ([]byte, string, error)
+	// PathParams returns the path parameters of a typed request by their
+	// OpenAPI names, for the URL; nil means the route has none.
+	PathParams func(*T) map[string]string
+	// Parameters returns the query parameters and the headers (header and
+	// cookie parameters) of a typed request, sent with each of its
+	// requests; nil means it has none.
+	Parameters func(*T) (url.Values, http.Header)
 	// Mount is the generated mount function of the operation: the
 	// ServeMux pattern Register uses and the handler as the router serves
 	// it, so the tests go through exactly the routing of the service. Nil
@@ -60,9 +69,11 @@ type ContractCase[T any] struct {
 // "", so the connection string's search_path decides) and serves every
 // request through idemimpl.NewTypedHandler mounted on an http.ServeMux by the
 // case's Mount, as the generated Register mounts it, at a URL built from
-// the fixture's path parameters. Each scenario builds its own executors, hooks and clock, and
-// uses scopes of its own, so scenarios never see each other's records or
-// effects; the scope comes from the X-Idemtest-Scope header, a trusted
+// the request's path parameters (PathParams), with its query parameters
+// and headers (Parameters). Each scenario builds its own executors, hooks
+// and clock, and uses scopes of its own, so scenarios never see each
+// other's records or effects; the scope comes from the X-Idemtest-Scope
+// header, a trusted
 // scope function of the test (the service's own scope function is not
 // under test here).
 //

@@ -115,33 +115,45 @@ func trustedScope(req *http.Request) (string, error) {
 // a scenario sends with it.
 type prepared struct {
 	target      string
+	header      http.Header
 	body        []byte
 	contentType string
 }
 
 // prepare encodes a fixture request and builds its URL.
-func (r *contractRun[T]) prepare(t *testing.T, body *T, params map[string]string) prepared {
+func (r *contractRun[T]) prepare(t *testing.T, req *T) prepared {
 	t.Helper()
+	var params map[string]string
+	if r.c.PathParams != nil {
+		params = r.c.PathParams(req)
+	}
 	target, err := buildTarget(r.contract.Route, params)
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
+	}
+	var header http.Header
+	if r.c.Parameters != nil {
+		var query url.Values
+		query, header = r.c.Parameters(req)
+		if len(query) > 0 {
+			target += "?" + query.Encode()
+		}
 	}
 	encode := r.c.Encode
 	if encode == nil {
 		encode = encodeJSON[T]
 	}
-	b, contentType, err := encode(body)
+	b, contentType, err := encode(req)
 	if err != nil {
 		t.Fatalf("idemtest: encoding the fixture's request: %v", err)
 	}
-	return prepared{target: target, body: b, contentType: contentType}
+	return prepared{target: target, header: header, body: b, contentType: contentType}
 }
 
 // fresh prepares a new request of the fixture.
 func (r *contractRun[T]) fresh(t *testing.T, scope string) prepared {
 	t.Helper()
-	body, params := r.c.Fixture.Request(scope)
-	return r.prepare(t, body, params)
+	return r.prepare(t, r.c.Fixture.Request(scope))
 }
 
 func encodeJSON[T any](body *T) ([]byte, string, error) {
@@ -186,6 +198,9 @@ func (r *contractRun[T]) request(t *testing.T, ctx context.Context, p prepared, 
 		}
 	}
 	req := httptest.NewRequestWithContext(ctx, r.contract.Method, p.target, bytes.NewReader(body))
+	for name, values := range p.header {
+		req.Header[name] = values
+	}
 	if p.contentType != "" {
 		req.Header.Set("Content-Type", p.contentType)
 	}

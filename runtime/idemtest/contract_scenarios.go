@@ -106,12 +106,12 @@ func (r *contractRun[T]) changedField(t *testing.T) {
 	}
 	h, _ := r.server(t, r.pool, r.contract, idem.Config{}, faults.Hooks{})
 	scope, key := freshName(t, "changed"), r.freshKey(t)
-	body, params := r.c.Fixture.Request(scope)
-	p := r.prepare(t, body, params)
+	req := r.c.Fixture.Request(scope)
+	p := r.prepare(t, req)
 	first := Serve(h, r.request(t, t.Context(), p, scope, key))
 	wantAccepted(t, "first request", first, false)
-	r.c.Change(body)
-	changed := r.prepare(t, body, params)
+	r.c.Change(req)
+	changed := r.prepare(t, req)
 	if bytes.Equal(changed.body, p.body) {
 		t.Fatalf("Change left the encoded request as it was: %s", p.body)
 	}

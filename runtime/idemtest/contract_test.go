@@ -117,19 +117,23 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 		},
 		ConnString: cs,
 		Fixture: idemtest.Fixture[order]{
-			Request: func(string) (*order, map[string]string) {
+			Request: func(string) *order {
 				i := n.Add(1)
 				o := &order{Customer: fmt.Sprintf("c-%d", i), Amount: 100 + i, Note: "leave at the door"}
 				if s.naturalKey {
 					o.ExternalID = fmt.Sprintf("ext-%d", i)
 				}
-				return o, map[string]string{"shop": testShop}
+				return o
 			},
 			Effects: func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error) {
 				var n int
 				err := pool.QueryRow(ctx, "SELECT count(*) FROM orders WHERE tenant = $1", scope).Scan(&n)
 				return n, err
 			},
+		},
+		PathParams: func(*order) map[string]string { return map[string]string{"shop": testShop} },
+		Parameters: func(*order) (url.Values, http.Header) {
+			return url.Values{"channel": {"web"}}, http.Header{"X-Till": {"7"}}
 		},
 		Change:     func(o *order) { o.Amount++ },
 		NaturalKey: s.naturalKey,
@@ -207,6 +211,10 @@ func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *
 	return func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request, o *order) (*idemimpl.Response, error) {
 		if shop := req.PathParams["shop"]; shop != testShop {
 			return nil, &idem.Rejection{Status: http.StatusNotFound, Title: "Unknown shop", Detail: shop}
+		}
+		if req.Query.Get("channel") != "web" || req.Header.Get("X-Till") != "7" {
+			return nil, &idem.Rejection{Status: http.StatusBadRequest, Title: "Parameters not sent",
+				Detail: fmt.Sprintf("channel %q, X-Till %q", req.Query.Get("channel"), req.Header.Get("X-Till"))}
 		}
 		var db interface {
 			QueryRow(ctx context.Context, sql string, args ...any) pgx.Row

@@ -35,16 +35,16 @@ func newContractFixture(t *testing.T) *contractFixture {
 	return &contractFixture{
 		Handlers:   Service{},
 		ConnString: cs,
-		CreateBooking: idemtest.Fixture[NewBooking]{
-			Request: func(scope string) (*NewBooking, map[string]string) {
-				return newBooking(addRoom(t, pool, scope)), nil
+		CreateBooking: idemtest.Fixture[CreateBookingRequest]{
+			Request: func(scope string) *CreateBookingRequest {
+				return &CreateBookingRequest{Body: newBooking(addRoom(t, pool, scope))}
 			},
 			Effects: countRows("SELECT count(*) FROM bookings WHERE tenant = $1"),
 		},
-		CheckInBooking: idemtest.Fixture[CheckIn]{
-			Request: func(scope string) (*CheckIn, map[string]string) {
+		CheckInBooking: idemtest.Fixture[CheckInBookingRequest]{
+			Request: func(scope string) *CheckInBookingRequest {
 				id := placeBooking(t, pool, scope, addRoom(t, pool, scope))
-				return &CheckIn{IDDocument: CheckInIDDocumentPassport, KeyCards: 2}, map[string]string{"booking_id": id}
+				return &CheckInBookingRequest{BookingID: id, Body: &CheckIn{IDDocument: CheckInIDDocumentPassport, KeyCards: 2}}
 			},
 			Effects: countRows("SELECT count(*) FROM bookings WHERE tenant = $1 AND status = 'checked_in'"),
 		},

@@ -38,7 +38,8 @@ var _ Handlers = Service{}
 // booking of the room overlaps it: the room's row is locked first, so two
 // bookings of one room are checked one after the other. It enqueues the
 // guest's notification and the deposit charge.
-func (Service) CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, req *NewBooking) (*Booking, error) {
+func (Service) CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, r *CreateBookingRequest) (CreateBookingResponse, error) {
+	req := r.Body
 	checkIn, checkOut, err := stay(req.CheckIn, req.CheckOut)
 	if err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func (Service) CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOp
 	if _, err := op.EnqueueChargeDeposit(ctx, payload); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return CreateBooking201Response{Body: *b}, nil
 }
 
 // stay parses the dates of a stay and refuses one that ends before it
@@ -107,13 +108,14 @@ func stay(in, out string) (time.Time, time.Time, error) {
 // the identity document and the number of key cards, and enqueues the key
 // cards and the housekeeping notice. Checking in a booking that is already
 // checked in changes nothing and answers with the booking.
-func (Service) CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckIn) (*Booking, error) {
-	b, err := lockBooking(ctx, tx, op.Scope, op.BookingID)
+func (Service) CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, r *CheckInBookingRequest) (CheckInBookingResponse, error) {
+	req := r.Body
+	b, err := lockBooking(ctx, tx, op.Scope, r.BookingID)
 	if err != nil {
 		return nil, err
 	}
 	if b.Status == BookingStatusCheckedIn {
-		return b, nil
+		return CheckInBooking200Response{Body: *b}, nil
 	}
 	if _, err := tx.Exec(ctx, `UPDATE bookings SET status = 'checked_in', id_document = $2, key_cards = $3, checked_in_at = now()
 		WHERE id = $1`, b.ID, string(req.IDDocument), req.KeyCards); err != nil {
@@ -130,7 +132,7 @@ func (Service) CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBooking
 		return nil, err
 	}
 	b.Status = BookingStatusCheckedIn
-	return b, nil
+	return CheckInBooking200Response{Body: *b}, nil
 }
 
 // lockBooking reads a tenant's booking and locks its row for the rest of

@@ -18,15 +18,19 @@ const brokenEnv = "IDEMGEN_EXAMPLE_BROKEN"
 // every order is written twice.
 type insertsTwice struct{ Service }
 
-func (s insertsTwice) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error) {
-	order, err := s.Service.CreateOrder(ctx, tx, op, req)
+func (s insertsTwice) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error) {
+	res, err := s.Service.CreateOrder(ctx, tx, op, req)
 	if err != nil {
 		return nil, err
 	}
+	created, ok := res.(CreateOrder201Response)
+	if !ok {
+		return res, nil
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO orders (id, tenant, shop_id, external_order_id, customer_id, delivery)
 		SELECT gen_random_uuid(), tenant, shop_id, external_order_id || '-again', customer_id, delivery
-		FROM orders WHERE id = $1`, order.ID)
-	return order, err
+		FROM orders WHERE id = $1`, created.Body.ID)
+	return res, err
 }
 
 // TestContractTestsCatchBrokenService runs the generated contract tests of

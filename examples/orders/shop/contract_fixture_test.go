@@ -35,14 +35,13 @@ func newContractFixture(t *testing.T) *contractFixture {
 	return &contractFixture{
 		Handlers:   service(t),
 		ConnString: cs,
-		CreateOrder: idemtest.Fixture[NewOrder]{
-			Request: func(string) (*NewOrder, map[string]string) { return newOrder(), nil },
+		CreateOrder: idemtest.Fixture[CreateOrderRequest]{
+			Request: func(string) *CreateOrderRequest { return &CreateOrderRequest{Body: newOrder()} },
 			Effects: countRows("SELECT count(*) FROM orders WHERE tenant = $1"),
 		},
-		CancelOrder: idemtest.Fixture[Cancellation]{
-			Request: func(scope string) (*Cancellation, map[string]string) {
-				id := placeOrder(t, pool, scope)
-				return &Cancellation{Reason: CancellationReasonCustomerRequest}, map[string]string{"order-id": id}
+		CancelOrder: idemtest.Fixture[CancelOrderRequest]{
+			Request: func(scope string) *CancelOrderRequest {
+				return &CancelOrderRequest{OrderID: placeOrder(t, pool, scope), Body: &Cancellation{Reason: CancellationReasonCustomerRequest}}
 			},
 			Effects: countRows("SELECT count(*) FROM orders WHERE tenant = $1 AND status = 'cancelled'"),
 		},

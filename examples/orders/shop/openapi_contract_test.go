@@ -3,6 +3,8 @@
 package shop
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -19,19 +21,25 @@ type contractFixture struct {
 	ConnString string
 	// CreateOrder supplies valid requests of createOrder (POST /orders) and
 	// counts its business effects.
-	CreateOrder idemtest.Fixture[NewOrder]
+	CreateOrder idemtest.Fixture[CreateOrderRequest]
 	// CancelOrder supplies valid requests of cancelOrder (POST
 	// /orders/{order-id}/cancel) and counts its business effects.
-	CancelOrder idemtest.Fixture[Cancellation]
+	CancelOrder idemtest.Fixture[CancelOrderRequest]
 }
 
 // TestContractCreateOrder proves the idempotency contract of createOrder (POST
 // /orders) against PostgreSQL with the service's own business logic.
 func TestContractCreateOrder(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[NewOrder]{
-		Change:     changeCreateOrder,
+	idemtest.RunContract(t, idemtest.ContractCase[CreateOrderRequest]{
+		Change: func(r *CreateOrderRequest) {
+			changeCreateOrder(r.Body)
+		},
 		ConnString: fx.ConnString,
+		Encode: func(r *CreateOrderRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
 		Fixture:    fx.CreateOrder,
 		Mount:      mountCreateOrder,
 		NaturalKey: true,
@@ -59,13 +67,22 @@ func changeCreateOrder(v *NewOrder) {
 // logic.
 func TestContractCancelOrder(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[Cancellation]{
-		Change:     changeCancelOrder,
+	idemtest.RunContract(t, idemtest.ContractCase[CancelOrderRequest]{
+		Change: func(r *CancelOrderRequest) {
+			changeCancelOrder(r.Body)
+		},
 		ConnString: fx.ConnString,
+		Encode: func(r *CancelOrderRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
 		Fixture:    fx.CancelOrder,
 		Mount:      mountCancelOrder,
 		NaturalKey: true,
 		Operation:  typedCancelOrder(fx.Handlers),
+		PathParams: func(r *CancelOrderRequest) map[string]string {
+			return map[string]string{"order-id": idemimpl.FormatParam(r.OrderID)}
+		},
 	})
 }
 

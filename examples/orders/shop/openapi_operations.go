@@ -5,6 +5,7 @@ package shop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -36,14 +37,19 @@ var contractCreateOrder = idemimpl.Contract{
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and one
+// enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
 }
 
 // EnqueueConfirmationEmail writes the confirmation_email effect to the outbox
@@ -51,7 +57,7 @@ type CreateOrderOperation struct {
 // commits, and returns its key, which is stable across retries; when its
 // outcome is unknown the policy is "retry".
 func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "confirmation_email",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -63,11 +69,115 @@ func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, pay
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "verify".
 func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",
 		OnUnknown: "verify",
 		Payload:   payload,
 	})
+}
+
+// CreateOrderRequest is the typed request of createOrder (POST /orders) that
+// its business method receives: its parameters and its body, decoded before
+// anything is claimed.
+type CreateOrderRequest struct {
+	// Body is the decoded request body.
+	Body *NewOrder
+}
+
+// requestCreateOrder builds the typed request of createOrder (POST /orders)
+// from the raw request.
+func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{}
+	b, err := decodeCreateOrder(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateOrderResponse is an answer of createOrder (POST /orders):
+// CreateOrder201Response, CreateOrder409Response, CreateOrder422Response. Only
+// the documented answers implement it; the business method returns one of them,
+// or an error (an *idem.Rejection for a problem).
+type CreateOrderResponse interface {
+	responseCreateOrder() (*idemimpl.Response, error)
+}
+
+// CreateOrder201Headers are the headers of the 201 answer of createOrder (POST
+// /orders); they are stored with the answer and replayed.
+type CreateOrder201Headers struct {
+	// Location is the response header Location.
+	Location string
+}
+
+// CreateOrder201Response is the 201 answer of createOrder (POST /orders): The
+// order was created.
+type CreateOrder201Response struct {
+	Body    Order
+	Headers CreateOrder201Headers
+}
+
+// responseCreateOrder renders the answer for the runtime, which stores and
+// replays it as the contract of createOrder (POST /orders) says.
+func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("Location", idemimpl.FormatParam(r.Headers.Location))
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 201,
+		Typed:  []string{"Location"},
+	}, nil
+}
+
+// CreateOrder409Response is the 409 answer of createOrder (POST /orders): The
+// order conflicts with the shop's state, such as an item out of stock.
+type CreateOrder409Response struct {
+	Body OrderConflict
+}
+
+// responseCreateOrder renders the answer for the runtime, which stores and
+// replays it as the contract of createOrder (POST /orders) says.
+func (r CreateOrder409Response) responseCreateOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 409,
+	}, nil
+}
+
+// CreateOrder422Response is the 422 answer of createOrder (POST /orders): An
+// RFC 9457 problem.
+type CreateOrder422Response struct {
+	Body Problem
+}
+
+// responseCreateOrder renders the answer for the runtime, which stores and
+// replays it as the contract of createOrder (POST /orders) says.
+func (r CreateOrder422Response) responseCreateOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 422,
+	}, nil
 }
 
 // decodeCreateOrder decodes the json request body of createOrder (POST
@@ -162,16 +272,18 @@ var contractCancelOrder = idemimpl.Contract{
 
 // CancelOrderOperation is what the business method of cancelOrder (POST
 // /orders/{order-id}/cancel) gets besides the request: the operation's id,
-// scope and key, the response headers to send, and one enqueuer per side effect
-// of the contract.
+// scope and key, and one enqueuer per side effect of the contract.
 type CancelOrderOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	// OrderID is the path parameter order-id.
-	OrderID string
-	tx      pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
 }
 
 // EnqueueReleaseStock writes the release_stock effect to the outbox in the
@@ -179,7 +291,7 @@ type CancelOrderOperation struct {
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "verify".
 func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "release_stock",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -191,11 +303,90 @@ func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload 
 // commits, and returns its key, which is stable across retries; when its
 // outcome is unknown the policy is "retry".
 func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "cancellation_email",
 		OnUnknown: "retry",
 		Payload:   payload,
 	})
+}
+
+// CancelOrderRequest is the typed request of cancelOrder (POST
+// /orders/{order-id}/cancel) that its business method receives: its parameters
+// and its body, decoded before anything is claimed.
+type CancelOrderRequest struct {
+	// OrderID is the path parameter order-id.
+	OrderID string
+	// Body is the decoded request body.
+	Body *Cancellation
+}
+
+// requestCancelOrder builds the typed request of cancelOrder (POST
+// /orders/{order-id}/cancel) from the raw request.
+func requestCancelOrder(r *idemimpl.Request) (*CancelOrderRequest, error) {
+	req := &CancelOrderRequest{}
+	b, err := decodeCancelOrder(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	if err := idemimpl.Param(r, "path", "order-id", true, &req.OrderID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// CancelOrderResponse is an answer of cancelOrder (POST
+// /orders/{order-id}/cancel): CancelOrder200Response, CancelOrder409Response.
+// Only the documented answers implement it; the business method returns one of
+// them, or an error (an *idem.Rejection for a problem).
+type CancelOrderResponse interface {
+	responseCancelOrder() (*idemimpl.Response, error)
+}
+
+// CancelOrder200Response is the 200 answer of cancelOrder (POST
+// /orders/{order-id}/cancel): The order is cancelled.
+type CancelOrder200Response struct {
+	Body Order
+}
+
+// responseCancelOrder renders the answer for the runtime, which stores and
+// replays it as the contract of cancelOrder (POST /orders/{order-id}/cancel)
+// says.
+func (r CancelOrder200Response) responseCancelOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 200,
+	}, nil
+}
+
+// CancelOrder409Response is the 409 answer of cancelOrder (POST
+// /orders/{order-id}/cancel): An RFC 9457 problem.
+type CancelOrder409Response struct {
+	Body Problem
+}
+
+// responseCancelOrder renders the answer for the runtime, which stores and
+// replays it as the contract of cancelOrder (POST /orders/{order-id}/cancel)
+// says.
+func (r CancelOrder409Response) responseCancelOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 409,
+	}, nil
 }
 
 // decodeCancelOrder decodes the json request body of cancelOrder (POST
@@ -271,22 +462,53 @@ func fingerprintOrderItem(w *fingerprint.Writer, v *OrderItem) {
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateOrder runs createOrder (POST /orders) inside the transaction
 	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
+	// commits exactly when the answer is stored. It returns one of the
+	// documented answers (CreateOrderResponse); one whose status matches
+	// the contract's store-failures rolls the business changes back and is
+	// stored and replayed like a refusal. Returning an *idem.Rejection
+	// answers with that problem, stored the same way; any other error rolls
 	// everything back and frees the key.
-	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error)
+	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
 	// CancelOrder runs cancelOrder (POST /orders/{order-id}/cancel) inside
 	// the transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
-	// everything back and frees the key.
-	CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *Cancellation) (*Order, error)
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (CancelOrderResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *CancelOrderRequest) (CancelOrderResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
+func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createOrder (POST /orders) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// CancelOrder answers cancelOrder (POST /orders/{order-id}/cancel) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CancelOrder(context.Context, pgx.Tx, *CancelOrderOperation, *CancelOrderRequest) (CancelOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "cancelOrder (POST /orders/{order-id}/cancel) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -303,34 +525,33 @@ type Route struct {
 	pattern string
 }
 
-// typedCreateOrder binds createOrder (POST /orders) to h: its contract,
-// decoder, typed fingerprint and business method.
-func typedCreateOrder(h Handlers) idemimpl.Typed[NewOrder] {
-	return idemimpl.Typed[NewOrder]{
-		Contract:    contractCreateOrder,
-		Decode:      decodeCreateOrder,
-		Fingerprint: fingerprintCreateOrder,
-		NaturalKey:  naturalKeyCreateOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *NewOrder) (*idemimpl.Response, error) {
-			handle := &CreateOrderOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			res, err := h.CreateOrder(ctx, tx, handle, req)
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
+// request, typed fingerprint and business method.
+func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
+	return idemimpl.Typed[CreateOrderRequest]{
+		Contract: contractCreateOrder,
+		Decode:   requestCreateOrder,
+		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateOrder(r.Body, params)
+		},
+		NaturalKey: func(r *CreateOrderRequest) (string, error) {
+			return naturalKeyCreateOrder(r.Body)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
 			if err != nil {
 				return nil, err
 			}
-			body, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
+			if res == nil {
+				return nil, errors.New("createOrder (POST /orders) returned no answer")
 			}
-			handle.Header.Set("Content-Type", "application/json")
-			return &idemimpl.Response{
-				Body:   body,
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			return res.responseCreateOrder()
 		},
 	}
 }
@@ -343,33 +564,29 @@ func mountCreateOrder(h http.Handler) (string, http.Handler) {
 }
 
 // typedCancelOrder binds cancelOrder (POST /orders/{order-id}/cancel) to h: its
-// contract, decoder, typed fingerprint and business method.
-func typedCancelOrder(h Handlers) idemimpl.Typed[Cancellation] {
-	return idemimpl.Typed[Cancellation]{
-		Contract:    contractCancelOrder,
-		Decode:      decodeCancelOrder,
-		Fingerprint: fingerprintCancelOrder,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *Cancellation) (*idemimpl.Response, error) {
-			handle := &CancelOrderOperation{
-				Header:    http.Header{},
-				Operation: op,
-				OrderID:   r.PathParams["order-id"],
-				tx:        tx,
-			}
-			res, err := h.CancelOrder(ctx, tx, handle, req)
+// contract, typed request, typed fingerprint and business method.
+func typedCancelOrder(h Handlers) idemimpl.Typed[CancelOrderRequest] {
+	return idemimpl.Typed[CancelOrderRequest]{
+		Contract: contractCancelOrder,
+		Decode:   requestCancelOrder,
+		Fingerprint: func(r *CancelOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCancelOrder(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CancelOrderRequest) (*idemimpl.Response, error) {
+			res, err := h.CancelOrder(ctx, tx, &CancelOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
 			if err != nil {
 				return nil, err
 			}
-			body, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
+			if res == nil {
+				return nil, errors.New("cancelOrder (POST /orders/{order-id}/cancel) returned no answer")
 			}
-			handle.Header.Set("Content-Type", "application/json")
-			return &idemimpl.Response{
-				Body:   body,
-				Header: handle.Header,
-				Status: 200,
-			}, nil
+			return res.responseCancelOrder()
 		},
 	}
 }

@@ -51,6 +51,16 @@ type Order struct {
 	Status          OrderStatus `json:"status"`
 }
 
+// OrderConflict is the schema #/components/schemas/OrderConflict.
+type OrderConflict struct {
+	Available *int64  `json:"available,omitempty"`
+	Detail    *string `json:"detail,omitempty"`
+	Sku       *string `json:"sku,omitempty"`
+	Status    int64   `json:"status"`
+	Title     string  `json:"title"`
+	Type      string  `json:"type"`
+}
+
 // OrderItem is the schema #/components/schemas/OrderItem.
 type OrderItem struct {
 	Quantity int64  `json:"quantity"`
@@ -66,3 +76,11 @@ const (
 	OrderStatusPaid      OrderStatus = "paid"
 	OrderStatusCancelled OrderStatus = "cancelled"
 )
+
+// Problem is the schema #/components/schemas/Problem.
+type Problem struct {
+	Detail *string `json:"detail,omitempty"`
+	Status *int64  `json:"status,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Type   *string `json:"type,omitempty"`
+}

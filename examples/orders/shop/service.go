@@ -35,12 +35,14 @@ var _ Handlers = Service{}
 
 // CreateOrder stores the order and its items, takes the items out of
 // stock, and enqueues the confirmation email and the warehouse
-// reservation.
-func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error) {
-	if rej := checkItems(req.Items); rej != nil {
+// reservation. It answers 201 with the order and its Location; an item
+// out of stock is the documented 409, which names the item.
+func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error) {
+	o := req.Body
+	if rej := checkItems(o.Items); rej != nil {
 		return nil, rej
 	}
-	delivery, err := json.Marshal(req.Delivery)
+	delivery, err := json.Marshal(o.Delivery)
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +51,10 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (tenant, shop_id, external_order_id) DO NOTHING
 		RETURNING id::text`,
-		op.ID, op.Scope, req.ShopID, req.ExternalOrderID, req.CustomerID, delivery).Scan(&id)
+		op.ID, op.Scope, o.ShopID, o.ExternalOrderID, o.CustomerID, delivery).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, &idem.Rejection{Status: http.StatusConflict, Type: ProblemOrderExists, Title: "Order exists",
-			Detail: fmt.Sprintf("shop %s already has order %s", req.ShopID, req.ExternalOrderID)}
+			Detail: fmt.Sprintf("shop %s already has order %s", o.ShopID, o.ExternalOrderID)}
 	}
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 	// Rows are locked in SKU order, whatever order the request lists them
 	// in: two orders of SKU-1 and SKU-2 in opposite orders would otherwise
 	// each hold one row and wait for the other's (a deadlock, answered 500).
-	for _, it := range bySKU(req.Items) {
+	for _, it := range bySKU(o.Items) {
 		if _, err := tx.Exec(ctx, "INSERT INTO order_items (order_id, sku, quantity) VALUES ($1, $2, $3)", id, it.Sku, it.Quantity); err != nil {
 			return nil, err
 		}
@@ -69,11 +71,10 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 			return nil, err
 		}
 		if tag.RowsAffected() == 0 {
-			return nil, &idem.Rejection{Status: http.StatusConflict, Type: ProblemOutOfStock, Title: "Out of stock",
-				Detail: fmt.Sprintf("not enough %s in stock", it.Sku)}
+			return outOfStock(ctx, tx, it)
 		}
 	}
-	payload, err := json.Marshal(map[string]any{"order_id": id, "customer_id": req.CustomerID})
+	payload, err := json.Marshal(map[string]any{"order_id": id, "customer_id": o.CustomerID})
 	if err != nil {
 		return nil, err
 	}
@@ -83,14 +84,30 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 	if _, err := op.EnqueueReserveStock(ctx, payload); err != nil {
 		return nil, err
 	}
-	return &Order{ID: id, ShopID: req.ShopID, ExternalOrderID: req.ExternalOrderID, CustomerID: req.CustomerID,
-		Items: req.Items, Delivery: req.Delivery, Status: OrderStatusPending}, nil
+	return CreateOrder201Response{
+		Body: Order{ID: id, ShopID: o.ShopID, ExternalOrderID: o.ExternalOrderID, CustomerID: o.CustomerID,
+			Items: o.Items, Delivery: o.Delivery, Status: OrderStatusPending},
+		Headers: CreateOrder201Headers{Location: "/orders/" + id},
+	}, nil
+}
+
+// outOfStock is the documented 409 of an item the stock cannot cover: the
+// problem names the item and how many are left. The contract stores it
+// (store-failures: [4xx]) after rolling back the order.
+func outOfStock(ctx context.Context, tx pgx.Tx, it OrderItem) (CreateOrderResponse, error) {
+	var available int64
+	if err := tx.QueryRow(ctx, "SELECT available FROM stock WHERE sku = $1", it.Sku).Scan(&available); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, err
+	}
+	detail := fmt.Sprintf("%d of %s ordered, %d in stock", it.Quantity, it.Sku, available)
+	return CreateOrder409Response{Body: OrderConflict{Type: ProblemOutOfStock, Title: "Out of stock", Status: http.StatusConflict,
+		Detail: &detail, Sku: &it.Sku, Available: &available}}, nil
 }
 
 // CancelOrder cancels a pending order of the tenant, puts its items back
 // in stock and enqueues the stock release and the cancellation email.
-func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *Cancellation) (*Order, error) {
-	order, err := readOrder(ctx, tx, op.Scope, op.OrderID, true)
+func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *CancelOrderRequest) (CancelOrderResponse, error) {
+	order, err := readOrder(ctx, tx, op.Scope, req.OrderID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +120,7 @@ func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperat
 				return nil, err
 			}
 		}
-		payload, err := json.Marshal(map[string]any{"order_id": order.ID, "reason": req.Reason})
+		payload, err := json.Marshal(map[string]any{"order_id": order.ID, "reason": req.Body.Reason})
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +132,7 @@ func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperat
 		}
 		order.Status = OrderStatusCancelled
 	}
-	return order, nil
+	return CancelOrder200Response{Body: *order}, nil
 }
 
 // querier is what reading an order needs: a transaction or a pool.

@@ -37,8 +37,8 @@ type Contract struct {
 	// frees the key (store-failures: [] in the spec). StoreFailures must
 	// then be empty.
 	StoreNoFailures bool
-	// ReplayHeaders are the response headers stored and replayed besides
-	// Content-Type.
+	// ReplayHeaders are response headers stored and replayed besides
+	// Content-Type and the typed headers of the response (Response.Typed).
 	ReplayHeaders []string
 }
 

@@ -310,7 +310,7 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	default:
 		return &Result{Response: resp, OperationID: op.ID}, nil // rolled back by the deferred func
 	}
-	header, err := storedHeader(resp.Header, c.ReplayHeaders)
+	header, err := storedHeader(resp, c.ReplayHeaders)
 	if err != nil {
 		return nil, err
 	}
@@ -413,12 +413,13 @@ func (e *Executor) emit(ctx context.Context, c *Contract, call Call, kind EventK
 		slog.Duration("duration", d))
 }
 
-// storedHeader encodes the headers kept for replays: Content-Type and the
-// contract's ReplayHeaders.
-func storedHeader(h http.Header, replay []string) ([]byte, error) {
+// storedHeader encodes the headers of resp kept for replays: Content-Type,
+// the response's typed headers and the contract's ReplayHeaders.
+func storedHeader(resp *Response, replay []string) ([]byte, error) {
 	kept := http.Header{}
-	for _, name := range append([]string{"Content-Type"}, replay...) {
-		if v := h.Values(name); len(v) > 0 {
+	names := append(append([]string{"Content-Type"}, resp.Typed...), replay...)
+	for _, name := range names {
+		if v := resp.Header.Values(name); len(v) > 0 {
 			kept[http.CanonicalHeaderKey(name)] = v
 		}
 	}

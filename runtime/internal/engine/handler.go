@@ -137,7 +137,7 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	if key == "" && !c.Key.Optional {
 		return nil, ErrKeyMissing
 	}
-	req := &Request{Method: r.Method, Route: c.Route, Header: r.Header, Body: body}
+	req := &Request{Method: r.Method, Route: c.Route, Query: r.URL.Query(), Header: r.Header, Body: body}
 	if len(c.PathParams) > 0 {
 		req.PathParams = make(map[string]string, len(c.PathParams))
 		for _, name := range c.PathParams {

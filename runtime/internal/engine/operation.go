@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // Operation identifies the running operation to the business function;
-// generated operation handles embed it.
+// generated operation handles hold it, unexported, behind their typed
+// effect enqueuers.
 type Operation struct {
 	ID    string // a UUID the runtime generated for this operation, for logs and support
 	Name  string // the contract's operation name
@@ -53,12 +55,13 @@ func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, e
 }
 
 // Request is what the business function gets of the HTTP request: the raw
-// body bytes (already read, within the size limit), the path parameters
-// and the header.
+// body bytes (already read, within the size limit), the path parameters,
+// the query parameters and the header.
 type Request struct {
 	Method     string
 	Route      string
 	PathParams map[string]string
+	Query      url.Values
 	Header     http.Header
 	Body       []byte
 }
@@ -68,10 +71,19 @@ type Request struct {
 // contract's store-failures is stored after the business changes are rolled
 // back to a savepoint; any other status rolls back everything and frees the
 // key, and the response is sent once, unstored.
+//
+// A stored response keeps its status, its body and, of Header,
+// Content-Type, the headers Typed names and the contract's ReplayHeaders;
+// a replay sends exactly those. The other headers are sent with the first
+// answer only.
 type Response struct {
 	Status int
 	Header http.Header
-	Body   []byte
+	// Typed names the headers of Header that the response type declares
+	// (a generated response's typed headers, such as Location): they are
+	// part of the answer, stored and replayed with it.
+	Typed []string
+	Body  []byte
 }
 
 // BusinessFunc runs the operation inside the executor's transaction. tx is

@@ -11,13 +11,14 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 )
 
-// Typed is a generated operation whose request body decodes to a T: the
-// generator emits one per annotated operation and passes it to
-// NewTypedHandler.
+// Typed is a generated operation whose request decodes to a T: the
+// generator emits one per annotated operation, with T its typed request
+// (parameters and body), and passes it to NewTypedHandler.
 type Typed[T any] struct {
 	Contract Contract
-	// Decode turns the raw body into the typed request; errors wrapping
-	// ErrInvalidBody answer 400. Nil means the operation takes no body.
+	// Decode turns the request's parameters and raw body into the typed
+	// request, before anything is claimed; errors wrapping ErrInvalidBody
+	// answer 400. Nil gives every request a zero T.
 	Decode func(req *Request) (*T, error)
 	// Fingerprint computes the fingerprint from the typed request without
 	// reflection; for the JSON encoding of the same request it equals
@@ -31,8 +32,9 @@ type Typed[T any] struct {
 	// running Run.
 	NaturalKey func(body *T) (string, error)
 	// Run is the business function on the typed request; req carries the
-	// path parameters and the header. A business refusal (runtime/idem's
-	// Rejection) answers with its problem instead of an error.
+	// raw request. Its Response carries the typed headers in Typed. A
+	// business refusal (runtime/idem's Rejection) answers with its problem
+	// instead of an error.
 	Run func(ctx context.Context, tx pgx.Tx, op *Operation, req *Request, body *T) (*Response, error)
 }
 

@@ -28,21 +28,21 @@ func TestDecodeForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got PostChargesRequest
+	var got PostChargesBody
 	if err := form.Decode(v, &got); err != nil {
 		t.Fatal(err)
 	}
 	capture, fee, qty := false, 1.5, int32(3)
-	method := PostChargesRequestCaptureMethodManual
+	method := PostChargesBodyCaptureMethodManual
 	city := "Paris"
 	one, two := int64(1), int64(2)
 	paid := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	want := PostChargesRequest{
+	want := PostChargesBody{
 		Amount: 2000, Currency: "eur", Capture: &capture, Fee: &fee,
 		Expand:        []string{"customer", "invoice"},
 		Metadata:      json.RawMessage(`{"order":"42"}`),
-		Shipping:      &PostChargesRequestShipping{Name: "Ada", Address: &Address{City: &city}},
-		Items:         []PostChargesRequestItemsItem{{Sku: "A", Qty: &qty}, {Sku: "B"}},
+		Shipping:      &PostChargesBodyShipping{Name: "Ada", Address: &Address{City: &city}},
+		Items:         []PostChargesBodyItemsItem{{Sku: "A", Qty: &qty}, {Sku: "B"}},
 		CaptureMethod: &method,
 		Scores:        map[string][]*int64{"x": {&one, &two}},
 		PaidAt:        &paid,
@@ -66,7 +66,7 @@ func TestDecodeFormErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got PostChargesRequest
+		var got PostChargesBody
 		if err := form.Decode(v, &got); err == nil || err.Error() != want {
 			t.Errorf("Decode(%q) = %v, want %q", body, err, want)
 		}
@@ -84,13 +84,13 @@ func TestFormMatchesJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromJSON PostChargesRequest
+		var fromJSON PostChargesBody
 		if err := json.Unmarshal(data, &fromJSON); err != nil {
 			t.Fatal(err)
 		}
 		values := url.Values{}
 		encodeForm(values, "", fromJSONValue(t, data))
-		var fromForm PostChargesRequest
+		var fromForm PostChargesBody
 		if err := form.Decode(values, &fromForm); err != nil {
 			t.Fatalf("request %d: %s: %v", i, values.Encode(), err)
 		}
@@ -101,7 +101,7 @@ func TestFormMatchesJSON(t *testing.T) {
 	}
 }
 
-func randomCharge(rng *rand.Rand) PostChargesRequest {
+func randomCharge(rng *rand.Rand) PostChargesBody {
 	str := func() string {
 		const letters = "abcé z&=[]%+"
 		b := make([]rune, rng.IntN(6))
@@ -111,15 +111,15 @@ func randomCharge(rng *rand.Rand) PostChargesRequest {
 		return string(b)
 	}
 	maybe := func() bool { return rng.IntN(2) == 0 }
-	r := PostChargesRequest{Amount: rng.Int64N(1<<40) - 1<<39, Currency: str()}
+	r := PostChargesBody{Amount: rng.Int64N(1<<40) - 1<<39, Currency: str()}
 	if maybe() {
 		v := maybe()
 		r.Capture = &v
 	}
 	if maybe() {
-		v := PostChargesRequestCaptureMethodAutomatic
+		v := PostChargesBodyCaptureMethodAutomatic
 		if maybe() {
-			v = PostChargesRequestCaptureMethodManual
+			v = PostChargesBodyCaptureMethodManual
 		}
 		r.CaptureMethod = &v
 	}
@@ -131,7 +131,7 @@ func randomCharge(rng *rand.Rand) PostChargesRequest {
 		r.Expand = append(r.Expand, str())
 	}
 	for range rng.IntN(12) {
-		it := PostChargesRequestItemsItem{Sku: str()}
+		it := PostChargesBodyItemsItem{Sku: str()}
 		if maybe() {
 			q := rng.Int32()
 			it.Qty = &q
@@ -139,7 +139,7 @@ func randomCharge(rng *rand.Rand) PostChargesRequest {
 		r.Items = append(r.Items, it)
 	}
 	if maybe() {
-		r.Shipping = &PostChargesRequestShipping{Name: str()}
+		r.Shipping = &PostChargesBodyShipping{Name: str()}
 		if maybe() {
 			city := str()
 			r.Shipping.Address = &Address{City: &city}

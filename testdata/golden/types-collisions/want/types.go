@@ -2,33 +2,33 @@
 
 package golden
 
-// CreateCallRequest is the schema #/components/schemas/CreateCallRequest.
-type CreateCallRequest struct {
+// CreateCallBody is the schema #/components/schemas/CreateCallBody.
+type CreateCallBody struct {
 	Sid         *string      `json:"sid,omitempty"`
 	SourceTypes []SourceType `json:"source_types,omitempty"`
 }
 
-// CreateCallRequest2 is the request body of CreateCall (POST /calls).
-type CreateCallRequest2 struct {
-	CreateCallRequestStatus *string                   `json:"CreateCallRequestStatus,omitempty"`
-	StartTime               *string                   `json:"StartTime,omitempty"`
-	StartTime2              *string                   `json:"StartTime<,omitempty"`
-	DecodeForm2             *string                   `json:"decode_form,omitempty"`
-	StartTime3              *string                   `json:"start-time,omitempty"`
-	StartTime4              *string                   `json:"start_time,omitempty"`
-	Status                  *CreateCallRequest2Status `json:"status,omitempty"`
+// CreateCallBody2 is the request body of CreateCall (POST /calls).
+type CreateCallBody2 struct {
+	CreateCallBodyStatus *string                `json:"CreateCallBodyStatus,omitempty"`
+	StartTime            *string                `json:"StartTime,omitempty"`
+	StartTime2           *string                `json:"StartTime<,omitempty"`
+	DecodeForm2          *string                `json:"decode_form,omitempty"`
+	StartTime3           *string                `json:"start-time,omitempty"`
+	StartTime4           *string                `json:"start_time,omitempty"`
+	Status               *CreateCallBody2Status `json:"status,omitempty"`
 }
 
-// CreateCallRequest2Status is the property status of the request body of
+// CreateCallBody2Status is the property status of the request body of
 // CreateCall (POST /calls).
-type CreateCallRequest2Status string
+type CreateCallBody2Status string
 
-// The values of CreateCallRequest2Status.
+// The values of CreateCallBody2Status.
 const (
-	CreateCallRequest2StatusQueued CreateCallRequest2Status = "queued"
-	CreateCallRequest2StatusEmpty  CreateCallRequest2Status = ""
-	CreateCallRequest2StatusAB     CreateCallRequest2Status = "a-b"
-	CreateCallRequest2StatusAB2    CreateCallRequest2Status = "a_b"
+	CreateCallBody2StatusQueued CreateCallBody2Status = "queued"
+	CreateCallBody2StatusEmpty  CreateCallBody2Status = ""
+	CreateCallBody2StatusAB     CreateCallBody2Status = "a-b"
+	CreateCallBody2StatusAB2    CreateCallBody2Status = "a_b"
 )
 
 // Source is the schema #/components/schemas/source.

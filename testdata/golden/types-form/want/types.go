@@ -44,37 +44,37 @@ type Charge struct {
 	ID       string          `json:"id"`
 }
 
-// DeleteChargesChargeRequest is the request body of DeleteChargesCharge (DELETE
+// DeleteChargesChargeBody is the request body of DeleteChargesCharge (DELETE
 // /v1/charges/{charge}).
-type DeleteChargesChargeRequest struct{}
+type DeleteChargesChargeBody struct{}
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
 // fit; see form.Decode.
-func (o *DeleteChargesChargeRequest) DecodeForm(n *form.Node) error {
+func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
 	return nil
 }
 
-// PostChargesRequest is the request body of PostCharges (POST /v1/charges).
-type PostChargesRequest struct {
-	Amount        int64                            `json:"amount"`
-	Capture       *bool                            `json:"capture,omitempty"`
-	CaptureMethod *PostChargesRequestCaptureMethod `json:"capture_method,omitempty"`
-	Currency      string                           `json:"currency"`
-	Expand        []string                         `json:"expand,omitempty"`
-	Fee           *float64                         `json:"fee,omitempty"`
-	Items         []PostChargesRequestItemsItem    `json:"items,omitempty"`
-	Metadata      json.RawMessage                  `json:"metadata,omitempty"`
-	PaidAt        *time.Time                       `json:"paid_at,omitempty"`
-	Scores        map[string][]*int64              `json:"scores,omitempty"`
-	Shipping      *PostChargesRequestShipping      `json:"shipping,omitempty"`
+// PostChargesBody is the request body of PostCharges (POST /v1/charges).
+type PostChargesBody struct {
+	Amount        int64                         `json:"amount"`
+	Capture       *bool                         `json:"capture,omitempty"`
+	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
+	Currency      string                        `json:"currency"`
+	Expand        []string                      `json:"expand,omitempty"`
+	Fee           *float64                      `json:"fee,omitempty"`
+	Items         []PostChargesBodyItemsItem    `json:"items,omitempty"`
+	Metadata      json.RawMessage               `json:"metadata,omitempty"`
+	PaidAt        *time.Time                    `json:"paid_at,omitempty"`
+	Scores        map[string][]*int64           `json:"scores,omitempty"`
+	Shipping      *PostChargesBodyShipping      `json:"shipping,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
 // fit; see form.Decode.
-func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
+func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 		if err != nil {
 			return err
 		}
-		v0 := PostChargesRequestCaptureMethod(s0)
+		v0 := PostChargesBodyCaptureMethod(s0)
 		o.CaptureMethod = &v0
 	}
 	if c := n.Get("currency"); c != nil {
@@ -138,9 +138,9 @@ func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 		if err != nil {
 			return err
 		}
-		v0 := make([]PostChargesRequestItemsItem, len(e0))
+		v0 := make([]PostChargesBodyItemsItem, len(e0))
 		for i0, c := range e0 {
-			var v1 PostChargesRequestItemsItem
+			var v1 PostChargesBodyItemsItem
 			if err := v1.DecodeForm(c); err != nil {
 				return err
 			}
@@ -188,7 +188,7 @@ func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 		o.Scores = v0
 	}
 	if c := n.Get("shipping"); c != nil {
-		var v0 PostChargesRequestShipping
+		var v0 PostChargesBodyShipping
 		if err := v0.DecodeForm(c); err != nil {
 			return err
 		}
@@ -197,26 +197,26 @@ func (o *PostChargesRequest) DecodeForm(n *form.Node) error {
 	return nil
 }
 
-// PostChargesRequestCaptureMethod is the property capture_method of the request
+// PostChargesBodyCaptureMethod is the property capture_method of the request
 // body of PostCharges (POST /v1/charges).
-type PostChargesRequestCaptureMethod string
+type PostChargesBodyCaptureMethod string
 
-// The values of PostChargesRequestCaptureMethod.
+// The values of PostChargesBodyCaptureMethod.
 const (
-	PostChargesRequestCaptureMethodAutomatic PostChargesRequestCaptureMethod = "automatic"
-	PostChargesRequestCaptureMethodManual    PostChargesRequestCaptureMethod = "manual"
+	PostChargesBodyCaptureMethodAutomatic PostChargesBodyCaptureMethod = "automatic"
+	PostChargesBodyCaptureMethodManual    PostChargesBodyCaptureMethod = "manual"
 )
 
-// PostChargesRequestItemsItem is the item of the property items of the request
+// PostChargesBodyItemsItem is the item of the property items of the request
 // body of PostCharges (POST /v1/charges).
-type PostChargesRequestItemsItem struct {
+type PostChargesBodyItemsItem struct {
 	Qty *int32 `json:"qty,omitempty"`
 	Sku string `json:"sku"`
 }
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
 // fit; see form.Decode.
-func (o *PostChargesRequestItemsItem) DecodeForm(n *form.Node) error {
+func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
@@ -239,16 +239,16 @@ func (o *PostChargesRequestItemsItem) DecodeForm(n *form.Node) error {
 	return nil
 }
 
-// PostChargesRequestShipping is the property shipping of the request body of
+// PostChargesBodyShipping is the property shipping of the request body of
 // PostCharges (POST /v1/charges).
-type PostChargesRequestShipping struct {
+type PostChargesBodyShipping struct {
 	Address *Address `json:"address,omitempty"`
 	Name    string   `json:"name"`
 }
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
 // fit; see form.Decode.
-func (o *PostChargesRequestShipping) DecodeForm(n *form.Node) error {
+func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}

@@ -2,13 +2,13 @@
 
 package golden
 
-// PatchRoomRequest is the request body of patchRoom (PATCH /rooms/{id}).
-type PatchRoomRequest struct {
-	Floor *int64  `json:"floor,omitempty"`
-	Name  *string `json:"name,omitempty"`
+// PatchRoom200Body is the 200 response body of patchRoom (PATCH /rooms/{id}).
+type PatchRoom200Body struct {
+	ID *string `json:"id,omitempty"`
 }
 
-// PatchRoomResponse is the 200 response body of patchRoom (PATCH /rooms/{id}).
-type PatchRoomResponse struct {
-	ID *string `json:"id,omitempty"`
+// PatchRoomBody is the request body of patchRoom (PATCH /rooms/{id}).
+type PatchRoomBody struct {
+	Floor *int64  `json:"floor,omitempty"`
+	Name  *string `json:"name,omitempty"`
 }

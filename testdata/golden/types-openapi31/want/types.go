@@ -4,29 +4,29 @@ package golden
 
 import "encoding/json"
 
-// UpdateRoomRequest is the request body of updateRoom (PATCH /rooms).
-type UpdateRoomRequest struct {
-	Capacity *int64                 `json:"capacity,omitempty"`
-	Features []string               `json:"features,omitempty"`
-	Floor    int64                  `json:"floor"`
-	Mixed    json.RawMessage        `json:"mixed,omitempty"`
-	Name     *string                `json:"name"`
-	Tags     json.RawMessage        `json:"tags,omitempty"`
-	View     *UpdateRoomRequestView `json:"view,omitempty"`
-}
-
-// UpdateRoomRequestView is the property view of the request body of updateRoom
+// UpdateRoom200BodyItem is the item of the 200 response body of updateRoom
 // (PATCH /rooms).
-type UpdateRoomRequestView string
-
-// The values of UpdateRoomRequestView.
-const (
-	UpdateRoomRequestViewSea    UpdateRoomRequestView = "sea"
-	UpdateRoomRequestViewGarden UpdateRoomRequestView = "garden"
-)
-
-// UpdateRoomResponseItem is the item of the 200 response body of updateRoom
-// (PATCH /rooms).
-type UpdateRoomResponseItem struct {
+type UpdateRoom200BodyItem struct {
 	ID *string `json:"id,omitempty"`
 }
+
+// UpdateRoomBody is the request body of updateRoom (PATCH /rooms).
+type UpdateRoomBody struct {
+	Capacity *int64              `json:"capacity,omitempty"`
+	Features []string            `json:"features,omitempty"`
+	Floor    int64               `json:"floor"`
+	Mixed    json.RawMessage     `json:"mixed,omitempty"`
+	Name     *string             `json:"name"`
+	Tags     json.RawMessage     `json:"tags,omitempty"`
+	View     *UpdateRoomBodyView `json:"view,omitempty"`
+}
+
+// UpdateRoomBodyView is the property view of the request body of updateRoom
+// (PATCH /rooms).
+type UpdateRoomBodyView string
+
+// The values of UpdateRoomBodyView.
+const (
+	UpdateRoomBodyViewSea    UpdateRoomBodyView = "sea"
+	UpdateRoomBodyViewGarden UpdateRoomBodyView = "garden"
+)

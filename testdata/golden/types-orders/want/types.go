@@ -13,34 +13,34 @@ type Address struct {
 	PostalCode *string `json:"postal_code,omitempty"`
 }
 
-// CreateOrderRequest is the request body of createOrder (POST /orders).
-type CreateOrderRequest struct {
-	CustomerID string                     `json:"customer_id"`
-	Delivery   CreateOrderRequestDelivery `json:"delivery"`
-	Discount   json.RawMessage            `json:"discount,omitempty"`
-	Extra      json.RawMessage            `json:"extra,omitempty"`
-	Items      []Item                     `json:"items"`
-	Labels     json.RawMessage            `json:"labels,omitempty"`
-	Metadata   map[string]string          `json:"metadata,omitempty"`
-	Note       *string                    `json:"note,omitempty"`
+// CreateOrderBody is the request body of createOrder (POST /orders).
+type CreateOrderBody struct {
+	CustomerID string                  `json:"customer_id"`
+	Delivery   CreateOrderBodyDelivery `json:"delivery"`
+	Discount   json.RawMessage         `json:"discount,omitempty"`
+	Extra      json.RawMessage         `json:"extra,omitempty"`
+	Items      []Item                  `json:"items"`
+	Labels     json.RawMessage         `json:"labels,omitempty"`
+	Metadata   map[string]string       `json:"metadata,omitempty"`
+	Note       *string                 `json:"note,omitempty"`
 }
 
-// CreateOrderRequestDelivery is the property delivery of the request body of
+// CreateOrderBodyDelivery is the property delivery of the request body of
 // createOrder (POST /orders).
-type CreateOrderRequestDelivery struct {
-	Address   Address                           `json:"address"`
-	NotBefore *time.Time                        `json:"not_before,omitempty"`
-	Window    *CreateOrderRequestDeliveryWindow `json:"window,omitempty"`
+type CreateOrderBodyDelivery struct {
+	Address   Address                        `json:"address"`
+	NotBefore *time.Time                     `json:"not_before,omitempty"`
+	Window    *CreateOrderBodyDeliveryWindow `json:"window,omitempty"`
 }
 
-// CreateOrderRequestDeliveryWindow is the property window of the property
-// delivery of the request body of createOrder (POST /orders).
-type CreateOrderRequestDeliveryWindow string
+// CreateOrderBodyDeliveryWindow is the property window of the property delivery
+// of the request body of createOrder (POST /orders).
+type CreateOrderBodyDeliveryWindow string
 
-// The values of CreateOrderRequestDeliveryWindow.
+// The values of CreateOrderBodyDeliveryWindow.
 const (
-	CreateOrderRequestDeliveryWindowMorning   CreateOrderRequestDeliveryWindow = "morning"
-	CreateOrderRequestDeliveryWindowAfternoon CreateOrderRequestDeliveryWindow = "afternoon"
+	CreateOrderBodyDeliveryWindowMorning   CreateOrderBodyDeliveryWindow = "morning"
+	CreateOrderBodyDeliveryWindowAfternoon CreateOrderBodyDeliveryWindow = "afternoon"
 )
 
 // Item is the schema #/components/schemas/Item.

@@ -7,16 +7,16 @@ import (
 	"time"
 )
 
-// CreateBookingRequest is the request body of createBooking (POST /bookings).
-type CreateBookingRequest struct {
+// CreateBooking201Body is the 201 response body of createBooking (POST
+// /bookings).
+type CreateBooking201Body struct {
+	ID *string `json:"id,omitempty"`
+}
+
+// CreateBookingBody is the request body of createBooking (POST /bookings).
+type CreateBookingBody struct {
 	Code   *string       `json:"code,omitempty"`
 	Guest  *netip.Prefix `json:"guest,omitempty"`
 	Length time.Duration `json:"length"`
 	Room   netip.Addr    `json:"room"`
-}
-
-// CreateBookingResponse is the 201 response body of createBooking (POST
-// /bookings).
-type CreateBookingResponse struct {
-	ID *string `json:"id,omitempty"`
 }

@@ -5,6 +5,7 @@ package golden
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -32,20 +33,67 @@ var contractCreateOrder = idemimpl.Contract{
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and one
+// enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// CreateOrderRequest is the typed request of createOrder (POST /orders) that
+// its business method receives: its parameters and its body, decoded before
+// anything is claimed.
+type CreateOrderRequest struct {
+	// Body is the decoded request body.
+	Body *CreateOrderBody
+}
+
+// requestCreateOrder builds the typed request of createOrder (POST /orders)
+// from the raw request.
+func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{}
+	b, err := decodeCreateOrder(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateOrderResponse is an answer of createOrder (POST /orders):
+// CreateOrder201Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type CreateOrderResponse interface {
+	responseCreateOrder() (*idemimpl.Response, error)
+}
+
+// CreateOrder201Response is the 201 answer of createOrder (POST /orders):
+// created.
+type CreateOrder201Response struct{}
+
+// responseCreateOrder renders the answer for the runtime, which stores and
+// replays it as the contract of createOrder (POST /orders) says.
+func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 201,
+	}, nil
 }
 
 // decodeCreateOrder decodes the json request body of createOrder (POST
 // /orders).
-func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	var v CreateOrderRequest
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
+	var v CreateOrderBody
 	if err := fingerprint.Validate(r.Body); err != nil {
 		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
@@ -58,7 +106,7 @@ func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
 // request: the runtime's canonical form of its significant fields, computed
 // from the typed request without reflection.
-func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
 		if req == nil {
 			return
@@ -81,7 +129,7 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 		} else {
 			w.BeginArray()
 			for _, e0 := range req.Items {
-				fingerprintCreateOrderRequestItemsItem(w, &e0)
+				fingerprintCreateOrderBodyItemsItem(w, &e0)
 			}
 			w.EndArray()
 		}
@@ -90,10 +138,10 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 	})
 }
 
-// fingerprintCreateOrderRequestItemsItem writes a CreateOrderRequestItemsItem
-// value for a typed fingerprint, as runtime/fingerprint would canonicalise its
-// JSON encoding.
-func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrderRequestItemsItem) {
+// fingerprintCreateOrderBodyItemsItem writes a CreateOrderBodyItemsItem value
+// for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON
+// encoding.
+func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBodyItemsItem) {
 	w.BeginObject()
 	if v.Quantity != nil {
 		w.Key("quantity")
@@ -105,15 +153,34 @@ func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrde
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateOrder runs createOrder (POST /orders) inside the transaction
 	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
+	// commits exactly when the answer is stored. It returns one of the
+	// documented answers (CreateOrderResponse); one whose status matches
+	// the contract's store-failures rolls the business changes back and is
+	// stored and replayed like a refusal. Returning an *idem.Rejection
+	// answers with that problem, stored the same way; any other error rolls
 	// everything back and frees the key.
-	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) error
+	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
+func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createOrder (POST /orders) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -130,26 +197,30 @@ type Route struct {
 	pattern string
 }
 
-// typedCreateOrder binds createOrder (POST /orders) to h: its contract,
-// decoder, typed fingerprint and business method.
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
+// request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract:    contractCreateOrder,
-		Decode:      decodeCreateOrder,
-		Fingerprint: fingerprintCreateOrder,
+		Contract: contractCreateOrder,
+		Decode:   requestCreateOrder,
+		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateOrder(r.Body, params)
+		},
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			handle := &CreateOrderOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			if err := h.CreateOrder(ctx, tx, handle, req); err != nil {
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			if res == nil {
+				return nil, errors.New("createOrder (POST /orders) returned no answer")
+			}
+			return res.responseCreateOrder()
 		},
 	}
 }

@@ -2,17 +2,17 @@
 
 package golden
 
-// CreateOrderRequest is the request body of createOrder (POST /orders).
-type CreateOrderRequest struct {
-	CustomerID string                        `json:"customer_id"`
-	Items      []CreateOrderRequestItemsItem `json:"items"`
-	Note       *string                       `json:"note,omitempty"`
-	RequestID  *string                       `json:"request_id,omitempty"`
+// CreateOrderBody is the request body of createOrder (POST /orders).
+type CreateOrderBody struct {
+	CustomerID string                     `json:"customer_id"`
+	Items      []CreateOrderBodyItemsItem `json:"items"`
+	Note       *string                    `json:"note,omitempty"`
+	RequestID  *string                    `json:"request_id,omitempty"`
 }
 
-// CreateOrderRequestItemsItem is the item of the property items of the request
+// CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
-type CreateOrderRequestItemsItem struct {
+type CreateOrderBodyItemsItem struct {
 	Quantity *int64 `json:"quantity,omitempty"`
 	Sku      string `json:"sku"`
 }

@@ -3,6 +3,8 @@
 package golden
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -22,7 +24,7 @@ type contractFixture struct {
 	CreateOrder idemtest.Fixture[CreateOrderRequest]
 	// GetOrder supplies valid requests of getOrder (GET /orders/{order_id})
 	// and counts its business effects.
-	GetOrder idemtest.Fixture[struct{}]
+	GetOrder idemtest.Fixture[GetOrderRequest]
 }
 
 // TestContractCreateOrder proves the idempotency contract of createOrder (POST
@@ -30,11 +32,17 @@ type contractFixture struct {
 func TestContractCreateOrder(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CreateOrderRequest]{
-		Change:     changeCreateOrder,
+		Change: func(r *CreateOrderRequest) {
+			changeCreateOrder(r.Body)
+		},
 		ConnString: fx.ConnString,
-		Fixture:    fx.CreateOrder,
-		Mount:      mountCreateOrder,
-		Operation:  typedCreateOrder(fx.Handlers),
+		Encode: func(r *CreateOrderRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:   fx.CreateOrder,
+		Mount:     mountCreateOrder,
+		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
 
@@ -49,7 +57,7 @@ func TestFingerprintCreateOrder(t *testing.T) {
 
 // changeCreateOrder changes customer_id, a field the fingerprint of createOrder
 // (POST /orders) covers, for the tests that expect a 422.
-func changeCreateOrder(v *CreateOrderRequest) {
+func changeCreateOrder(v *CreateOrderBody) {
 	v.CustomerID += "~changed"
 }
 
@@ -57,11 +65,17 @@ func changeCreateOrder(v *CreateOrderRequest) {
 // /orders/{order_id}) against PostgreSQL with the service's own business logic.
 func TestContractGetOrder(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[struct{}]{
+	idemtest.RunContract(t, idemtest.ContractCase[GetOrderRequest]{
 		ConnString: fx.ConnString,
+		Encode: func(_ *GetOrderRequest) ([]byte, string, error) {
+			return nil, "", nil
+		},
 		Fixture:    fx.GetOrder,
 		Mount:      mountGetOrder,
 		NaturalKey: true,
 		Operation:  typedGetOrder(fx.Handlers),
+		PathParams: func(r *GetOrderRequest) map[string]string {
+			return map[string]string{"order_id": idemimpl.FormatParam(r.OrderID)}
+		},
 	})
 }

@@ -5,6 +5,7 @@ package golden
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -32,20 +33,67 @@ var contractCreateOrder = idemimpl.Contract{
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and one
+// enqueuer per side effect of the contract.
 type CreateOrderOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// CreateOrderRequest is the typed request of createOrder (POST /orders) that
+// its business method receives: its parameters and its body, decoded before
+// anything is claimed.
+type CreateOrderRequest struct {
+	// Body is the decoded request body.
+	Body *CreateOrderBody
+}
+
+// requestCreateOrder builds the typed request of createOrder (POST /orders)
+// from the raw request.
+func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{}
+	b, err := decodeCreateOrder(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateOrderResponse is an answer of createOrder (POST /orders):
+// CreateOrder201Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type CreateOrderResponse interface {
+	responseCreateOrder() (*idemimpl.Response, error)
+}
+
+// CreateOrder201Response is the 201 answer of createOrder (POST /orders):
+// created.
+type CreateOrder201Response struct{}
+
+// responseCreateOrder renders the answer for the runtime, which stores and
+// replays it as the contract of createOrder (POST /orders) says.
+func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 201,
+	}, nil
 }
 
 // decodeCreateOrder decodes the json request body of createOrder (POST
 // /orders).
-func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	var v CreateOrderRequest
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
+	var v CreateOrderBody
 	if err := fingerprint.Validate(r.Body); err != nil {
 		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
@@ -58,12 +106,12 @@ func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
 // request: the runtime's canonical form of its significant fields, computed
 // from the typed request without reflection.
-func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
 		if req == nil {
 			return
 		}
-		fingerprintCreateOrderRequest(w, req)
+		fingerprintCreateOrderBody(w, req)
 	})
 }
 
@@ -88,16 +136,57 @@ var contractGetOrder = idemimpl.Contract{
 
 // GetOrderOperation is what the business method of getOrder (GET
 // /orders/{order_id}) gets besides the request: the operation's id, scope and
-// key, the response headers to send, and one enqueuer per side effect of the
-// contract.
+// key, and one enqueuer per side effect of the contract.
 type GetOrderOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// GetOrderRequest is the typed request of getOrder (GET /orders/{order_id})
+// that its business method receives: its parameters and its body, decoded
+// before anything is claimed.
+type GetOrderRequest struct {
 	// OrderID is the path parameter order_id.
 	OrderID string
-	tx      pgx.Tx
+}
+
+// requestGetOrder builds the typed request of getOrder (GET /orders/{order_id})
+// from the raw request.
+func requestGetOrder(r *idemimpl.Request) (*GetOrderRequest, error) {
+	req := &GetOrderRequest{}
+	if err := idemimpl.Param(r, "path", "order_id", true, &req.OrderID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// GetOrderResponse is an answer of getOrder (GET /orders/{order_id}):
+// GetOrder200Response. Only the documented answers implement it; the business
+// method returns one of them, or an error (an *idem.Rejection for a problem).
+type GetOrderResponse interface {
+	responseGetOrder() (*idemimpl.Response, error)
+}
+
+// GetOrder200Response is the 200 answer of getOrder (GET /orders/{order_id}):
+// ok.
+type GetOrder200Response struct{}
+
+// responseGetOrder renders the answer for the runtime, which stores and replays
+// it as the contract of getOrder (GET /orders/{order_id}) says.
+func (r GetOrder200Response) responseGetOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 200,
+	}, nil
 }
 
 // fingerprintGetOrder is the fingerprint of a getOrder (GET /orders/{order_id})
@@ -107,9 +196,9 @@ func fingerprintGetOrder(params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("GET", "/orders/{order_id}", params, nil)
 }
 
-// fingerprintCreateOrderRequest writes a CreateOrderRequest value for a typed
+// fingerprintCreateOrderBody writes a CreateOrderBody value for a typed
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
-func fingerprintCreateOrderRequest(w *fingerprint.Writer, v *CreateOrderRequest) {
+func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 	w.BeginObject()
 	w.Key("customer_id")
 	w.String(v.CustomerID)
@@ -119,7 +208,7 @@ func fingerprintCreateOrderRequest(w *fingerprint.Writer, v *CreateOrderRequest)
 	} else {
 		w.BeginArray()
 		for _, e0 := range v.Items {
-			fingerprintCreateOrderRequestItemsItem(w, &e0)
+			fingerprintCreateOrderBodyItemsItem(w, &e0)
 		}
 		w.EndArray()
 	}
@@ -130,10 +219,10 @@ func fingerprintCreateOrderRequest(w *fingerprint.Writer, v *CreateOrderRequest)
 	w.EndObject()
 }
 
-// fingerprintCreateOrderRequestItemsItem writes a CreateOrderRequestItemsItem
-// value for a typed fingerprint, as runtime/fingerprint would canonicalise its
-// JSON encoding.
-func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrderRequestItemsItem) {
+// fingerprintCreateOrderBodyItemsItem writes a CreateOrderBodyItemsItem value
+// for a typed fingerprint, as runtime/fingerprint would canonicalise its JSON
+// encoding.
+func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBodyItemsItem) {
 	w.BeginObject()
 	if v.Quantity != nil {
 		w.Key("quantity")
@@ -145,22 +234,52 @@ func fingerprintCreateOrderRequestItemsItem(w *fingerprint.Writer, v *CreateOrde
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateOrder runs createOrder (POST /orders) inside the transaction
 	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
+	// commits exactly when the answer is stored. It returns one of the
+	// documented answers (CreateOrderResponse); one whose status matches
+	// the contract's store-failures rolls the business changes back and is
+	// stored and replayed like a refusal. Returning an *idem.Rejection
+	// answers with that problem, stored the same way; any other error rolls
 	// everything back and frees the key.
-	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) error
+	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
 	// GetOrder runs getOrder (GET /orders/{order_id}) inside the
 	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
-	// everything back and frees the key.
-	GetOrder(ctx context.Context, tx pgx.Tx, op *GetOrderOperation) error
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (GetOrderResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	GetOrder(ctx context.Context, tx pgx.Tx, op *GetOrderOperation, req *GetOrderRequest) (GetOrderResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
+func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createOrder (POST /orders) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// GetOrder answers getOrder (GET /orders/{order_id}) with 501 Not Implemented.
+func (UnimplementedHandlers) GetOrder(context.Context, pgx.Tx, *GetOrderOperation, *GetOrderRequest) (GetOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "getOrder (GET /orders/{order_id}) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -177,26 +296,30 @@ type Route struct {
 	pattern string
 }
 
-// typedCreateOrder binds createOrder (POST /orders) to h: its contract,
-// decoder, typed fingerprint and business method.
+// typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
+// request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract:    contractCreateOrder,
-		Decode:      decodeCreateOrder,
-		Fingerprint: fingerprintCreateOrder,
+		Contract: contractCreateOrder,
+		Decode:   requestCreateOrder,
+		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateOrder(r.Body, params)
+		},
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			handle := &CreateOrderOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			if err := h.CreateOrder(ctx, tx, handle, req); err != nil {
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			if res == nil {
+				return nil, errors.New("createOrder (POST /orders) returned no answer")
+			}
+			return res.responseCreateOrder()
 		},
 	}
 }
@@ -209,27 +332,29 @@ func mountCreateOrder(h http.Handler) (string, http.Handler) {
 }
 
 // typedGetOrder binds getOrder (GET /orders/{order_id}) to h: its contract,
-// decoder, typed fingerprint and business method.
-func typedGetOrder(h Handlers) idemimpl.Typed[struct{}] {
-	return idemimpl.Typed[struct{}]{
+// typed request, typed fingerprint and business method.
+func typedGetOrder(h Handlers) idemimpl.Typed[GetOrderRequest] {
+	return idemimpl.Typed[GetOrderRequest]{
 		Contract: contractGetOrder,
-		Fingerprint: func(_ *struct{}, params map[string]string) (fingerprint.Sum, error) {
+		Decode:   requestGetOrder,
+		Fingerprint: func(_ *GetOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 			return fingerprintGetOrder(params)
 		},
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, _ *struct{}) (*idemimpl.Response, error) {
-			handle := &GetOrderOperation{
-				Header:    http.Header{},
-				Operation: op,
-				OrderID:   r.PathParams["order_id"],
-				tx:        tx,
-			}
-			if err := h.GetOrder(ctx, tx, handle); err != nil {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *GetOrderRequest) (*idemimpl.Response, error) {
+			res, err := h.GetOrder(ctx, tx, &GetOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 200,
-			}, nil
+			if res == nil {
+				return nil, errors.New("getOrder (GET /orders/{order_id}) returned no answer")
+			}
+			return res.responseGetOrder()
 		},
 	}
 }

@@ -3,6 +3,7 @@
 package golden
 
 import (
+	"encoding/json"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -27,11 +28,17 @@ type contractFixture struct {
 func TestContractCreateOrder(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CreateOrderRequest]{
-		Change:     changeCreateOrder,
+		Change: func(r *CreateOrderRequest) {
+			changeCreateOrder(r.Body)
+		},
 		ConnString: fx.ConnString,
-		Fixture:    fx.CreateOrder,
-		Mount:      mountCreateOrder,
-		Operation:  typedCreateOrder(fx.Handlers),
+		Encode: func(r *CreateOrderRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:   fx.CreateOrder,
+		Mount:     mountCreateOrder,
+		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
 
@@ -46,6 +53,6 @@ func TestFingerprintCreateOrder(t *testing.T) {
 
 // changeCreateOrder changes customer_id, a field the fingerprint of createOrder
 // (POST /orders) covers, for the tests that expect a 422.
-func changeCreateOrder(v *CreateOrderRequest) {
+func changeCreateOrder(v *CreateOrderBody) {
 	v.CustomerID += "~changed"
 }

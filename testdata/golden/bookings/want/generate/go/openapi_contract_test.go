@@ -3,6 +3,8 @@
 package golden
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -19,19 +21,25 @@ type contractFixture struct {
 	ConnString string
 	// CreateBooking supplies valid requests of createBooking (POST
 	// /bookings) and counts its business effects.
-	CreateBooking idemtest.Fixture[NewBooking]
+	CreateBooking idemtest.Fixture[CreateBookingRequest]
 	// CheckInBooking supplies valid requests of checkInBooking (POST
 	// /bookings/{booking_id}/checkin) and counts its business effects.
-	CheckInBooking idemtest.Fixture[CheckIn]
+	CheckInBooking idemtest.Fixture[CheckInBookingRequest]
 }
 
 // TestContractCreateBooking proves the idempotency contract of createBooking
 // (POST /bookings) against PostgreSQL with the service's own business logic.
 func TestContractCreateBooking(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[NewBooking]{
-		Change:     changeCreateBooking,
+	idemtest.RunContract(t, idemtest.ContractCase[CreateBookingRequest]{
+		Change: func(r *CreateBookingRequest) {
+			changeCreateBooking(r.Body)
+		},
 		ConnString: fx.ConnString,
+		Encode: func(r *CreateBookingRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
 		Fixture:    fx.CreateBooking,
 		Mount:      mountCreateBooking,
 		NaturalKey: true,
@@ -59,13 +67,22 @@ func changeCreateBooking(v *NewBooking) {
 // own business logic.
 func TestContractCheckInBooking(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[CheckIn]{
-		Change:     changeCheckInBooking,
+	idemtest.RunContract(t, idemtest.ContractCase[CheckInBookingRequest]{
+		Change: func(r *CheckInBookingRequest) {
+			changeCheckInBooking(r.Body)
+		},
 		ConnString: fx.ConnString,
+		Encode: func(r *CheckInBookingRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
 		Fixture:    fx.CheckInBooking,
 		Mount:      mountCheckInBooking,
 		NaturalKey: true,
 		Operation:  typedCheckInBooking(fx.Handlers),
+		PathParams: func(r *CheckInBookingRequest) map[string]string {
+			return map[string]string{"booking_id": idemimpl.FormatParam(r.BookingID)}
+		},
 	})
 }
 

@@ -5,6 +5,7 @@ package golden
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -36,14 +37,19 @@ var contractCreateBooking = idemimpl.Contract{
 }
 
 // CreateBookingOperation is what the business method of createBooking (POST
-// /bookings) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /bookings) gets besides the request: the operation's id, scope and key, and
+// one enqueuer per side effect of the contract.
 type CreateBookingOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
 }
 
 // EnqueueNotifyGuest writes the notify_guest effect to the outbox in the
@@ -51,7 +57,7 @@ type CreateBookingOperation struct {
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "retry".
 func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_guest",
 		OnUnknown: "retry",
 		Payload:   payload,
@@ -63,11 +69,105 @@ func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "verify".
 func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_deposit",
 		OnUnknown: "verify",
 		Payload:   payload,
 	})
+}
+
+// CreateBookingRequest is the typed request of createBooking (POST /bookings)
+// that its business method receives: its parameters and its body, decoded
+// before anything is claimed.
+type CreateBookingRequest struct {
+	// Body is the decoded request body.
+	Body *NewBooking
+}
+
+// requestCreateBooking builds the typed request of createBooking (POST
+// /bookings) from the raw request.
+func requestCreateBooking(r *idemimpl.Request) (*CreateBookingRequest, error) {
+	req := &CreateBookingRequest{}
+	b, err := decodeCreateBooking(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateBookingResponse is an answer of createBooking (POST /bookings):
+// CreateBooking201Response, CreateBooking409Response, CreateBooking422Response.
+// Only the documented answers implement it; the business method returns one of
+// them, or an error (an *idem.Rejection for a problem).
+type CreateBookingResponse interface {
+	responseCreateBooking() (*idemimpl.Response, error)
+}
+
+// CreateBooking201Response is the 201 answer of createBooking (POST /bookings):
+// The room is booked.
+type CreateBooking201Response struct {
+	Body Booking
+}
+
+// responseCreateBooking renders the answer for the runtime, which stores and
+// replays it as the contract of createBooking (POST /bookings) says.
+func (r CreateBooking201Response) responseCreateBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 201,
+	}, nil
+}
+
+// CreateBooking409Response is the 409 answer of createBooking (POST /bookings):
+// An RFC 9457 problem.
+type CreateBooking409Response struct {
+	Body Problem
+}
+
+// responseCreateBooking renders the answer for the runtime, which stores and
+// replays it as the contract of createBooking (POST /bookings) says.
+func (r CreateBooking409Response) responseCreateBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 409,
+	}, nil
+}
+
+// CreateBooking422Response is the 422 answer of createBooking (POST /bookings):
+// An RFC 9457 problem.
+type CreateBooking422Response struct {
+	Body Problem
+}
+
+// responseCreateBooking renders the answer for the runtime, which stores and
+// replays it as the contract of createBooking (POST /bookings) says.
+func (r CreateBooking422Response) responseCreateBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 422,
+	}, nil
 }
 
 // decodeCreateBooking decodes the json request body of createBooking (POST
@@ -159,16 +259,18 @@ var contractCheckInBooking = idemimpl.Contract{
 
 // CheckInBookingOperation is what the business method of checkInBooking (POST
 // /bookings/{booking_id}/checkin) gets besides the request: the operation's id,
-// scope and key, the response headers to send, and one enqueuer per side effect
-// of the contract.
+// scope and key, and one enqueuer per side effect of the contract.
 type CheckInBookingOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	// BookingID is the path parameter booking_id.
-	BookingID string
-	tx        pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
 }
 
 // EnqueueIssueKeyCards writes the issue_key_cards effect to the outbox in the
@@ -176,7 +278,7 @@ type CheckInBookingOperation struct {
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "verify".
 func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "issue_key_cards",
 		OnUnknown: "verify",
 		Payload:   payload,
@@ -188,11 +290,114 @@ func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payl
 // commits, and returns its key, which is stable across retries; when its
 // outcome is unknown the policy is "retry".
 func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_housekeeping",
 		OnUnknown: "retry",
 		Payload:   payload,
 	})
+}
+
+// CheckInBookingRequest is the typed request of checkInBooking (POST
+// /bookings/{booking_id}/checkin) that its business method receives: its
+// parameters and its body, decoded before anything is claimed.
+type CheckInBookingRequest struct {
+	// BookingID is the path parameter booking_id.
+	BookingID string
+	// Body is the decoded request body.
+	Body *CheckIn
+}
+
+// requestCheckInBooking builds the typed request of checkInBooking (POST
+// /bookings/{booking_id}/checkin) from the raw request.
+func requestCheckInBooking(r *idemimpl.Request) (*CheckInBookingRequest, error) {
+	req := &CheckInBookingRequest{}
+	b, err := decodeCheckInBooking(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	if err := idemimpl.Param(r, "path", "booking_id", true, &req.BookingID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// CheckInBookingResponse is an answer of checkInBooking (POST
+// /bookings/{booking_id}/checkin): CheckInBooking200Response,
+// CheckInBooking404Response, CheckInBooking409Response. Only the documented
+// answers implement it; the business method returns one of them, or an error
+// (an *idem.Rejection for a problem).
+type CheckInBookingResponse interface {
+	responseCheckInBooking() (*idemimpl.Response, error)
+}
+
+// CheckInBooking200Response is the 200 answer of checkInBooking (POST
+// /bookings/{booking_id}/checkin): The guest is checked in.
+type CheckInBooking200Response struct {
+	Body Booking
+}
+
+// responseCheckInBooking renders the answer for the runtime, which stores and
+// replays it as the contract of checkInBooking (POST
+// /bookings/{booking_id}/checkin) says.
+func (r CheckInBooking200Response) responseCheckInBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 200,
+	}, nil
+}
+
+// CheckInBooking404Response is the 404 answer of checkInBooking (POST
+// /bookings/{booking_id}/checkin): An RFC 9457 problem.
+type CheckInBooking404Response struct {
+	Body Problem
+}
+
+// responseCheckInBooking renders the answer for the runtime, which stores and
+// replays it as the contract of checkInBooking (POST
+// /bookings/{booking_id}/checkin) says.
+func (r CheckInBooking404Response) responseCheckInBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 404,
+	}, nil
+}
+
+// CheckInBooking409Response is the 409 answer of checkInBooking (POST
+// /bookings/{booking_id}/checkin): An RFC 9457 problem.
+type CheckInBooking409Response struct {
+	Body Problem
+}
+
+// responseCheckInBooking renders the answer for the runtime, which stores and
+// replays it as the contract of checkInBooking (POST
+// /bookings/{booking_id}/checkin) says.
+func (r CheckInBooking409Response) responseCheckInBooking() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/problem+json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 409,
+	}, nil
 }
 
 // decodeCheckInBooking decodes the json request body of checkInBooking (POST
@@ -230,23 +435,55 @@ func fingerprintCheckInBooking(req *CheckIn, params map[string]string) (fingerpr
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateBooking runs createBooking (POST /bookings) inside the
 	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
-	// everything back and frees the key.
-	CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, req *NewBooking) (*Booking, error)
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (CreateBookingResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, req *CreateBookingRequest) (CreateBookingResponse, error)
 	// CheckInBooking runs checkInBooking (POST
 	// /bookings/{booking_id}/checkin) inside the transaction that also
 	// holds its idempotency record: what it does through tx commits exactly
-	// when the response is stored. Returning an *idem.Rejection answers
-	// with that problem (stored and replayed when the contract's
-	// store-failures match); any other error rolls everything back and
-	// frees the key.
-	CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckIn) (*Booking, error)
+	// when the answer is stored. It returns one of the documented answers
+	// (CheckInBookingResponse); one whose status matches the contract's
+	// store-failures rolls the business changes back and is stored and
+	// replayed like a refusal. Returning an *idem.Rejection answers with
+	// that problem, stored the same way; any other error rolls everything
+	// back and frees the key.
+	CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckInBookingRequest) (CheckInBookingResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateBooking answers createBooking (POST /bookings) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CreateBooking(context.Context, pgx.Tx, *CreateBookingOperation, *CreateBookingRequest) (CreateBookingResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createBooking (POST /bookings) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// CheckInBooking answers checkInBooking (POST /bookings/{booking_id}/checkin)
+// with 501 Not Implemented.
+func (UnimplementedHandlers) CheckInBooking(context.Context, pgx.Tx, *CheckInBookingOperation, *CheckInBookingRequest) (CheckInBookingResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "checkInBooking (POST /bookings/{booking_id}/checkin) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -264,33 +501,32 @@ type Route struct {
 }
 
 // typedCreateBooking binds createBooking (POST /bookings) to h: its contract,
-// decoder, typed fingerprint and business method.
-func typedCreateBooking(h Handlers) idemimpl.Typed[NewBooking] {
-	return idemimpl.Typed[NewBooking]{
-		Contract:    contractCreateBooking,
-		Decode:      decodeCreateBooking,
-		Fingerprint: fingerprintCreateBooking,
-		NaturalKey:  naturalKeyCreateBooking,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *NewBooking) (*idemimpl.Response, error) {
-			handle := &CreateBookingOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			res, err := h.CreateBooking(ctx, tx, handle, req)
+// typed request, typed fingerprint and business method.
+func typedCreateBooking(h Handlers) idemimpl.Typed[CreateBookingRequest] {
+	return idemimpl.Typed[CreateBookingRequest]{
+		Contract: contractCreateBooking,
+		Decode:   requestCreateBooking,
+		Fingerprint: func(r *CreateBookingRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateBooking(r.Body, params)
+		},
+		NaturalKey: func(r *CreateBookingRequest) (string, error) {
+			return naturalKeyCreateBooking(r.Body)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateBookingRequest) (*idemimpl.Response, error) {
+			res, err := h.CreateBooking(ctx, tx, &CreateBookingOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
 			if err != nil {
 				return nil, err
 			}
-			body, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
+			if res == nil {
+				return nil, errors.New("createBooking (POST /bookings) returned no answer")
 			}
-			handle.Header.Set("Content-Type", "application/json")
-			return &idemimpl.Response{
-				Body:   body,
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			return res.responseCreateBooking()
 		},
 	}
 }
@@ -303,34 +539,30 @@ func mountCreateBooking(h http.Handler) (string, http.Handler) {
 }
 
 // typedCheckInBooking binds checkInBooking (POST
-// /bookings/{booking_id}/checkin) to h: its contract, decoder, typed
+// /bookings/{booking_id}/checkin) to h: its contract, typed request, typed
 // fingerprint and business method.
-func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckIn] {
-	return idemimpl.Typed[CheckIn]{
-		Contract:    contractCheckInBooking,
-		Decode:      decodeCheckInBooking,
-		Fingerprint: fingerprintCheckInBooking,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *CheckIn) (*idemimpl.Response, error) {
-			handle := &CheckInBookingOperation{
-				BookingID: r.PathParams["booking_id"],
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			res, err := h.CheckInBooking(ctx, tx, handle, req)
+func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckInBookingRequest] {
+	return idemimpl.Typed[CheckInBookingRequest]{
+		Contract: contractCheckInBooking,
+		Decode:   requestCheckInBooking,
+		Fingerprint: func(r *CheckInBookingRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCheckInBooking(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CheckInBookingRequest) (*idemimpl.Response, error) {
+			res, err := h.CheckInBooking(ctx, tx, &CheckInBookingOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
 			if err != nil {
 				return nil, err
 			}
-			body, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
+			if res == nil {
+				return nil, errors.New("checkInBooking (POST /bookings/{booking_id}/checkin) returned no answer")
 			}
-			handle.Header.Set("Content-Type", "application/json")
-			return &idemimpl.Response{
-				Body:   body,
-				Header: handle.Header,
-				Status: 200,
-			}, nil
+			return res.responseCheckInBooking()
 		},
 	}
 }

@@ -60,3 +60,11 @@ type NewBooking struct {
 	RequestedAt      *time.Time `json:"requested_at,omitempty"`
 	RoomID           string     `json:"room_id"`
 }
+
+// Problem is the schema #/components/schemas/Problem.
+type Problem struct {
+	Detail *string `json:"detail,omitempty"`
+	Status *int64  `json:"status,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Type   *string `json:"type,omitempty"`
+}

@@ -3,6 +3,8 @@
 package golden
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 	"time"
@@ -20,22 +22,28 @@ type contractFixture struct {
 	ConnString string
 	// CreateShipment supplies valid requests of createShipment (POST
 	// /shipments) and counts its business effects.
-	CreateShipment idemtest.Fixture[Shipment]
+	CreateShipment idemtest.Fixture[CreateShipmentRequest]
 	// RerouteShipment supplies valid requests of rerouteShipment (POST
 	// /shipments/{shipment_id}/reroute) and counts its business effects.
-	RerouteShipment idemtest.Fixture[Shipment]
+	RerouteShipment idemtest.Fixture[RerouteShipmentRequest]
 }
 
 // TestContractCreateShipment proves the idempotency contract of createShipment
 // (POST /shipments) against PostgreSQL with the service's own business logic.
 func TestContractCreateShipment(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[Shipment]{
-		Change:     changeCreateShipment,
+	idemtest.RunContract(t, idemtest.ContractCase[CreateShipmentRequest]{
+		Change: func(r *CreateShipmentRequest) {
+			changeCreateShipment(r.Body)
+		},
 		ConnString: fx.ConnString,
-		Fixture:    fx.CreateShipment,
-		Mount:      mountCreateShipment,
-		Operation:  typedCreateShipment(fx.Handlers),
+		Encode: func(r *CreateShipmentRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:   fx.CreateShipment,
+		Mount:     mountCreateShipment,
+		Operation: typedCreateShipment(fx.Handlers),
 	})
 }
 
@@ -59,12 +67,19 @@ func changeCreateShipment(v *Shipment) {
 // with the service's own business logic.
 func TestContractRerouteShipment(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[Shipment]{
+	idemtest.RunContract(t, idemtest.ContractCase[RerouteShipmentRequest]{
 		ConnString: fx.ConnString,
+		Encode: func(r *RerouteShipmentRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
 		Fixture:    fx.RerouteShipment,
 		Mount:      mountRerouteShipment,
 		NaturalKey: true,
 		Operation:  typedRerouteShipment(fx.Handlers),
+		PathParams: func(r *RerouteShipmentRequest) map[string]string {
+			return map[string]string{"shipment_id": idemimpl.FormatParam(r.ShipmentID)}
+		},
 	})
 }
 

@@ -5,6 +5,7 @@ package golden
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -36,14 +37,69 @@ var contractCreateShipment = idemimpl.Contract{
 }
 
 // CreateShipmentOperation is what the business method of createShipment (POST
-// /shipments) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /shipments) gets besides the request: the operation's id, scope and key, and
+// one enqueuer per side effect of the contract.
 type CreateShipmentOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// CreateShipmentRequest is the typed request of createShipment (POST
+// /shipments) that its business method receives: its parameters and its body,
+// decoded before anything is claimed.
+type CreateShipmentRequest struct {
+	// Body is the decoded request body.
+	Body *Shipment
+}
+
+// requestCreateShipment builds the typed request of createShipment (POST
+// /shipments) from the raw request.
+func requestCreateShipment(r *idemimpl.Request) (*CreateShipmentRequest, error) {
+	req := &CreateShipmentRequest{}
+	b, err := decodeCreateShipment(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateShipmentResponse is an answer of createShipment (POST /shipments):
+// CreateShipment201Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type CreateShipmentResponse interface {
+	responseCreateShipment() (*idemimpl.Response, error)
+}
+
+// CreateShipment201Response is the 201 answer of createShipment (POST
+// /shipments): created.
+type CreateShipment201Response struct {
+	Body Shipment
+}
+
+// responseCreateShipment renders the answer for the runtime, which stores and
+// replays it as the contract of createShipment (POST /shipments) says.
+func (r CreateShipment201Response) responseCreateShipment() (*idemimpl.Response, error) {
+	header := http.Header{}
+	body, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	return &idemimpl.Response{
+		Body:   body,
+		Header: header,
+		Status: 201,
+	}, nil
 }
 
 // decodeCreateShipment decodes the json request body of createShipment (POST
@@ -158,16 +214,66 @@ var contractRerouteShipment = idemimpl.Contract{
 
 // RerouteShipmentOperation is what the business method of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute) gets besides the request: the operation's
-// id, scope and key, the response headers to send, and one enqueuer per side
-// effect of the contract.
+// id, scope and key, and one enqueuer per side effect of the contract.
 type RerouteShipmentOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// RerouteShipmentRequest is the typed request of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) that its business method receives: its
+// parameters and its body, decoded before anything is claimed.
+type RerouteShipmentRequest struct {
 	// ShipmentID is the path parameter shipment_id.
 	ShipmentID string
-	tx         pgx.Tx
+	// Body is the decoded request body.
+	Body *Shipment
+}
+
+// requestRerouteShipment builds the typed request of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) from the raw request.
+func requestRerouteShipment(r *idemimpl.Request) (*RerouteShipmentRequest, error) {
+	req := &RerouteShipmentRequest{}
+	b, err := decodeRerouteShipment(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	if err := idemimpl.Param(r, "path", "shipment_id", true, &req.ShipmentID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// RerouteShipmentResponse is an answer of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute): RerouteShipment200Response. Only the
+// documented answers implement it; the business method returns one of them, or
+// an error (an *idem.Rejection for a problem).
+type RerouteShipmentResponse interface {
+	responseRerouteShipment() (*idemimpl.Response, error)
+}
+
+// RerouteShipment200Response is the 200 answer of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute): rerouted.
+type RerouteShipment200Response struct{}
+
+// responseRerouteShipment renders the answer for the runtime, which stores and
+// replays it as the contract of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) says.
+func (r RerouteShipment200Response) responseRerouteShipment() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 200,
+	}, nil
 }
 
 // decodeRerouteShipment decodes the json request body of rerouteShipment (POST
@@ -242,23 +348,55 @@ func fingerprintRerouteShipment(req *Shipment, params map[string]string) (finger
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateShipment runs createShipment (POST /shipments) inside the
 	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
-	// everything back and frees the key.
-	CreateShipment(ctx context.Context, tx pgx.Tx, op *CreateShipmentOperation, req *Shipment) (*Shipment, error)
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (CreateShipmentResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	CreateShipment(ctx context.Context, tx pgx.Tx, op *CreateShipmentOperation, req *CreateShipmentRequest) (CreateShipmentResponse, error)
 	// RerouteShipment runs rerouteShipment (POST
 	// /shipments/{shipment_id}/reroute) inside the transaction that also
 	// holds its idempotency record: what it does through tx commits exactly
-	// when the response is stored. Returning an *idem.Rejection answers
-	// with that problem (stored and replayed when the contract's
-	// store-failures match); any other error rolls everything back and
-	// frees the key.
-	RerouteShipment(ctx context.Context, tx pgx.Tx, op *RerouteShipmentOperation, req *Shipment) error
+	// when the answer is stored. It returns one of the documented answers
+	// (RerouteShipmentResponse); one whose status matches the contract's
+	// store-failures rolls the business changes back and is stored and
+	// replayed like a refusal. Returning an *idem.Rejection answers with
+	// that problem, stored the same way; any other error rolls everything
+	// back and frees the key.
+	RerouteShipment(ctx context.Context, tx pgx.Tx, op *RerouteShipmentOperation, req *RerouteShipmentRequest) (RerouteShipmentResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateShipment answers createShipment (POST /shipments) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CreateShipment(context.Context, pgx.Tx, *CreateShipmentOperation, *CreateShipmentRequest) (CreateShipmentResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createShipment (POST /shipments) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// RerouteShipment answers rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) with 501 Not Implemented.
+func (UnimplementedHandlers) RerouteShipment(context.Context, pgx.Tx, *RerouteShipmentOperation, *RerouteShipmentRequest) (RerouteShipmentResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "rerouteShipment (POST /shipments/{shipment_id}/reroute) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -276,32 +414,29 @@ type Route struct {
 }
 
 // typedCreateShipment binds createShipment (POST /shipments) to h: its
-// contract, decoder, typed fingerprint and business method.
-func typedCreateShipment(h Handlers) idemimpl.Typed[Shipment] {
-	return idemimpl.Typed[Shipment]{
-		Contract:    contractCreateShipment,
-		Decode:      decodeCreateShipment,
-		Fingerprint: fingerprintCreateShipment,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *Shipment) (*idemimpl.Response, error) {
-			handle := &CreateShipmentOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			res, err := h.CreateShipment(ctx, tx, handle, req)
+// contract, typed request, typed fingerprint and business method.
+func typedCreateShipment(h Handlers) idemimpl.Typed[CreateShipmentRequest] {
+	return idemimpl.Typed[CreateShipmentRequest]{
+		Contract: contractCreateShipment,
+		Decode:   requestCreateShipment,
+		Fingerprint: func(r *CreateShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateShipment(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateShipmentRequest) (*idemimpl.Response, error) {
+			res, err := h.CreateShipment(ctx, tx, &CreateShipmentOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
 			if err != nil {
 				return nil, err
 			}
-			body, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
+			if res == nil {
+				return nil, errors.New("createShipment (POST /shipments) returned no answer")
 			}
-			handle.Header.Set("Content-Type", "application/json")
-			return &idemimpl.Response{
-				Body:   body,
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			return res.responseCreateShipment()
 		},
 	}
 }
@@ -314,27 +449,30 @@ func mountCreateShipment(h http.Handler) (string, http.Handler) {
 }
 
 // typedRerouteShipment binds rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) to h: its contract, decoder, typed
+// /shipments/{shipment_id}/reroute) to h: its contract, typed request, typed
 // fingerprint and business method.
-func typedRerouteShipment(h Handlers) idemimpl.Typed[Shipment] {
-	return idemimpl.Typed[Shipment]{
-		Contract:    contractRerouteShipment,
-		Decode:      decodeRerouteShipment,
-		Fingerprint: fingerprintRerouteShipment,
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, req *Shipment) (*idemimpl.Response, error) {
-			handle := &RerouteShipmentOperation{
-				Header:     http.Header{},
-				Operation:  op,
-				ShipmentID: r.PathParams["shipment_id"],
-				tx:         tx,
-			}
-			if err := h.RerouteShipment(ctx, tx, handle, req); err != nil {
+func typedRerouteShipment(h Handlers) idemimpl.Typed[RerouteShipmentRequest] {
+	return idemimpl.Typed[RerouteShipmentRequest]{
+		Contract: contractRerouteShipment,
+		Decode:   requestRerouteShipment,
+		Fingerprint: func(r *RerouteShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintRerouteShipment(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *RerouteShipmentRequest) (*idemimpl.Response, error) {
+			res, err := h.RerouteShipment(ctx, tx, &RerouteShipmentOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 200,
-			}, nil
+			if res == nil {
+				return nil, errors.New("rerouteShipment (POST /shipments/{shipment_id}/reroute) returned no answer")
+			}
+			return res.responseRerouteShipment()
 		},
 	}
 }

@@ -3,6 +3,8 @@
 package golden
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -22,7 +24,7 @@ type contractFixture struct {
 	CreateTransfer idemtest.Fixture[CreateTransferRequest]
 	// ReverseTransfer supplies valid requests of reverseTransfer (POST
 	// /transfers/{transfer_id}/reversals) and counts its business effects.
-	ReverseTransfer idemtest.Fixture[struct{}]
+	ReverseTransfer idemtest.Fixture[ReverseTransferRequest]
 }
 
 // TestContractCreateTransfer proves the idempotency contract of createTransfer
@@ -30,11 +32,17 @@ type contractFixture struct {
 func TestContractCreateTransfer(t *testing.T) {
 	fx := newContractFixture(t)
 	idemtest.RunContract(t, idemtest.ContractCase[CreateTransferRequest]{
-		Change:     changeCreateTransfer,
+		Change: func(r *CreateTransferRequest) {
+			changeCreateTransfer(r.Body)
+		},
 		ConnString: fx.ConnString,
-		Fixture:    fx.CreateTransfer,
-		Mount:      mountCreateTransfer,
-		Operation:  typedCreateTransfer(fx.Handlers),
+		Encode: func(r *CreateTransferRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:   fx.CreateTransfer,
+		Mount:     mountCreateTransfer,
+		Operation: typedCreateTransfer(fx.Handlers),
 	})
 }
 
@@ -49,7 +57,7 @@ func TestFingerprintCreateTransfer(t *testing.T) {
 
 // changeCreateTransfer changes amount, a field the fingerprint of
 // createTransfer (POST /transfers) covers, for the tests that expect a 422.
-func changeCreateTransfer(v *CreateTransferRequest) {
+func changeCreateTransfer(v *CreateTransferBody) {
 	v.Amount++
 }
 
@@ -58,11 +66,17 @@ func changeCreateTransfer(v *CreateTransferRequest) {
 // with the service's own business logic.
 func TestContractReverseTransfer(t *testing.T) {
 	fx := newContractFixture(t)
-	idemtest.RunContract(t, idemtest.ContractCase[struct{}]{
+	idemtest.RunContract(t, idemtest.ContractCase[ReverseTransferRequest]{
 		ConnString: fx.ConnString,
+		Encode: func(_ *ReverseTransferRequest) ([]byte, string, error) {
+			return nil, "", nil
+		},
 		Fixture:    fx.ReverseTransfer,
 		Mount:      mountReverseTransfer,
 		NaturalKey: true,
 		Operation:  typedReverseTransfer(fx.Handlers),
+		PathParams: func(r *ReverseTransferRequest) map[string]string {
+			return map[string]string{"transfer_id": idemimpl.FormatParam(r.TransferID)}
+		},
 	})
 }

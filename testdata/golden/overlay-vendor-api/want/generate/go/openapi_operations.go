@@ -5,6 +5,7 @@ package golden
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -33,14 +34,19 @@ var contractCreateTransfer = idemimpl.Contract{
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST
-// /transfers) gets besides the request: the operation's id, scope and key, the
-// response headers to send, and one enqueuer per side effect of the contract.
+// /transfers) gets besides the request: the operation's id, scope and key, and
+// one enqueuer per side effect of the contract.
 type CreateTransferOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
-	tx     pgx.Tx
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
 }
 
 // EnqueueBankTransfer writes the bank_transfer effect to the outbox in the
@@ -48,17 +54,59 @@ type CreateTransferOperation struct {
 // returns its key, which is stable across retries; when its outcome is unknown
 // the policy is "verify".
 func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, payload []byte) (string, error) {
-	return o.Enqueue(ctx, o.tx, idemimpl.Effect{
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "bank_transfer",
 		OnUnknown: "verify",
 		Payload:   payload,
 	})
 }
 
+// CreateTransferRequest is the typed request of createTransfer (POST
+// /transfers) that its business method receives: its parameters and its body,
+// decoded before anything is claimed.
+type CreateTransferRequest struct {
+	// Body is the decoded request body.
+	Body *CreateTransferBody
+}
+
+// requestCreateTransfer builds the typed request of createTransfer (POST
+// /transfers) from the raw request.
+func requestCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
+	req := &CreateTransferRequest{}
+	b, err := decodeCreateTransfer(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	return req, nil
+}
+
+// CreateTransferResponse is an answer of createTransfer (POST /transfers):
+// CreateTransfer201Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type CreateTransferResponse interface {
+	responseCreateTransfer() (*idemimpl.Response, error)
+}
+
+// CreateTransfer201Response is the 201 answer of createTransfer (POST
+// /transfers): created.
+type CreateTransfer201Response struct{}
+
+// responseCreateTransfer renders the answer for the runtime, which stores and
+// replays it as the contract of createTransfer (POST /transfers) says.
+func (r CreateTransfer201Response) responseCreateTransfer() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 201,
+	}, nil
+}
+
 // decodeCreateTransfer decodes the json request body of createTransfer (POST
 // /transfers).
-func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
-	var v CreateTransferRequest
+func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
+	var v CreateTransferBody
 	if err := fingerprint.Validate(r.Body); err != nil {
 		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
 	}
@@ -71,7 +119,7 @@ func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
 // fingerprintCreateTransfer is the fingerprint of a createTransfer (POST
 // /transfers) request: the runtime's canonical form of its significant fields,
 // computed from the typed request without reflection.
-func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
+func fingerprintCreateTransfer(req *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/transfers", params, func(w *fingerprint.Writer) {
 		if req == nil {
 			return
@@ -114,16 +162,59 @@ var contractReverseTransfer = idemimpl.Contract{
 
 // ReverseTransferOperation is what the business method of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals) gets besides the request: the operation's
-// id, scope and key, the response headers to send, and one enqueuer per side
-// effect of the contract.
+// id, scope and key, and one enqueuer per side effect of the contract.
 type ReverseTransferOperation struct {
-	*idemimpl.Operation
-	// Header holds response headers to send; those the contract replays are
-	// stored with the response.
-	Header http.Header
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// ReverseTransferRequest is the typed request of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) that its business method receives: its
+// parameters and its body, decoded before anything is claimed.
+type ReverseTransferRequest struct {
 	// TransferID is the path parameter transfer_id.
 	TransferID string
-	tx         pgx.Tx
+}
+
+// requestReverseTransfer builds the typed request of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) from the raw request.
+func requestReverseTransfer(r *idemimpl.Request) (*ReverseTransferRequest, error) {
+	req := &ReverseTransferRequest{}
+	if err := idemimpl.Param(r, "path", "transfer_id", true, &req.TransferID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// ReverseTransferResponse is an answer of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals): ReverseTransfer201Response. Only the
+// documented answers implement it; the business method returns one of them, or
+// an error (an *idem.Rejection for a problem).
+type ReverseTransferResponse interface {
+	responseReverseTransfer() (*idemimpl.Response, error)
+}
+
+// ReverseTransfer201Response is the 201 answer of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals): reversed.
+type ReverseTransfer201Response struct{}
+
+// responseReverseTransfer renders the answer for the runtime, which stores and
+// replays it as the contract of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) says.
+func (r ReverseTransfer201Response) responseReverseTransfer() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 201,
+	}, nil
 }
 
 // fingerprintReverseTransfer is the fingerprint of a reverseTransfer (POST
@@ -134,23 +225,55 @@ func fingerprintReverseTransfer(params map[string]string) (fingerprint.Sum, erro
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP.
+// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
+// implement the operations one at a time.
 type Handlers interface {
 	// CreateTransfer runs createTransfer (POST /transfers) inside the
 	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the response is stored. Returning an
-	// *idem.Rejection answers with that problem (stored and replayed when
-	// the contract's store-failures match); any other error rolls
-	// everything back and frees the key.
-	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) error
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (CreateTransferResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) (CreateTransferResponse, error)
 	// ReverseTransfer runs reverseTransfer (POST
 	// /transfers/{transfer_id}/reversals) inside the transaction that also
 	// holds its idempotency record: what it does through tx commits exactly
-	// when the response is stored. Returning an *idem.Rejection answers
-	// with that problem (stored and replayed when the contract's
-	// store-failures match); any other error rolls everything back and
-	// frees the key.
-	ReverseTransfer(ctx context.Context, tx pgx.Tx, op *ReverseTransferOperation) error
+	// when the answer is stored. It returns one of the documented answers
+	// (ReverseTransferResponse); one whose status matches the contract's
+	// store-failures rolls the business changes back and is stored and
+	// replayed like a refusal. Returning an *idem.Rejection answers with
+	// that problem, stored the same way; any other error rolls everything
+	// back and frees the key.
+	ReverseTransfer(ctx context.Context, tx pgx.Tx, op *ReverseTransferOperation, req *ReverseTransferRequest) (ReverseTransferResponse, error)
+}
+
+// UnimplementedHandlers answers every operation with 501 Not Implemented (an
+// application/problem+json refusal, never stored). Embed it in the service to
+// implement the operations one at a time.
+type UnimplementedHandlers struct{}
+
+var _ Handlers = UnimplementedHandlers{}
+
+// CreateTransfer answers createTransfer (POST /transfers) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CreateTransfer(context.Context, pgx.Tx, *CreateTransferOperation, *CreateTransferRequest) (CreateTransferResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createTransfer (POST /transfers) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// ReverseTransfer answers reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) with 501 Not Implemented.
+func (UnimplementedHandlers) ReverseTransfer(context.Context, pgx.Tx, *ReverseTransferOperation, *ReverseTransferRequest) (ReverseTransferResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "reverseTransfer (POST /transfers/{transfer_id}/reversals) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
 }
 
 // Route is one generated operation for any router: its method, its path pattern
@@ -168,25 +291,29 @@ type Route struct {
 }
 
 // typedCreateTransfer binds createTransfer (POST /transfers) to h: its
-// contract, decoder, typed fingerprint and business method.
+// contract, typed request, typed fingerprint and business method.
 func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	return idemimpl.Typed[CreateTransferRequest]{
-		Contract:    contractCreateTransfer,
-		Decode:      decodeCreateTransfer,
-		Fingerprint: fingerprintCreateTransfer,
+		Contract: contractCreateTransfer,
+		Decode:   requestCreateTransfer,
+		Fingerprint: func(r *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateTransfer(r.Body, params)
+		},
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateTransferRequest) (*idemimpl.Response, error) {
-			handle := &CreateTransferOperation{
-				Header:    http.Header{},
-				Operation: op,
-				tx:        tx,
-			}
-			if err := h.CreateTransfer(ctx, tx, handle, req); err != nil {
+			res, err := h.CreateTransfer(ctx, tx, &CreateTransferOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			if res == nil {
+				return nil, errors.New("createTransfer (POST /transfers) returned no answer")
+			}
+			return res.responseCreateTransfer()
 		},
 	}
 }
@@ -199,28 +326,30 @@ func mountCreateTransfer(h http.Handler) (string, http.Handler) {
 }
 
 // typedReverseTransfer binds reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) to h: its contract, decoder, typed
+// /transfers/{transfer_id}/reversals) to h: its contract, typed request, typed
 // fingerprint and business method.
-func typedReverseTransfer(h Handlers) idemimpl.Typed[struct{}] {
-	return idemimpl.Typed[struct{}]{
+func typedReverseTransfer(h Handlers) idemimpl.Typed[ReverseTransferRequest] {
+	return idemimpl.Typed[ReverseTransferRequest]{
 		Contract: contractReverseTransfer,
-		Fingerprint: func(_ *struct{}, params map[string]string) (fingerprint.Sum, error) {
+		Decode:   requestReverseTransfer,
+		Fingerprint: func(_ *ReverseTransferRequest, params map[string]string) (fingerprint.Sum, error) {
 			return fingerprintReverseTransfer(params)
 		},
-		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, r *idemimpl.Request, _ *struct{}) (*idemimpl.Response, error) {
-			handle := &ReverseTransferOperation{
-				Header:     http.Header{},
-				Operation:  op,
-				TransferID: r.PathParams["transfer_id"],
-				tx:         tx,
-			}
-			if err := h.ReverseTransfer(ctx, tx, handle); err != nil {
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *ReverseTransferRequest) (*idemimpl.Response, error) {
+			res, err := h.ReverseTransfer(ctx, tx, &ReverseTransferOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
 				return nil, err
 			}
-			return &idemimpl.Response{
-				Header: handle.Header,
-				Status: 201,
-			}, nil
+			if res == nil {
+				return nil, errors.New("reverseTransfer (POST /transfers/{transfer_id}/reversals) returned no answer")
+			}
+			return res.responseReverseTransfer()
 		},
 	}
 }

@@ -2,9 +2,8 @@
 
 package golden
 
-// CreateTransferRequest is the request body of createTransfer (POST
-// /transfers).
-type CreateTransferRequest struct {
+// CreateTransferBody is the request body of createTransfer (POST /transfers).
+type CreateTransferBody struct {
 	Amount      int64   `json:"amount"`
 	Currency    string  `json:"currency"`
 	Description *string `json:"description,omitempty"`

@@ -2,7 +2,7 @@
 
 package golden
 
-// CreateOrderRequest is the request body of createOrder (POST /orders).
-type CreateOrderRequest struct {
+// CreateOrderBody is the request body of createOrder (POST /orders).
+type CreateOrderBody struct {
 	Sku *string `json:"sku,omitempty"`
 }
