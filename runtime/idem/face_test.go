@@ -170,14 +170,14 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	want := []string{
 		"Clock", "Clock.Now", "Config", "Config.Clock", "Config.Logger", "Config.Observer", "Config.Pool", "Config.Schema",
 		"ErrBodyTooLarge", "ErrExpired", "ErrFingerprintMismatch", "ErrInProgress", "ErrInvalidBody",
-		"ErrKeyMalformed", "ErrKeyMissing", "ErrRequiresRecovery", "ErrTxOwnedByExecutor",
+		"ErrKeyMalformed", "ErrKeyMissing", "ErrRequiresRecovery", "ErrTxOwnedByExecutor", "ErrUnsupportedMediaType",
 		"Event", "Event.Duration", "Event.Kind", "Event.Operation",
 		"EventConflict", "EventExpired", "EventKind", "EventKind.String", "EventNew", "EventRejectInProgress", "EventReplay",
 		"EventRequiresRecovery", "EventRolledBack", "EventWaitTimeout", "EventWaited",
 		"Executor", "Executor.Sweep", "Migrate", "NewExecutor", "Observer", "Observer.Observe",
 		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
-		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase",
+		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnsupportedMediaType",
 		"Rejection", "Rejection.Detail", "Rejection.Error", "Rejection.Status", "Rejection.Title", "Rejection.Type",
 		"ScopeFunc", "SweepResult", "SweepResult.Deleted", "SweepResult.Tombstoned", "SystemClock", "SystemClock.Now",
 	}

@@ -19,4 +19,6 @@ const (
 	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery" // 409, ErrRequiresRecovery
 	ProblemInternal         = ProblemTypeBase + "internal-error"              // 500, nothing disclosed
 	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"          // 409, another operation created the entity
+	// 415, ErrUnsupportedMediaType, with Accept-Post (Accept-Patch for PATCH)
+	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 )

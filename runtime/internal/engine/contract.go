@@ -39,6 +39,10 @@ type Contract struct {
 	// ReplayHeaders are the response headers stored and replayed besides
 	// Content-Type.
 	ReplayHeaders []string
+	// MediaTypes are the request body's media types the operation takes,
+	// as the spec writes them; a body in another answers 415. Empty takes
+	// any.
+	MediaTypes []string
 }
 
 // KeySpec says where the idempotency key is found.

@@ -120,6 +120,9 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	if int64(len(body)) > h.maxBody {
 		return nil, ErrBodyTooLarge
 	}
+	if err := checkMediaType(r.Method, c.MediaTypes, r.Header, body); err != nil {
+		return nil, err
+	}
 	if c.Key.BodyPointer != "" {
 		if key, err = keyFromBody(body, c.Key); err != nil {
 			return nil, err
@@ -131,6 +134,9 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	scope, err := h.scope(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errScope, err)
+	}
+	if err := checkScope(scope); err != nil {
+		return nil, err
 	}
 	req := &Request{Method: r.Method, Route: c.Route, Header: r.Header, Body: body}
 	if len(c.PathParams) > 0 {
