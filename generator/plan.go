@@ -47,8 +47,11 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 	tp := planTypes(doc, ops, TypeOptions{Reserved: slices.Clone(reservedAPI)})
 	for _, err := range tp.errs {
 		rule := RuleSchemaNotGo
-		if tp.collided[err] {
+		switch {
+		case tp.collided[err]:
 			rule = RuleNameCollision
+		case tp.badPattern[err]:
+			rule = RulePattern
 		}
 		diags = append(diags, errorDiagnostic(rule, err, ""))
 	}
@@ -58,6 +61,7 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 		GeneratorVersion:     opts.version(),
 		GeneratedCodeVersion: generatedCodeVersion,
 		Types:                types.Decls,
+		Patterns:             types.Patterns,
 	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
@@ -182,6 +186,9 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		}
 	}
 	p.Contract = runtimeContract(op, params, replayHeaders)
+	if ot.Request != nil {
+		p.Contract.MediaTypes = ot.Request.Accept
+	}
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
 		Fingerprint: "TestFingerprint" + ot.Name,

@@ -20,6 +20,9 @@ type TypePlan struct {
 	// Decls holds every type to declare, sorted by Go name. A component
 	// schema used by several operations is declared once.
 	Decls []*TypeDecl
+	// Patterns holds the patterns the JSON decoders check, named in the
+	// order the planner met them.
+	Patterns []*Pattern
 	// Operations holds the operations' body types, sorted by path and then
 	// method.
 	Operations []*OperationTypes

@@ -14,6 +14,9 @@ type Program struct {
 	GeneratedCodeVersion int
 	// Types holds every type to declare, sorted by Go name.
 	Types []*TypeDecl
+	// Patterns holds the regular expressions the decoders check, in the
+	// order of their variables.
+	Patterns []*Pattern
 	// Operations holds the generated operations, sorted by path and then
 	// method.
 	Operations []*Operation

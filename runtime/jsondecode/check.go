@@ -167,3 +167,12 @@ func (d *Decoder) violateElement(i int, reason string) {
 
 // num words a bound of the schema.
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// NotOneOf reports a value outside an enum or const; wording lists the
+// allowed values ("one of \"a\", \"b\"").
+func (d *Decoder) NotOneOf(wording string) {
+	if d.bad {
+		return
+	}
+	d.Violate("must be " + wording)
+}

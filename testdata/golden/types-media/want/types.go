@@ -2,10 +2,32 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // PatchRoomRequest is the request body of patchRoom (PATCH /rooms/{id}).
 type PatchRoomRequest struct {
 	Floor *int64  `json:"floor,omitempty"`
 	Name  *string `json:"name,omitempty"`
+}
+
+// decodeJSON decodes a PatchRoomRequest from d and checks it against its
+// schema, reporting every violation to d.
+func (v *PatchRoomRequest) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "floor":
+			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			v.Floor = &x0
+		case "name":
+			x0 := d.String()
+			v.Name = &x0
+		default:
+			d.Skip()
+		}
+	}
 }
 
 // PatchRoomResponse is the 200 response body of patchRoom (PATCH /rooms/{id}).

@@ -2,7 +2,10 @@
 
 package golden
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+)
 
 // UpdateRoomRequest is the request body of updateRoom (PATCH /rooms).
 type UpdateRoomRequest struct {
@@ -15,6 +18,69 @@ type UpdateRoomRequest struct {
 	View     *UpdateRoomRequestView `json:"view,omitempty"`
 }
 
+// decodeJSON decodes a UpdateRoomRequest from d and checks it against its
+// schema, reporting every violation to d.
+func (v *UpdateRoomRequest) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has2, has4 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "capacity":
+			if d.IsNull() {
+				v.Capacity = nil
+			} else {
+				x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				v.Capacity = &x0
+			}
+		case "features":
+			if d.IsNull() {
+				v.Features = nil
+			} else {
+				if d.BeginArray() {
+					v.Features = []string{}
+					for d.Next() {
+						e0 := d.String()
+						v.Features = append(v.Features, e0)
+					}
+				}
+			}
+		case "floor":
+			has2 = true
+			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		case "mixed":
+			v.Mixed = d.Raw()
+		case "name":
+			has4 = true
+			if d.IsNull() {
+				v.Name = nil
+			} else {
+				x0 := d.String()
+				v.Name = &x0
+			}
+		case "tags":
+			v.Tags = d.Raw()
+		case "view":
+			if d.IsNull() {
+				v.View = nil
+			} else {
+				x0 := new(UpdateRoomRequestView)
+				x0.decodeJSON(d)
+				v.View = x0
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has2 {
+		d.Missing("floor")
+	}
+	if !has4 {
+		d.Missing("name")
+	}
+}
+
 // UpdateRoomRequestView is the property view of the request body of updateRoom
 // (PATCH /rooms).
 type UpdateRoomRequestView string
@@ -24,6 +90,17 @@ const (
 	UpdateRoomRequestViewSea    UpdateRoomRequestView = "sea"
 	UpdateRoomRequestViewGarden UpdateRoomRequestView = "garden"
 )
+
+// decodeJSON decodes a UpdateRoomRequestView from d and checks it against its
+// schema, reporting every violation to d.
+func (v *UpdateRoomRequestView) decodeJSON(d *jsondecode.Decoder) {
+	*v = UpdateRoomRequestView(d.String())
+	switch *v {
+	case UpdateRoomRequestViewSea, UpdateRoomRequestViewGarden:
+	default:
+		d.NotOneOf("one of \"sea\", \"garden\"")
+	}
+}
 
 // UpdateRoomResponseItem is the item of the 200 response body of updateRoom
 // (PATCH /rooms).

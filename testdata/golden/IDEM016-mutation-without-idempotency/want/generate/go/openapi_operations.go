@@ -4,11 +4,11 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -22,6 +22,7 @@ var contractCreateOrder = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
@@ -42,15 +43,14 @@ type CreateOrderOperation struct {
 	tx     pgx.Tx
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST
-// /orders).
+// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
+// and checks it against the schema, reporting every violation at once.
 func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 	var v CreateOrderRequest
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

@@ -4,11 +4,11 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -23,6 +23,7 @@ var contractCreateOrder = idemimpl.Contract{
 		MaxLength: 255,
 		Optional:  true,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
@@ -43,15 +44,14 @@ type CreateOrderOperation struct {
 	tx     pgx.Tx
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST
-// /orders).
+// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
+// and checks it against the schema, reporting every violation at once.
 func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
 	var v CreateOrderRequest
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

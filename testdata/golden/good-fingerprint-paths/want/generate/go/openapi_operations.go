@@ -9,6 +9,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -26,6 +27,7 @@ var contractCreateShipment = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createShipment",
 	Retention:     24 * time.Hour,
@@ -46,15 +48,15 @@ type CreateShipmentOperation struct {
 	tx     pgx.Tx
 }
 
-// decodeCreateShipment decodes the json request body of createShipment (POST
-// /shipments).
+// decodeCreateShipment decodes the JSON request body of createShipment (POST
+// /shipments) and checks it against the schema, reporting every violation at
+// once.
 func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -146,6 +148,7 @@ var contractRerouteShipment = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "rerouteShipment",
 	PathParams:    []string{"shipment_id"},
@@ -170,15 +173,15 @@ type RerouteShipmentOperation struct {
 	tx         pgx.Tx
 }
 
-// decodeRerouteShipment decodes the json request body of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute).
+// decodeRerouteShipment decodes the JSON request body of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) and checks it against the schema, reporting
+// every violation at once.
 func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

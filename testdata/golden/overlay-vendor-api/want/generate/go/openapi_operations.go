@@ -4,11 +4,11 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -23,6 +23,7 @@ var contractCreateTransfer = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createTransfer",
 	Retention:     48 * time.Hour,
@@ -55,15 +56,15 @@ func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, paylo
 	})
 }
 
-// decodeCreateTransfer decodes the json request body of createTransfer (POST
-// /transfers).
+// decodeCreateTransfer decodes the JSON request body of createTransfer (POST
+// /transfers) and checks it against the schema, reporting every violation at
+// once.
 func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
 	var v CreateTransferRequest
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

@@ -2,6 +2,8 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateTransferRequest is the request body of createTransfer (POST
 // /transfers).
 type CreateTransferRequest struct {
@@ -9,4 +11,40 @@ type CreateTransferRequest struct {
 	Currency    string  `json:"currency"`
 	Description *string `json:"description,omitempty"`
 	Destination string  `json:"destination"`
+}
+
+// decodeJSON decodes a CreateTransferRequest from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateTransferRequest) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1, has3 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "amount":
+			has0 = true
+			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		case "currency":
+			has1 = true
+			v.Currency = d.String()
+		case "description":
+			x0 := d.String()
+			v.Description = &x0
+		case "destination":
+			has3 = true
+			v.Destination = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("amount")
+	}
+	if !has1 {
+		d.Missing("currency")
+	}
+	if !has3 {
+		d.Missing("destination")
+	}
 }

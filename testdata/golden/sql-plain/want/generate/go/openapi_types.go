@@ -2,7 +2,26 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateOrderRequest is the request body of createOrder (POST /orders).
 type CreateOrderRequest struct {
 	Sku *string `json:"sku,omitempty"`
+}
+
+// decodeJSON decodes a CreateOrderRequest from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateOrderRequest) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "sku":
+			x0 := d.String()
+			v.Sku = &x0
+		default:
+			d.Skip()
+		}
+	}
 }
