@@ -36,6 +36,10 @@ var _ Handlers = Service{}
 // stock, and enqueues the confirmation email and the warehouse
 // reservation.
 func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *NewOrder) (*Order, error) {
+	if sku := duplicateSKU(req.Items); sku != "" {
+		return nil, &idem.Rejection{Status: http.StatusUnprocessableEntity, Type: ProblemDuplicateSKU, Title: "Duplicate SKU",
+			Detail: fmt.Sprintf("the order lists %s on more than one line; put the whole quantity on one", sku)}
+	}
 	delivery, err := json.Marshal(req.Delivery)
 	if err != nil {
 		return nil, err
