@@ -140,7 +140,9 @@ func order(edit func(m map[string]any)) string {
 	return string(b)
 }
 
-func item(sku string, quantity any) map[string]any { return map[string]any{"sku": sku, "quantity": quantity} }
+func item(sku string, quantity any) map[string]any {
+	return map[string]any{"sku": sku, "quantity": quantity}
+}
 
 func delivery(m map[string]any) map[string]any { return m["delivery"].(map[string]any) }
 
