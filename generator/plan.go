@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -188,6 +189,11 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	p.Contract = runtimeContract(op, params, replayHeaders)
 	if ot.Request != nil {
 		p.Contract.MediaTypes = ot.Request.Accept
+		for _, pm := range ot.Params {
+			if ot.Request.MediaType == MediaJSON && (pm.In != "header" || !strings.EqualFold(pm.Name, p.Contract.Key.Header)) {
+				p.Params = append(p.Params, pm)
+			}
+		}
 	}
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,

@@ -73,6 +73,9 @@ type OperationTypes struct {
 	// Response is the lowest 2xx response with a JSON body; nil when there
 	// is none.
 	Response *BodyType
+	// Params are the operation's scalar path, query and header
+	// parameters with their checks.
+	Params []*Param
 	// Unsupported is set when the operation has a request body, but in no
 	// media type that is generated (Square's multipart/form-data uploads):
 	// Request is nil, and a caller generating the operation reports this

@@ -15,7 +15,57 @@ import (
 type (
 	Checks  = ir.Checks
 	Pattern = ir.Pattern
+	Param   = ir.Param
 )
+
+// params plans the scalar path, query and header parameters of op, the
+// operation's own overriding its path item's; parameters of other shapes
+// (arrays, objects, content) are left to the business code.
+func (p *typePlanner) params(pathItem, own openapi3.Parameters) []*Param {
+	var out []*Param
+	index := map[[2]string]int{}
+	for _, list := range []openapi3.Parameters{pathItem, own} {
+		for _, ref := range list {
+			if ref == nil || ref.Value == nil || ref.Value.Schema == nil || ref.Value.Schema.Value == nil {
+				continue
+			}
+			pv := ref.Value
+			if pv.In != openapi3.ParameterInPath && pv.In != openapi3.ParameterInQuery && pv.In != openapi3.ParameterInHeader {
+				continue
+			}
+			s := pv.Schema.Value
+			var kind TypeKind
+			switch schemaType(s) {
+			case openapi3.TypeString:
+				kind = TypeString
+			case openapi3.TypeInteger:
+				kind = TypeInt64
+				if s.Format == "int32" {
+					kind = TypeInt32
+				}
+			case openapi3.TypeNumber:
+				kind = TypeFloat64
+			case openapi3.TypeBoolean:
+				kind = TypeBool
+			default:
+				continue
+			}
+			param := &Param{In: pv.In, Name: pv.Name, Required: pv.Required || pv.In == openapi3.ParameterInPath,
+				Type: p.checked(&GoType{Kind: kind, Format: s.Format}, s)}
+			key := [2]string{pv.In, pv.Name}
+			if pv.In == openapi3.ParameterInHeader {
+				key[1] = strings.ToLower(pv.Name)
+			}
+			if i, ok := index[key]; ok {
+				out[i] = param
+				continue
+			}
+			index[key] = len(out)
+			out = append(out, param)
+		}
+	}
+	return out
+}
 
 // checked sets on t the validation keywords of s that apply to its kind
 // and returns t.
@@ -156,6 +206,9 @@ func (p *typePlanner) markJSON() {
 	seen := map[*GoType]bool{}
 	for _, ot := range p.plan.Operations {
 		if ot.Request != nil && ot.Request.MediaType == MediaJSON {
+			for _, pm := range ot.Params {
+				p.markJSONType(pm.Type, seen)
+			}
 			p.markJSONType(ot.Request.Type, seen)
 		}
 	}

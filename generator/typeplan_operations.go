@@ -131,6 +131,11 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	if op.Op == nil {
 		return
 	}
+	var pathParams openapi3.Parameters
+	if op.PathItem != nil {
+		pathParams = op.PathItem.Parameters
+	}
+	ot.Params = p.params(pathParams, op.Op.Parameters)
 	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
 		key, kind, m := pickMedia(rb.Value.Content, MediaJSON, MediaForm)
 		if m == nil {

@@ -303,3 +303,58 @@ func formatName(format string) string {
 	}
 	return ""
 }
+
+// paramChecks returns the statements that check the parameters of a
+// request r against their schemas, reporting into d before the body.
+func paramChecks(params []*ir.Param) []jen.Code {
+	if len(params) == 0 {
+		return nil
+	}
+	d := jen.Id(dec)
+	r := jen.Id("r")
+	var out []jen.Code
+	for i, pm := range params {
+		name := jen.Lit(pm.Name)
+		var value, present jen.Code
+		switch pm.In {
+		case "path":
+			value, present = r.Clone().Dot("PathParams").Index(name), jen.Lit(true)
+		case "query":
+			value, present = r.Clone().Dot("Query").Dot("Get").Call(name), r.Clone().Dot("Query").Dot("Has").Call(name)
+		default:
+			value = r.Clone().Dot("Header").Dot("Get").Call(name)
+			present = jen.Len(r.Clone().Dot("Header").Dot("Values").Call(name)).Op(">").Lit(0)
+		}
+		s := jen.Id("s" + strconv.Itoa(i))
+		x := jen.Id("p" + strconv.Itoa(i))
+		var read jen.Code
+		var checks []jen.Code
+		switch pm.Type.Kind {
+		case ir.TypeInt32:
+			read = jen.Int32().Call(d.Clone().Dot("ParamInt").Call(s.Clone(), jen.Qual(mathImport, "MinInt32"), jen.Qual(mathImport, "MaxInt32")))
+		case ir.TypeInt64:
+			read = d.Clone().Dot("ParamInt").Call(s.Clone(), jen.Op("-").Qual(jsondecodeImport, "MaxExactInt"), jen.Qual(jsondecodeImport, "MaxExactInt"))
+		case ir.TypeFloat64:
+			read = d.Clone().Dot("ParamFloat").Call(s.Clone())
+		case ir.TypeBool:
+			read = d.Clone().Dot("ParamBool").Call(s.Clone())
+		}
+		if read == nil {
+			checks = scalarChecks(s, pm.Type)
+		} else {
+			checks = scalarChecks(x, pm.Type)
+			if len(checks) == 0 {
+				checks = []jen.Code{jen.Id("_").Op("=").Add(read)}
+			} else {
+				checks = append([]jen.Code{x.Clone().Op(":=").Add(read)}, checks...)
+			}
+		}
+		call := d.Clone().Dot("Param").Call(jen.Lit(pm.In), name, value, present, jen.Lit(pm.Required))
+		if len(checks) == 0 {
+			out = append(out, jen.List(jen.Id("_"), jen.Id("_")).Op("=").Add(call))
+			continue
+		}
+		out = append(out, jen.If(jen.List(s.Clone(), jen.Id("ok")).Op(":=").Add(call), jen.Id("ok")).Block(checks...))
+	}
+	return append(out, d.Clone().Dot("EndParams").Call())
+}

@@ -172,6 +172,7 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 		)
 	} else {
 		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "New").Call(jen.Id("r").Dot("Body")))
+		body = append(body, paramChecks(op.Params)...)
 		body = append(body, jsonValue(jen.Id("v"), req.Type, false, 0)...)
 		body = append(body, jen.If(jen.Err().Op(":=").Id(dec).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())))
 	}

@@ -54,3 +54,15 @@ type Pattern struct {
 	Source string
 	Var    string
 }
+
+// Param is a path, query or header parameter a generated decoder checks
+// against its schema, with its value as the request sends it.
+type Param struct {
+	// In is path, query or header.
+	In       string
+	Name     string
+	Required bool
+	// Type is a TypeString, TypeInt32, TypeInt64, TypeFloat64 or TypeBool
+	// with the schema's Checks; an enum is TypeString with Checks.Strings.
+	Type *GoType
+}

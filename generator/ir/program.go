@@ -85,6 +85,10 @@ type Operation struct {
 
 	// PathFields are the handle's fields that carry the path parameters.
 	PathFields []PathField
+	// Params are the parameters the decoder checks, in the order the
+	// operation and its path item declare them; the idempotency key's
+	// header is the runtime's to check.
+	Params []*Param
 	Effects    []Effect
 	// Fingerprint is what the typed fingerprint covers.
 	Fingerprint Fingerprint

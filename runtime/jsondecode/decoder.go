@@ -49,6 +49,8 @@ type Decoder struct {
 	// bad is set when the current value could not be read as its type,
 	// so that the checks of its schema keywords stay silent.
 	bad bool
+	// param is the parameter being checked, nil for the body.
+	param *param
 }
 
 var decoders = sync.Pool{New: func() any { return new(Decoder) }}
@@ -58,7 +60,7 @@ func New(src []byte) *Decoder {
 	d := decoders.Get().(*Decoder)
 	d.src, d.pos = src, 0
 	d.stack, d.names, d.keys, d.buf = d.stack[:0], d.names[:0], d.keys[:0], d.buf[:0]
-	d.syntax, d.violations, d.dropped = nil, nil, 0
+	d.syntax, d.violations, d.dropped, d.param = nil, nil, 0, nil
 	d.space()
 	if d.pos == len(d.src) {
 		d.fail("empty body, want a JSON value")
@@ -103,6 +105,10 @@ func (d *Decoder) Failed() bool { return d.syntax != nil }
 // Violate reports a violation at the current value: the member or element
 // just read, or the container just closed.
 func (d *Decoder) Violate(reason string) {
+	if d.param != nil {
+		d.violateParam(reason)
+		return
+	}
 	if d.syntax != nil {
 		return
 	}
@@ -111,6 +117,16 @@ func (d *Decoder) Violate(reason string) {
 		return
 	}
 	d.violations = append(d.violations, Violation{Pointer: d.pointer(""), Reason: reason})
+}
+
+// violateParam reports a violation of the current parameter; a body that
+// is not JSON does not silence it.
+func (d *Decoder) violateParam(reason string) {
+	if len(d.violations) >= maxViolations {
+		d.dropped++
+		return
+	}
+	d.violations = append(d.violations, Violation{In: d.param.in, Parameter: d.param.name, Reason: reason})
 }
 
 // Missing reports a required member that the object just closed lacks.

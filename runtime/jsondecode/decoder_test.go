@@ -1,6 +1,7 @@
 package jsondecode
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -93,30 +94,30 @@ func TestDecoderViolations(t *testing.T) {
 	}{
 		{"valid", `{"customer_id":"c42","items":[{"sku":"A","quantity":1}]}`, nil},
 		{"case variant is an unknown member, ignored here", `{"customer_id":"c42","CUSTOMER_ID":"evil"}`, nil},
-		{"duplicate member", `{"customer_id":"c42","customer_id":"evil"}`, []Violation{{"/customer_id", "member given more than once"}}},
-		{"escaped duplicate", `{"customer_id":"c42","customer\u005fid":"evil"}`, []Violation{{"/customer_id", "member given more than once"}}},
-		{"NUL", `{"customer_id":"c\u0000x"}`, []Violation{{"/customer_id", "must not contain NUL (\\u0000)"}}},
-		{"lone surrogate", `{"customer_id":"\ud800"}`, []Violation{{"/customer_id", "must not contain a lone surrogate"}}},
-		{"invalid UTF-8", "{\"customer_id\":\"\xff\"}", []Violation{{"/customer_id", "must be valid UTF-8"}}},
+		{"duplicate member", `{"customer_id":"c42","customer_id":"evil"}`, []Violation{{Pointer: "/customer_id", Reason: "member given more than once"}}},
+		{"escaped duplicate", `{"customer_id":"c42","customer\u005fid":"evil"}`, []Violation{{Pointer: "/customer_id", Reason: "member given more than once"}}},
+		{"NUL", `{"customer_id":"c\u0000x"}`, []Violation{{Pointer: "/customer_id", Reason: "must not contain NUL (\\u0000)"}}},
+		{"lone surrogate", `{"customer_id":"\ud800"}`, []Violation{{Pointer: "/customer_id", Reason: "must not contain a lone surrogate"}}},
+		{"invalid UTF-8", "{\"customer_id\":\"\xff\"}", []Violation{{Pointer: "/customer_id", Reason: "must be valid UTF-8"}}},
 		{"every violation at once", `{"items":[{"sku":"ABCDEFGHIJ","quantity":0},{"quantity":-5,"x":1},{"sku":"A","quantity":1.5}]}`, []Violation{
-			{"/items/0/sku", "must be at most 8 characters long"},
-			{"/items/0/quantity", "must be at least 1"},
-			{"/items/1/quantity", "must be at least 1"},
-			{"/items/1/x", "unknown member"},
-			{"/items/1/sku", "is required"},
-			{"/items/2/quantity", "must be an integer"},
+			{Pointer: "/items/0/sku", Reason: "must be at most 8 characters long"},
+			{Pointer: "/items/0/quantity", Reason: "must be at least 1"},
+			{Pointer: "/items/1/quantity", Reason: "must be at least 1"},
+			{Pointer: "/items/1/x", Reason: "unknown member"},
+			{Pointer: "/items/1/sku", Reason: "is required"},
+			{Pointer: "/items/2/quantity", Reason: "must be an integer"},
 		}},
-		{"empty items", `{"items":[]}`, []Violation{{"/items", "must have at least 1 items"}}},
-		{"unique items", `{"items":[{"sku":"A","quantity":1},{"quantity":1.0,"sku":"A"}]}`, []Violation{{"/items/1", "must not repeat an earlier item (uniqueItems)"}}},
-		{"big integer", `{"items":[{"sku":"A","quantity":9007199254740993}]}`, []Violation{{"/items/0/quantity", "is an integer beyond ±(2^53−1), which JSON cannot carry exactly; send it as a string"}}},
-		{"2^53 itself", `{"items":[{"sku":"A","quantity":9007199254740992}]}`, []Violation{{"/items/0/quantity", "is an integer beyond ±(2^53−1), which JSON cannot carry exactly; send it as a string"}}},
-		{"wrong types", `{"customer_id":1,"items":{}}`, []Violation{{"/customer_id", "must be a string"}, {"/items", "must be an array"}}},
-		{"null", `{"customer_id":null}`, []Violation{{"/customer_id", "must not be null"}}},
-		{"not an object", `[]`, []Violation{{"", "must be an object"}}},
-		{"syntax", `{"customer_id":"c42",}`, []Violation{{"/customer_id", "invalid JSON at offset 21: trailing comma"}}},
-		{"trailing", `{} {}`, []Violation{{"", "invalid JSON at offset 3: text after the JSON value"}}},
-		{"empty", ``, []Violation{{"", "invalid JSON at offset 0: empty body, want a JSON value"}}},
-		{"duplicate in an ignored member", `{"meta":{"a":1,"a":2}}`, []Violation{{"/meta/a", "member given more than once"}}},
+		{"empty items", `{"items":[]}`, []Violation{{Pointer: "/items", Reason: "must have at least 1 items"}}},
+		{"unique items", `{"items":[{"sku":"A","quantity":1},{"quantity":1.0,"sku":"A"}]}`, []Violation{{Pointer: "/items/1", Reason: "must not repeat an earlier item (uniqueItems)"}}},
+		{"big integer", `{"items":[{"sku":"A","quantity":9007199254740993}]}`, []Violation{{Pointer: "/items/0/quantity", Reason: "is an integer beyond ±(2^53−1), which JSON cannot carry exactly; send it as a string"}}},
+		{"2^53 itself", `{"items":[{"sku":"A","quantity":9007199254740992}]}`, []Violation{{Pointer: "/items/0/quantity", Reason: "is an integer beyond ±(2^53−1), which JSON cannot carry exactly; send it as a string"}}},
+		{"wrong types", `{"customer_id":1,"items":{}}`, []Violation{{Pointer: "/customer_id", Reason: "must be a string"}, {Pointer: "/items", Reason: "must be an array"}}},
+		{"null", `{"customer_id":null}`, []Violation{{Pointer: "/customer_id", Reason: "must not be null"}}},
+		{"not an object", `[]`, []Violation{{Pointer: "", Reason: "must be an object"}}},
+		{"syntax", `{"customer_id":"c42",}`, []Violation{{Pointer: "/customer_id", Reason: "invalid JSON at offset 21: trailing comma"}}},
+		{"trailing", `{} {}`, []Violation{{Pointer: "", Reason: "invalid JSON at offset 3: text after the JSON value"}}},
+		{"empty", ``, []Violation{{Pointer: "", Reason: "invalid JSON at offset 0: empty body, want a JSON value"}}},
+		{"duplicate in an ignored member", `{"meta":{"a":1,"a":2}}`, []Violation{{Pointer: "/meta/a", Reason: "member given more than once"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,7 +135,7 @@ func TestDecoderViolations(t *testing.T) {
 func TestManyMembersDuplicate(t *testing.T) {
 	body := `{"a0":0,"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"b0":0,"b1":1,"b2":2,"b3":3,"b4":4,"b5":5,"b6":6,"b7":7,"a3":3}`
 	_, got := decodeOrder(body)
-	if diff := cmp.Diff([]Violation{{"/a3", "member given more than once"}}, got); diff != "" {
+	if diff := cmp.Diff([]Violation{{Pointer: "/a3", Reason: "member given more than once"}}, got); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
@@ -187,9 +188,45 @@ func TestNumericChecks(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("err = %v", err)
 	}
-	want := []Violation{{"", "must be greater than 0"}, {"", "must be less than 5"}, {"", "must be a multiple of 2"},
-		{"", "must be at least 3 characters long"}, {"", "must be at most 2 characters long"}}
+	want := []Violation{{Pointer: "", Reason: "must be greater than 0"}, {Pointer: "", Reason: "must be less than 5"}, {Pointer: "", Reason: "must be a multiple of 2"},
+		{Pointer: "", Reason: "must be at least 3 characters long"}, {Pointer: "", Reason: "must be at most 2 characters long"}}
 	if diff := cmp.Diff(want, e.Violations); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParams(t *testing.T) {
+	d := New(nil)
+	if _, ok := d.Param("path", "order-id", "", false, true); ok {
+		t.Error("a missing parameter to check")
+	}
+	if s, ok := d.Param("query", "limit", "500", true, false); ok {
+		d.Maximum(float64(d.ParamInt(s, -MaxExactInt, MaxExactInt)), 100, false)
+	}
+	if s, ok := d.Param("query", "ratio", "x", true, false); ok {
+		d.Minimum(d.ParamFloat(s), 0, false)
+	}
+	if _, ok := d.Param("header", "X-Name", "a\x00", true, false); ok {
+		t.Error("NUL in a header to check")
+	}
+	d.EndParams()
+	err := d.Finish()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []Violation{
+		{In: "path", Parameter: "order-id", Reason: "is required"},
+		{In: "query", Parameter: "limit", Reason: "must be at most 100"},
+		{In: "query", Parameter: "ratio", Reason: "must be a number"},
+		{In: "header", Parameter: "X-Name", Reason: "must not contain NUL"},
+		{Reason: "invalid JSON at offset 0: empty body, want a JSON value"},
+	}
+	if diff := cmp.Diff(want, e.Violations); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	b, _ := json.Marshal(e.Violations[:1])
+	if string(b) != `[{"in":"path","parameter":"order-id","reason":"is required"}]` {
+		t.Errorf("JSON %s", b)
 	}
 }

@@ -1,16 +1,36 @@
 package jsondecode
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
 
 // Violation is one way a request breaks its schema: where (a JSON pointer
-// into the body, RFC 6901) and why, in words a client developer can act
-// on.
+// into the body, RFC 6901, or a parameter) and why, in words a client
+// developer can act on.
 type Violation struct {
-	Pointer string `json:"pointer"`
-	Reason  string `json:"reason"`
+	// Pointer locates the value in the body; "" is the body as a whole.
+	Pointer string
+	// In and Parameter name a path, query or header parameter instead.
+	In, Parameter string
+	Reason        string
+}
+
+// MarshalJSON writes {"pointer", "reason"} for the body and {"in",
+// "parameter", "reason"} for a parameter.
+func (v Violation) MarshalJSON() ([]byte, error) {
+	if v.Parameter != "" {
+		return json.Marshal(struct {
+			In        string `json:"in"`
+			Parameter string `json:"parameter"`
+			Reason    string `json:"reason"`
+		}{v.In, v.Parameter, v.Reason})
+	}
+	return json.Marshal(struct {
+		Pointer string `json:"pointer"`
+		Reason  string `json:"reason"`
+	}{v.Pointer, v.Reason})
 }
 
 // Error lists every violation of one body, in the order they were found.
@@ -31,7 +51,10 @@ func (e *Error) Error() string {
 			b.WriteString("; ")
 		}
 		p := v.Pointer
-		if p == "" {
+		switch {
+		case v.Parameter != "":
+			p = v.In + " parameter " + v.Parameter
+		case p == "":
 			p = "(body)"
 		}
 		b.WriteString(p + ": " + v.Reason)

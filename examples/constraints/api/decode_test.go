@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,7 +36,14 @@ func widget(edit func(m map[string]any)) []byte {
 // its violations; nil when it is accepted.
 func violations(t *testing.T, body []byte) []string {
 	t.Helper()
-	_, err := decodeCreateWidget(&idemimpl.Request{Body: body})
+	return violationsOf(t, &idemimpl.Request{Body: body, Header: http.Header{"X-Source": {"web"}}})
+}
+
+// violationsOf decodes r as a createWidget request and returns where its
+// violations are: a body pointer, or in:name for a parameter.
+func violationsOf(t *testing.T, r *idemimpl.Request) []string {
+	t.Helper()
+	_, err := decodeCreateWidget(r)
 	if err == nil {
 		return nil
 	}
@@ -44,9 +53,34 @@ func violations(t *testing.T, body []byte) []string {
 	}
 	out := []string{}
 	for _, v := range e.Violations {
+		if v.Parameter != "" {
+			out = append(out, v.In+":"+v.Parameter)
+			continue
+		}
 		out = append(out, v.Pointer)
 	}
 	return out
+}
+
+// Query and header parameters are checked like the body, and reported
+// with it.
+func TestWidgetParams(t *testing.T) {
+	good := &idemimpl.Request{Body: widget(nil), Header: http.Header{"X-Source": {"app"}}, Query: url.Values{"limit": {"100"}, "dry_run": {"true"}}}
+	if got := violationsOf(t, good); got != nil {
+		t.Errorf("valid parameters refused at %v", got)
+	}
+	bad := &idemimpl.Request{Body: widget(func(m map[string]any) { m["count"] = 0 }), Header: http.Header{},
+		Query: url.Values{"limit": {"0"}, "dry_run": {"maybe"}}}
+	want := []string{"query:dry_run", "query:limit", "header:X-Source", "/count"}
+	if diff := cmp.Diff(want, violationsOf(t, bad)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+	bad.Header.Set("X-Source", "fax")
+	bad.Query.Set("limit", "ten")
+	want = []string{"query:dry_run", "query:limit", "header:X-Source", "/count"}
+	if diff := cmp.Diff(want, violationsOf(t, bad)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
 }
 
 // Must show 1, second spec: each keyword the decoders check, with a valid

@@ -10,6 +10,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
+	"math"
 	"net/http"
 	"time"
 )
@@ -109,6 +110,22 @@ type CreateWidgetOperation struct {
 func decodeCreateWidget(r *idemimpl.Request) (*Widget, error) {
 	var v Widget
 	d := jsondecode.New(r.Body)
+	if s0, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), r.Query.Has("dry_run"), false); ok {
+		_ = d.ParamBool(s0)
+	}
+	if s1, ok := d.Param("query", "limit", r.Query.Get("limit"), r.Query.Has("limit"), false); ok {
+		p1 := int32(d.ParamInt(s1, math.MinInt32, math.MaxInt32))
+		d.Minimum(float64(p1), 1.0, false)
+		d.Maximum(float64(p1), 100.0, false)
+	}
+	if s2, ok := d.Param("header", "X-Source", r.Header.Get("X-Source"), len(r.Header.Values("X-Source")) > 0, true); ok {
+		switch s2 {
+		case "web", "app":
+		default:
+			d.NotOneOf("one of \"web\", \"app\"")
+		}
+	}
+	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)

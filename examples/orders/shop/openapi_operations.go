@@ -206,6 +206,10 @@ func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, pay
 func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	var v Cancellation
 	d := jsondecode.New(r.Body)
+	if s0, ok := d.Param("path", "order-id", r.PathParams["order-id"], true, true); ok {
+		d.MaxLength(s0, 64)
+	}
+	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)

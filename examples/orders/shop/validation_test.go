@@ -104,8 +104,10 @@ func pointers(t *testing.T, rec *httptest.ResponseRecorder) []string {
 	var p struct {
 		Type       string `json:"type"`
 		Violations []struct {
-			Pointer string `json:"pointer"`
-			Reason  string `json:"reason"`
+			Pointer   string `json:"pointer"`
+			In        string `json:"in"`
+			Parameter string `json:"parameter"`
+			Reason    string `json:"reason"`
 		} `json:"violations"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
@@ -116,6 +118,10 @@ func pointers(t *testing.T, rec *httptest.ResponseRecorder) []string {
 	}
 	out := []string{}
 	for _, v := range p.Violations {
+		if v.Parameter != "" {
+			out = append(out, v.In+":"+v.Parameter)
+			continue
+		}
 		out = append(out, v.Pointer)
 	}
 	return out
@@ -195,6 +201,7 @@ func TestRequestValidation(t *testing.T) {
 			"/items/0/sku", "/items/0/quantity", "/delivery/country", "/delivery/city", "/delivery/name", "/delivery/postal_code", "/delivery/street",
 			"/x", "/customer_id", "/external_order_id", "/shop_id"}},
 		{"enum", call{path: "/orders/o-1/cancel", body: `{"reason":"bored"}`}, 400, []string{"/reason"}},
+		{"path parameter maxLength", call{path: "/orders/" + long + "/cancel", body: `{"reason":"bored"}`}, 400, []string{"path:order-id", "/reason"}},
 		{"text/plain", call{path: "/orders", body: order(nil), contentType: "text/plain"}, 415, nil},
 		{"no Content-Type, one declared", call{path: "/orders", body: order(nil), contentType: "-"}, 201, nil},
 		{"3,000-byte tenant", call{path: "/orders", body: order(nil), tenant: strings.Repeat("t", 3000)}, 403, nil},

@@ -138,7 +138,7 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	req := &Request{Method: r.Method, Route: c.Route, Header: r.Header, Body: body}
+	req := &Request{Method: r.Method, Route: c.Route, Header: r.Header, Query: r.URL.Query(), Body: body}
 	if len(c.PathParams) > 0 {
 		req.PathParams = make(map[string]string, len(c.PathParams))
 		for _, name := range c.PathParams {

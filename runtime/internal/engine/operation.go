@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/jackc/pgx/v5"
 
@@ -54,8 +55,10 @@ type Request struct {
 	Method     string
 	Route      string
 	PathParams map[string]string
-	Header     http.Header
-	Body       []byte
+	// Query holds the query parameters of the request URL.
+	Query  url.Values
+	Header http.Header
+	Body   []byte
 }
 
 // Response is the business function's answer. A 2xx or 3xx response is

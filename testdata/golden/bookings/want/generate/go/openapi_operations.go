@@ -204,6 +204,8 @@ func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context,
 func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	var v CheckIn
 	d := jsondecode.New(r.Body)
+	_, _ = d.Param("path", "booking_id", r.PathParams["booking_id"], true, true)
+	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)

@@ -179,6 +179,8 @@ type RerouteShipmentOperation struct {
 func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	d := jsondecode.New(r.Body)
+	_, _ = d.Param("path", "shipment_id", r.PathParams["shipment_id"], true, true)
+	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
