@@ -88,8 +88,8 @@ type Operation struct {
 	// Params are the parameters the decoder checks, in the order the
 	// operation and its path item declare them; the idempotency key's
 	// header is the runtime's to check.
-	Params []*Param
-	Effects    []Effect
+	Params  []*Param
+	Effects []Effect
 	// Fingerprint is what the typed fingerprint covers.
 	Fingerprint Fingerprint
 	// NaturalKey holds the natural-key pointers in contract order.
