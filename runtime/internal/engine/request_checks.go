@@ -11,8 +11,8 @@ import (
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
-// ErrUnsupportedMediaType: the body's Content-Type is not one the
-// operation declares, or it is missing where the operation declares
+// ErrUnsupportedMediaType is the error of a body whose Content-Type is not
+// one the operation declares, or is missing where the operation declares
 // several (415, with the declared types in Accept-Post or Accept-Patch).
 var ErrUnsupportedMediaType = errors.New("idem: unsupported media type")
 
