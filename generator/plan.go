@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -51,8 +52,11 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 	tp := planTypes(doc, ops, TypeOptions{Reserved: slices.Clone(reservedAPI)})
 	for _, err := range tp.errs {
 		rule := RuleSchemaNotGo
-		if tp.collided[err] {
+		switch {
+		case tp.collided[err]:
 			rule = RuleNameCollision
+		case tp.badPattern[err]:
+			rule = RulePattern
 		}
 		diags = append(diags, errorDiagnostic(rule, err, ""))
 	}
@@ -63,6 +67,7 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 		GeneratedCodeVersion: generatedCodeVersion,
 		Types:                types.Decls,
 		Unimplemented:        unimplementedHandlers,
+		Patterns:             types.Patterns,
 	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
@@ -188,6 +193,12 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		}
 	}
 	p.Contract = runtimeContract(op, params)
+	if ot.Request != nil {
+		p.Contract.MediaTypes = ot.Request.Accept
+		if ot.Request.MediaType == MediaJSON {
+			checkParams(p.Params, ot.Params)
+		}
+	}
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
 		Fingerprint: "TestFingerprint" + ot.Name,
@@ -274,7 +285,8 @@ func pathParams(op *spec.Operation) []string {
 
 // changeTarget picks the field the contract tests change to get a request
 // that fingerprints differently: a required top-level scalar that the
-// fingerprint covers. Nil when there is none.
+// fingerprint covers and whose change the schema still accepts. Nil when
+// there is none.
 func changeTarget(t *GoType, fp ir.Fingerprint) *StructField {
 	if t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct {
 		return nil
@@ -296,7 +308,7 @@ func changeTarget(t *GoType, fp ir.Fingerprint) *StructField {
 		return false
 	}
 	for _, f := range t.Decl.Canonical {
-		if !f.Required || !significant(f) {
+		if !f.Required || !significant(f) || !changeKeepsValid(f.Type) {
 			continue
 		}
 		switch f.Type.Kind {
@@ -309,6 +321,33 @@ func changeTarget(t *GoType, fp ir.Fingerprint) *StructField {
 		}
 	}
 	return nil
+}
+
+// changeKeepsValid reports whether the contract tests' change of a value
+// of t (a suffix on a string, or one of two strings of its minimum length
+// when it has a maximum; one more on a number) stays within its schema's
+// checks, so that the changed request reaches the fingerprint
+// instead of a 400.
+func changeKeepsValid(t *GoType) bool {
+	c := t.Checks
+	if c == nil {
+		return true
+	}
+	switch t.Kind {
+	case TypeString:
+		return c.Pattern == nil && c.Format == "" && c.Strings == nil && (c.MaxLength == nil || *c.MaxLength >= max(1, minLength(c)))
+	case TypeInt32, TypeInt64, TypeFloat64:
+		return c.Maximum == nil && c.MultipleOf == nil && c.Numbers == nil
+	}
+	return true
+}
+
+// minLength is the minimum length of c; 0 without one.
+func minLength(c *Checks) int {
+	if c.MinLength == nil {
+		return 0
+	}
+	return *c.MinLength
 }
 
 // nameWalkers names the shared fingerprint walker of every struct a
@@ -354,4 +393,18 @@ func goFiles(doc *spec.Document, opts Options) []ir.File {
 	}
 	slices.SortFunc(files, func(a, b ir.File) int { return cmp.Compare(a.Path, b.Path) })
 	return files
+}
+
+// checkParams sets on each parameter of a typed request the checks of the
+// scalar parameter of the same place and name (a header's name in any
+// case), so that the JSON body's decoder reports its violations with the
+// body's.
+func checkParams(params []ir.Param, checks []*ParamCheck) {
+	for i := range params {
+		for _, c := range checks {
+			if c.In == params[i].In && (c.Name == params[i].Name || c.In == ir.InHeader && strings.EqualFold(c.Name, params[i].Name)) {
+				params[i].Checked = c.Type
+			}
+		}
+	}
 }

@@ -22,6 +22,9 @@ type TypePlan struct {
 	// Decls holds every type to declare, sorted by Go name. A component
 	// schema used by several operations is declared once.
 	Decls []*TypeDecl
+	// Patterns holds the patterns the JSON decoders check, named in the
+	// order the planner met them.
+	Patterns []*Pattern
 	// Operations holds the operations' body types, sorted by path and then
 	// method.
 	Operations []*OperationTypes
@@ -72,6 +75,9 @@ type OperationTypes struct {
 	// Responses are the operation's documented responses: exact statuses
 	// in order, then ranges (4XX), then default.
 	Responses []*ResponseTypes
+	// Params are the operation's scalar path, query and header
+	// parameters with their checks.
+	Params []*ParamCheck
 	// Unsupported is set when the operation has a request body, but in no
 	// media type that is generated (Square's multipart/form-data uploads):
 	// Request is nil, and a caller generating the operation reports this

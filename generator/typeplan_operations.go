@@ -32,14 +32,15 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 // errors, sorted by position.
 func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typePlanner {
 	p := &typePlanner{
-		file:     doc.Path,
-		opts:     opts,
-		byRef:    map[string]*GoType{},
-		building: map[string]bool{},
-		open:     map[*TypeDecl]bool{},
-		opNames:  NewNamespace(),
-		collided: map[*spec.Error]bool{},
-		plan:     &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
+		file:       doc.Path,
+		opts:       opts,
+		byRef:      map[string]*GoType{},
+		building:   map[string]bool{},
+		open:       map[*TypeDecl]bool{},
+		opNames:    NewNamespace(),
+		collided:   map[*spec.Error]bool{},
+		badPattern: map[*spec.Error]bool{},
+		plan:       &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
 	}
 	p.plan.Names.Reserve("the caller", opts.Reserved...)
 	sorted := slices.Clone(ops)
@@ -51,6 +52,7 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 	}
 	p.name()
 	p.markForm()
+	p.markJSON()
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *spec.Error) int {
 			if a.Pos.Before(b.Pos) {
@@ -86,6 +88,8 @@ type typePlanner struct {
 	// collided marks the errors that are two operations wanting one Go
 	// name.
 	collided map[*spec.Error]bool
+	// badPattern marks the errors that are a pattern RE2 cannot compile.
+	badPattern map[*spec.Error]bool
 	// pending holds each declaration with the name it wants, in discovery
 	// order; name assigns the final names.
 	pending []*pendingDecl
@@ -127,15 +131,27 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	if op.Op == nil {
 		return
 	}
+	var pathParams openapi3.Parameters
+	if op.PathItem != nil {
+		pathParams = op.PathItem.Parameters
+	}
+	ot.Params = p.params(pathParams, op.Op.Parameters)
 	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
 		key, kind, m := pickMedia(rb.Value.Content, MediaJSON, MediaForm)
 		if m == nil {
 			keys := slices.Sorted(maps.Keys(rb.Value.Content))
 			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Msg: "request body of " + where + " is " + strings.Join(keys, ", ") + "; only JSON and application/x-www-form-urlencoded bodies are generated"}
 		} else {
+			var accept []string
+			for _, k := range slices.Sorted(maps.Keys(rb.Value.Content)) {
+				if mediaKind(k) == kind {
+					accept = append(accept, k)
+				}
+			}
 			ot.Request = &BodyType{
 				MediaType:   kind,
 				ContentType: key,
+				Accept:      accept,
 				Required:    rb.Value.Required,
 				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Body", source: "request body of " + where, owner: op}),
 			}

@@ -88,18 +88,18 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 		case s.Format == "date-time":
 			return &GoType{Kind: TypeTime, Format: s.Format}
 		}
-		return &GoType{Kind: TypeString, Format: s.Format}
+		return p.checked(&GoType{Kind: TypeString, Format: s.Format}, s)
 	case openapi3.TypeInteger:
 		if s.Format == "int32" {
-			return &GoType{Kind: TypeInt32, Format: s.Format}
+			return p.checked(&GoType{Kind: TypeInt32, Format: s.Format}, s)
 		}
-		return &GoType{Kind: TypeInt64, Format: s.Format}
+		return p.checked(&GoType{Kind: TypeInt64, Format: s.Format}, s)
 	case openapi3.TypeNumber:
-		return &GoType{Kind: TypeFloat64, Format: s.Format}
+		return p.checked(&GoType{Kind: TypeFloat64, Format: s.Format}, s)
 	case openapi3.TypeBoolean:
 		return &GoType{Kind: TypeBool}
 	case openapi3.TypeArray:
-		return &GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}
+		return p.checked(&GoType{Kind: TypeSlice, Elem: p.elemType(s.Items, h.child("Item", "item"))}, s)
 	case openapi3.TypeObject:
 		// A struct cannot hold members beyond its fields: named properties
 		// with an additionalProperties schema or patternProperties stay
@@ -113,7 +113,7 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 			return p.structOf(s, h)
 		}
 		if ap := s.AdditionalProperties.Schema; ap != nil {
-			return &GoType{Kind: TypeMap, Elem: p.elemType(ap, h.child("Value", "value"))}
+			return p.checked(&GoType{Kind: TypeMap, Elem: p.elemType(ap, h.child("Value", "value"))}, s)
 		}
 	}
 	return &GoType{Kind: TypeRaw}
@@ -133,6 +133,7 @@ func (p *typePlanner) elemType(ref *openapi3.SchemaRef, h hint) *GoType {
 // its allOf merges in.
 func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 	decl := &TypeDecl{Kind: DeclStruct, Source: commentText(h.source), Component: h.component}
+	structChecks(decl, s)
 	declPos := p.declare(decl, s, h)
 	t := &GoType{Kind: TypeDeclared, Decl: decl}
 	pd := &pendingDecl{decl: decl, parent: h.parent, want: h.name, component: h.component}
@@ -204,6 +205,7 @@ func (p *typePlanner) enumOf(s *openapi3.Schema, h hint) *GoType {
 			decl.Consts = append(decl.Consts, &EnumConst{Value: v})
 		}
 	}
+	decl.OneOf = enumWording(decl)
 	p.pending = append(p.pending, &pendingDecl{decl: decl, parent: h.parent, want: h.name, component: h.component})
 	return &GoType{Kind: TypeDeclared, Decl: decl, Format: s.Format}
 }

@@ -29,6 +29,9 @@ const (
 	RuleSchemaNotGo = "IDEM108"
 	// RuleRoute: a path that cannot be mounted on a router.
 	RuleRoute = "IDEM109"
+	// RulePattern: a pattern of a request schema that Go's RE2 cannot
+	// compile, so the generated decoder could not check it.
+	RulePattern = "IDEM110"
 )
 
 // Verdict returns every error that keeps generate from generating doc,

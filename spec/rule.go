@@ -64,6 +64,7 @@ func Rules() []Rule {
 		ruleRequestBodyNotGenerated,
 		rulePointerNotWalkable,
 		ruleNaturalKeyNotSignificant,
+		ruleUnionNotValidated,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

@@ -134,7 +134,8 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 // TestEveryRuleHasABadSpec checks the contract of testdata/golden: each
 // rule has a case named after it whose spec yields that rule and, besides
 // what a contract that is not generated yet also gets (IDEM020 beside
-// IDEM013's phased contract, the planner's IDEM1xx refusals), nothing else.
+// IDEM013's phased contract, the planner's IDEM1xx refusals, IDEM026
+// beside IDEM024's pointer into a union), nothing else.
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	for _, rule := range spec.Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
@@ -158,6 +159,9 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 				for _, d := range r.Diagnostics {
 					if rule.ID == "IDEM013" && d.Rule == "IDEM020" {
 						continue // a phased contract is not generated yet
+					}
+					if rule.ID == "IDEM024" && d.Rule == "IDEM026" {
+						continue // a pointer into a union needs a union
 					}
 					if strings.HasPrefix(d.Rule, "IDEM1") && len(d.Rule) == len("IDEM101") {
 						continue

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -115,6 +116,17 @@ func emitChange(f *jen.File, op *ir.Operation) {
 	switch target.Type.Kind {
 	case ir.TypeString:
 		change = jen.Add(field).Op("+=").Lit("~changed")
+		if c := target.Type.Checks; c != nil && c.MaxLength != nil {
+			// A suffix could pass the maximum: switch between two values
+			// of the minimum length instead.
+			n := 1
+			if c.MinLength != nil && *c.MinLength > 1 {
+				n = *c.MinLength
+			}
+			a, b := strings.Repeat("x", n), strings.Repeat("y", n)
+			change = jen.If(jen.Add(field).Op("==").Lit(a)).Block(jen.Id("v").Dot(target.Name).Op("=").Lit(b)).
+				Else().Block(jen.Id("v").Dot(target.Name).Op("=").Lit(a))
+		}
 	case ir.TypeInt32, ir.TypeInt64, ir.TypeFloat64:
 		change = jen.Add(field).Op("++")
 	case ir.TypeBool:

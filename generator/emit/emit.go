@@ -20,6 +20,7 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	case ir.FileVersion:
 		emitVersion(f, prog)
 	case ir.FileTypes:
+		emitPatterns(f, prog.Patterns)
 		emitTypes(f, prog.Types)
 	case ir.FileOperations:
 		emitOperations(f, prog)
@@ -58,6 +59,7 @@ func newGoFile(pkg string) *jen.File {
 	f.ImportName(idemtestImport, "idemtest")
 	f.ImportName(fingerprintImport, "fingerprint")
 	f.ImportName(formImport, "form")
+	f.ImportName(jsondecodeImport, "jsondecode")
 	f.ImportName(pgxImport, "pgx")
 	return f
 }

@@ -97,6 +97,9 @@ func emitContract(f *jen.File, op *ir.Operation) {
 	if len(c.ReplayHeaders) > 0 {
 		fields[jen.Id("ReplayHeaders")] = stringSlice(c.ReplayHeaders)
 	}
+	if len(c.MediaTypes) > 0 {
+		fields[jen.Id("MediaTypes")] = stringSlice(c.MediaTypes)
+	}
 	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
 	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(fields)
 }
@@ -152,15 +155,18 @@ func emitHandle(f *jen.File, op *ir.Operation) {
 }
 
 // emitDecode declares the function that decodes the request body into its
-// typed form: strict JSON (the same texts the fingerprint accepts) or a
-// form.
+// typed form: generated strict JSON decoding with the schema's checks, or
+// a form.
 func emitDecode(f *jen.File, op *ir.Operation) {
 	req := op.Request
 	t := typeCode(req.Type)
 	bad := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %v"), jen.Qual(idemimplImport, "ErrInvalidBody"), err))
+		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %w"), jen.Qual(idemimplImport, "ErrInvalidBody"), err))
 	}
 	var body []jen.Code
+	if !req.Required {
+		body = append(body, jen.If(jen.Len(jen.Id("r").Dot("Body")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
+	}
 	body = append(body, jen.Var().Id("v").Add(t))
 	if req.MediaType == ir.MediaForm {
 		body = append(body,
@@ -169,13 +175,17 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 			jen.If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
 		)
 	} else {
-		body = append(body,
-			jen.If(jen.Err().Op(":=").Qual(fingerprintImport, "Validate").Call(jen.Id("r").Dot("Body")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
-			jen.If(jen.Err().Op(":=").Qual(jsonImport, "Unmarshal").Call(jen.Id("r").Dot("Body"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
-		)
+		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "New").Call(jen.Id("r").Dot("Body")))
+		body = append(body, paramChecks(op.Params)...)
+		body = append(body, jsonValue(jen.Id("v"), req.Type, false, 0)...)
+		body = append(body, jen.If(jen.Err().Op(":=").Id(dec).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())))
 	}
 	body = append(body, jen.Return(jen.Op("&").Id("v"), jen.Nil()))
-	comment(f, fmt.Sprintf("%s decodes the %s request body of %s.", op.DecodeFunc, strings.TrimPrefix(req.MediaType, "application/"), op.Doc))
+	what := "decodes the form request body of " + op.Doc
+	if req.MediaType != ir.MediaForm {
+		what = "decodes the JSON request body of " + op.Doc + " and checks it against the schema, reporting every violation at once"
+	}
+	comment(f, fmt.Sprintf("%s %s.", op.DecodeFunc, what))
 	f.Func().Id(op.DecodeFunc).Params(jen.Id("r").Op("*").Qual(idemimplImport, "Request")).Params(jen.Op("*").Add(t), jen.Error()).Block(body...)
 }
 

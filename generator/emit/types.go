@@ -23,6 +23,9 @@ func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
 		case ir.DeclEnum:
 			emitEnum(f, d)
 		}
+		if d.JSON {
+			emitDecodeJSON(f, d)
+		}
 	}
 }
 

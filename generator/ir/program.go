@@ -14,6 +14,9 @@ type Program struct {
 	GeneratedCodeVersion int
 	// Types holds every type to declare, sorted by Go name.
 	Types []*TypeDecl
+	// Patterns holds the regular expressions the decoders check, in the
+	// order of their variables.
+	Patterns []*Pattern
 	// Operations holds the generated operations, sorted by path and then
 	// method.
 	Operations []*Operation
@@ -159,6 +162,13 @@ type Param struct {
 	// TypeString.
 	Type     *GoType
 	Required bool
+	// Checked is the parameter as the JSON body's decoder checks it
+	// against its schema, before the body and into the same list of
+	// violations: a TypeString, TypeInt32, TypeInt64, TypeFloat64 or
+	// TypeBool with the schema's Checks (an enum is TypeString with
+	// Checks.Strings). Nil when it is not checked there: a parameter of
+	// another shape, a cookie, or an operation without a JSON body.
+	Checked *GoType
 }
 
 // Response is one documented answer of an operation and its Go type.

@@ -14,6 +14,10 @@ type BodyType struct {
 	MediaType string
 	// ContentType is the content key as the spec writes it.
 	ContentType string
+	// Accept lists the content keys of a request body that decode like
+	// ContentType (every JSON one, or every form one), sorted: the media
+	// types the operation takes; others answer 415.
+	Accept []string
 	// Status is the response status code; 0 for a request body.
 	Status int
 	// Required is whether the request body is required.
@@ -62,6 +66,8 @@ type GoType struct {
 	// Format is the schema's format as written (uuid, date-time, int32,
 	// …), for information; the kind already reflects it.
 	Format string
+	// Checks are the schema's validation keywords; nil for none.
+	Checks *Checks
 }
 
 // ExternalType is an existing Go type named by x-go-type, with its import
@@ -112,6 +118,17 @@ type TypeDecl struct {
 	// Walker is the name of the shared fingerprint walker of a struct a
 	// fingerprint reaches; empty when no fingerprint does.
 	Walker string
+	// JSON is set when a JSON request body reaches the type; it then gets
+	// a JSONMethod that decodes and checks it.
+	JSON bool
+	// Strict refuses members a struct has no field for
+	// (additionalProperties: false); otherwise they are ignored.
+	Strict bool
+	// Checks are the object's own keywords (minProperties,
+	// maxProperties); nil for none.
+	Checks *Checks
+	// OneOf words the values of an enum for its violation: "one of a, b".
+	OneOf string
 }
 
 // StructField is one field of a struct.
@@ -138,3 +155,8 @@ type EnumConst struct {
 
 // FormMethod is the method every struct reached from a form body gets.
 const FormMethod = "DecodeForm"
+
+// JSONMethod is the unexported method every type a JSON request body
+// reaches gets: it decodes the type from a runtime/jsondecode Decoder and
+// checks its schema. Being unexported, it cannot collide with a field.
+const JSONMethod = "decodeJSON"

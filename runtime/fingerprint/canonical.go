@@ -19,8 +19,8 @@ func Canonicalize(src []byte) ([]byte, error) {
 }
 
 // Validate reports whether src is a JSON text that [Canonicalize] and
-// [Spec.Sum] accept; its errors wrap [ErrInvalidJSON]. Typed handlers call it
-// on a raw body before decoding it with a more lenient decoder.
+// [Spec.Sum] accept; its errors wrap [ErrInvalidJSON]. Call it on a raw body
+// before decoding it with a more lenient decoder.
 func Validate(src []byte) error {
 	d := getDocument()
 	defer putDocument(d)

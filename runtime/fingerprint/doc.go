@@ -57,8 +57,9 @@
 //
 // Two differences between a typed decode and this package are the
 // generator's to handle. encoding/json accepts duplicate names, invalid UTF-8
-// and lone surrogates, which [Spec.Sum] rejects, so a typed handler checks
-// the raw body with [Validate] first. And a typed decode folds wire forms
+// and lone surrogates, which [Spec.Sum] rejects; generated decoders
+// (runtime/jsondecode) refuse them too, and integers beyond ±(2^53−1),
+// which this package would round. And a typed decode folds wire forms
 // that differ here: "a":null and a missing a become one nil pointer, "a":[]
 // and a missing a one empty slice. Generated types must keep such a
 // difference (a three-state optional) wherever it reaches the fingerprint,

@@ -13,6 +13,9 @@ var (
 	ErrBodyTooLarge = engine.ErrBodyTooLarge
 	// ErrInvalidBody: the body cannot be decoded or fingerprinted (400).
 	ErrInvalidBody = engine.ErrInvalidBody
+	// ErrUnsupportedMediaType: the body's Content-Type is not one the
+	// operation declares (415).
+	ErrUnsupportedMediaType = engine.ErrUnsupportedMediaType
 	// ErrFingerprintMismatch: the key was used for a different request (422).
 	ErrFingerprintMismatch = engine.ErrFingerprintMismatch
 	// ErrInProgress: the first request with the key still runs (409 with

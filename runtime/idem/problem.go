@@ -20,4 +20,6 @@ const (
 	ProblemInternal         = ProblemTypeBase + "internal-error"              // 500, nothing disclosed
 	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"          // 409, another operation created the entity
 	ProblemUnavailable      = ProblemTypeBase + "temporarily-unavailable"     // 503, ErrUnavailable, with Retry-After
+	// 415, ErrUnsupportedMediaType, with Accept-Post (Accept-Patch for PATCH)
+	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 )

@@ -9,18 +9,16 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// checkItems refuses an order's items that the tables would refuse with
-// an error (a 500): a quantity below one, or a SKU listed twice.
+// checkItems refuses what the schema lets through and the tables would
+// refuse with an error (a 500): a SKU on two lines with different
+// quantities (identical lines are refused by uniqueItems, a quantity below
+// one by minimum, both with the other violations in a 400).
 func checkItems(items []OrderItem) *idem.Rejection {
 	seen := make(map[string]bool, len(items))
 	for _, it := range items {
-		switch {
-		case it.Quantity < 1:
+		if seen[it.Sku] {
 			return &idem.Rejection{Status: http.StatusUnprocessableEntity, Type: ProblemBadItems, Title: "Bad items",
-				Detail: fmt.Sprintf("quantity of %s must be at least 1", it.Sku)}
-		case seen[it.Sku]:
-			return &idem.Rejection{Status: http.StatusUnprocessableEntity, Type: ProblemBadItems, Title: "Bad items",
-				Detail: fmt.Sprintf("%s is listed twice", it.Sku)}
+				Detail: fmt.Sprintf("%s is listed on more than one line; put the whole quantity on one", it.Sku)}
 		}
 		seen[it.Sku] = true
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -27,6 +28,7 @@ var contractCreateOrder = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
@@ -180,15 +182,14 @@ func (r CreateOrder422Response) responseCreateOrder() (*idemimpl.Response, error
 	}, nil
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST
-// /orders).
+// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
+// and checks it against the schema, reporting every violation at once.
 func decodeCreateOrder(r *idemimpl.Request) (*NewOrder, error) {
 	var v NewOrder
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -260,6 +261,7 @@ var contractCancelOrder = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "cancelOrder",
 	PathParams:    []string{"order-id"},
@@ -389,15 +391,19 @@ func (r CancelOrder409Response) responseCancelOrder() (*idemimpl.Response, error
 	}, nil
 }
 
-// decodeCancelOrder decodes the json request body of cancelOrder (POST
-// /orders/{order-id}/cancel).
+// decodeCancelOrder decodes the JSON request body of cancelOrder (POST
+// /orders/{order-id}/cancel) and checks it against the schema, reporting every
+// violation at once.
 func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	var v Cancellation
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	if s0, ok := d.Param("path", "order-id", r.PathParams["order-id"], true, true); ok {
+		d.MaxLength(s0, 64)
 	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d.EndParams()
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

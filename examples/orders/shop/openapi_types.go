@@ -2,11 +2,42 @@
 
 package shop
 
-import "time"
+import (
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+	"regexp"
+	"time"
+)
+
+// The patterns of the request schemas, compiled once.
+var (
+	pattern0 = regexp.MustCompile("^[A-Z]{2}$")
+	pattern1 = regexp.MustCompile("^[A-Za-z0-9][A-Za-z0-9._-]*$")
+)
 
 // Cancellation is the schema #/components/schemas/Cancellation.
 type Cancellation struct {
 	Reason CancellationReason `json:"reason"`
+}
+
+// decodeJSON decodes a Cancellation from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "reason":
+			has0 = true
+			v.Reason.decodeJSON(d)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("reason")
+	}
 }
 
 // CancellationReason is the property reason of the schema
@@ -20,6 +51,17 @@ const (
 	CancellationReasonFraud           CancellationReason = "fraud"
 )
 
+// decodeJSON decodes a CancellationReason from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
+	*v = CancellationReason(d.String())
+	switch *v {
+	case CancellationReasonCustomerRequest, CancellationReasonOutOfStock, CancellationReasonFraud:
+	default:
+		d.NotOneOf("one of \"customer_request\", \"out_of_stock\", \"fraud\"")
+	}
+}
+
 // Delivery is the schema #/components/schemas/Delivery.
 type Delivery struct {
 	City         string  `json:"city"`
@@ -30,6 +72,64 @@ type Delivery struct {
 	Street       string  `json:"street"`
 }
 
+// decodeJSON decodes a Delivery from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1, has3, has4, has5 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "city":
+			has0 = true
+			v.City = d.String()
+			d.MinLength(v.City, 1)
+			d.MaxLength(v.City, 200)
+		case "country":
+			has1 = true
+			v.Country = d.String()
+			d.Pattern(v.Country, pattern0, "^[A-Z]{2}$")
+		case "instructions":
+			x0 := d.String()
+			d.MaxLength(x0, 500)
+			v.Instructions = &x0
+		case "name":
+			has3 = true
+			v.Name = d.String()
+			d.MinLength(v.Name, 1)
+			d.MaxLength(v.Name, 200)
+		case "postal_code":
+			has4 = true
+			v.PostalCode = d.String()
+			d.MinLength(v.PostalCode, 1)
+			d.MaxLength(v.PostalCode, 16)
+		case "street":
+			has5 = true
+			v.Street = d.String()
+			d.MinLength(v.Street, 1)
+			d.MaxLength(v.Street, 200)
+		default:
+			d.Unknown()
+		}
+	}
+	if !has0 {
+		d.Missing("city")
+	}
+	if !has1 {
+		d.Missing("country")
+	}
+	if !has3 {
+		d.Missing("name")
+	}
+	if !has4 {
+		d.Missing("postal_code")
+	}
+	if !has5 {
+		d.Missing("street")
+	}
+}
+
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
 	ClientSentAt    *time.Time  `json:"client_sent_at,omitempty"`
@@ -38,6 +138,71 @@ type NewOrder struct {
 	ExternalOrderID string      `json:"external_order_id"`
 	Items           []OrderItem `json:"items"`
 	ShopID          string      `json:"shop_id"`
+}
+
+// decodeJSON decodes a NewOrder from d and checks it against its schema,
+// reporting every violation to d.
+func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has1, has2, has3, has4, has5 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "client_sent_at":
+			x0 := d.Time()
+			v.ClientSentAt = &x0
+		case "customer_id":
+			has1 = true
+			v.CustomerID = d.String()
+			d.MinLength(v.CustomerID, 1)
+			d.MaxLength(v.CustomerID, 64)
+		case "delivery":
+			has2 = true
+			v.Delivery.decodeJSON(d)
+		case "external_order_id":
+			has3 = true
+			v.ExternalOrderID = d.String()
+			d.MinLength(v.ExternalOrderID, 1)
+			d.MaxLength(v.ExternalOrderID, 64)
+		case "items":
+			has4 = true
+			mark0 := d.Mark()
+			if d.BeginArray() {
+				v.Items = []OrderItem{}
+				for d.Next() {
+					var e0 OrderItem
+					e0.decodeJSON(d)
+					v.Items = append(v.Items, e0)
+				}
+				d.MinItems(len(v.Items), 1)
+				d.MaxItems(len(v.Items), 100)
+				d.UniqueItems(mark0)
+			}
+		case "shop_id":
+			has5 = true
+			v.ShopID = d.String()
+			d.MinLength(v.ShopID, 1)
+			d.MaxLength(v.ShopID, 64)
+		default:
+			d.Unknown()
+		}
+	}
+	if !has1 {
+		d.Missing("customer_id")
+	}
+	if !has2 {
+		d.Missing("delivery")
+	}
+	if !has3 {
+		d.Missing("external_order_id")
+	}
+	if !has4 {
+		d.Missing("items")
+	}
+	if !has5 {
+		d.Missing("shop_id")
+	}
 }
 
 // Order is the schema #/components/schemas/Order.
@@ -65,6 +230,37 @@ type OrderConflict struct {
 type OrderItem struct {
 	Quantity int64  `json:"quantity"`
 	Sku      string `json:"sku"`
+}
+
+// decodeJSON decodes a OrderItem from d and checks it against its schema,
+// reporting every violation to d.
+func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "quantity":
+			has0 = true
+			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			d.Minimum(float64(v.Quantity), 1.0, false)
+			d.Maximum(float64(v.Quantity), 1000.0, false)
+		case "sku":
+			has1 = true
+			v.Sku = d.String()
+			d.MaxLength(v.Sku, 64)
+			d.Pattern(v.Sku, pattern1, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
+		default:
+			d.Unknown()
+		}
+	}
+	if !has0 {
+		d.Missing("quantity")
+	}
+	if !has1 {
+		d.Missing("sku")
+	}
 }
 
 // OrderStatus is the property status of the schema #/components/schemas/Order.

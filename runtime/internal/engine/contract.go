@@ -40,6 +40,10 @@ type Contract struct {
 	// ReplayHeaders are response headers stored and replayed besides
 	// Content-Type and the typed headers of the response (Response.Typed).
 	ReplayHeaders []string
+	// MediaTypes are the request body's media types the operation takes,
+	// as the spec writes them; a body in another answers 415. Empty takes
+	// any.
+	MediaTypes []string
 }
 
 // KeySpec says where the idempotency key is found.

@@ -122,12 +122,18 @@ func (h *handler) serve(r *http.Request) (*Result, error) {
 	if err != nil {
 		return nil, &unreadBodyError{fmt.Errorf("%w: %v", errScope, err)}
 	}
+	if err := checkScope(scope); err != nil {
+		return nil, &unreadBodyError{err}
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidBody, err)
 	}
 	if int64(len(body)) > h.maxBody {
 		return nil, ErrBodyTooLarge
+	}
+	if err := checkMediaType(r.Method, c.MediaTypes, r.Header, body); err != nil {
+		return nil, err
 	}
 	if c.Key.BodyPointer != "" {
 		if key, err = keyFromBody(body, c.Key); err != nil {

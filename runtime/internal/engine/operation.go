@@ -61,9 +61,10 @@ type Request struct {
 	Method     string
 	Route      string
 	PathParams map[string]string
-	Query      url.Values
-	Header     http.Header
-	Body       []byte
+	// Query holds the query parameters of the request URL.
+	Query  url.Values
+	Header http.Header
+	Body   []byte
 }
 
 // Response is the business function's answer. A 2xx or 3xx response is

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // ProblemTypeBase is the prefix of every problem type URI; the fragment
@@ -16,18 +18,19 @@ const ProblemTypeBase = "https://github.com/idemgen/idemgen/blob/main/docs/probl
 // The problem types the runtime answers with (RFC 9457). They are stable:
 // clients may switch on them.
 const (
-	ProblemKeyMissing       = ProblemTypeBase + "idempotency-key-missing"
-	ProblemKeyMalformed     = ProblemTypeBase + "idempotency-key-malformed"
-	ProblemBodyTooLarge     = ProblemTypeBase + "request-body-too-large"
-	ProblemInvalidBody      = ProblemTypeBase + "request-body-invalid"
-	ProblemScopeUnavailable = ProblemTypeBase + "scope-unavailable"
-	ProblemFingerprint      = ProblemTypeBase + "idempotency-key-reused"
-	ProblemInProgress       = ProblemTypeBase + "operation-in-progress"
-	ProblemExpired          = ProblemTypeBase + "operation-expired"
-	ProblemRequiresRecovery = ProblemTypeBase + "operation-requires-recovery"
-	ProblemInternal         = ProblemTypeBase + "internal-error"
-	ProblemNaturalKeyExists = ProblemTypeBase + "natural-key-exists"
-	ProblemUnavailable      = ProblemTypeBase + "temporarily-unavailable"
+	ProblemKeyMissing           = ProblemTypeBase + "idempotency-key-missing"
+	ProblemKeyMalformed         = ProblemTypeBase + "idempotency-key-malformed"
+	ProblemBodyTooLarge         = ProblemTypeBase + "request-body-too-large"
+	ProblemInvalidBody          = ProblemTypeBase + "request-body-invalid"
+	ProblemScopeUnavailable     = ProblemTypeBase + "scope-unavailable"
+	ProblemFingerprint          = ProblemTypeBase + "idempotency-key-reused"
+	ProblemInProgress           = ProblemTypeBase + "operation-in-progress"
+	ProblemExpired              = ProblemTypeBase + "operation-expired"
+	ProblemRequiresRecovery     = ProblemTypeBase + "operation-requires-recovery"
+	ProblemInternal             = ProblemTypeBase + "internal-error"
+	ProblemNaturalKeyExists     = ProblemTypeBase + "natural-key-exists"
+	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
+	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -37,12 +40,22 @@ type Problem struct {
 	Status      int    `json:"status"`
 	Detail      string `json:"detail,omitempty"`
 	OperationID string `json:"operation_id,omitempty"` // for support, on operation-expired and operation-requires-recovery
-	retryAfter  time.Duration
+	// Violations lists every violation of the request's schema, on
+	// request-body-invalid (an RFC 9457 extension member).
+	Violations []jsondecode.Violation `json:"violations,omitempty"`
+	retryAfter time.Duration
+	// accept lists the media types an unsupported-media-type request may
+	// have, sent in acceptHeader (Accept-Post or Accept-Patch).
+	accept       []string
+	acceptHeader string
 }
 
 // problemFor maps an error of the key, body, scope and execution stages to
 // its problem. Unknown errors are a 500 that discloses nothing.
 func problemFor(err error) *Problem {
+	if p := requestProblem(err); p != nil {
+		return p
+	}
 	var ref *RefusalError
 	if errors.As(err, &ref) {
 		switch ref.Err {
@@ -92,6 +105,9 @@ func (p *Problem) write(w http.ResponseWriter) {
 	h.Set("Content-Type", "application/problem+json")
 	if p.retryAfter > 0 {
 		h.Set("Retry-After", strconv.FormatInt(int64(p.retryAfter/time.Second), 10))
+	}
+	if len(p.accept) > 0 {
+		h.Set(p.acceptHeader, strings.Join(p.accept, ", "))
 	}
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(body)

@@ -75,6 +75,9 @@ func NewTypedHandler[T any](exec Holder, t Typed[T], scope func(*http.Request) (
 			if p.naturalKey, err = t.NaturalKey(body); err != nil {
 				return prepared{}, fmt.Errorf("idem: natural key: %w", err)
 			}
+			if err := checkNaturalKey(p.naturalKey); err != nil {
+				return prepared{}, err
+			}
 		}
 		return p, nil
 	}

@@ -2,6 +2,8 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateCallBody is the schema #/components/schemas/CreateCallBody.
 type CreateCallBody struct {
 	Sid         *string      `json:"sid,omitempty"`
@@ -19,6 +21,42 @@ type CreateCallBody2 struct {
 	Status               *CreateCallBody2Status `json:"status,omitempty"`
 }
 
+// decodeJSON decodes a CreateCallBody2 from d and checks it against its schema,
+// reporting every violation to d.
+func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "CreateCallBodyStatus":
+			x0 := d.String()
+			v.CreateCallBodyStatus = &x0
+		case "StartTime":
+			x0 := d.String()
+			v.StartTime = &x0
+		case "StartTime<":
+			x0 := d.String()
+			v.StartTime2 = &x0
+		case "decode_form":
+			x0 := d.String()
+			v.DecodeForm2 = &x0
+		case "start-time":
+			x0 := d.String()
+			v.StartTime3 = &x0
+		case "start_time":
+			x0 := d.String()
+			v.StartTime4 = &x0
+		case "status":
+			x0 := new(CreateCallBody2Status)
+			x0.decodeJSON(d)
+			v.Status = x0
+		default:
+			d.Skip()
+		}
+	}
+}
+
 // CreateCallBody2Status is the property status of the request body of
 // CreateCall (POST /calls).
 type CreateCallBody2Status string
@@ -31,10 +69,43 @@ const (
 	CreateCallBody2StatusAB2    CreateCallBody2Status = "a_b"
 )
 
+// decodeJSON decodes a CreateCallBody2Status from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateCallBody2Status) decodeJSON(d *jsondecode.Decoder) {
+	*v = CreateCallBody2Status(d.String())
+	switch *v {
+	case CreateCallBody2StatusQueued, CreateCallBody2StatusEmpty, CreateCallBody2StatusAB, CreateCallBody2StatusAB2:
+	default:
+		d.NotOneOf("one of \"queued\", \"\", \"a-b\", \"a_b\"")
+	}
+}
+
 // Source is the schema #/components/schemas/source.
 type Source struct {
 	AchCreditTransfer *SourceTypeAchCreditTransfer `json:"ach_credit_transfer,omitempty"`
 	Type              *SourceType                  `json:"type,omitempty"`
+}
+
+// decodeJSON decodes a Source from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Source) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "ach_credit_transfer":
+			x0 := new(SourceTypeAchCreditTransfer)
+			x0.decodeJSON(d)
+			v.AchCreditTransfer = x0
+		case "type":
+			x0 := new(SourceType)
+			x0.decodeJSON(d)
+			v.Type = x0
+		default:
+			d.Skip()
+		}
+	}
 }
 
 // SourceType is the schema #/components/schemas/source_type.
@@ -46,8 +117,36 @@ const (
 	SourceTypeCard               SourceType = "card"
 )
 
+// decodeJSON decodes a SourceType from d and checks it against its schema,
+// reporting every violation to d.
+func (v *SourceType) decodeJSON(d *jsondecode.Decoder) {
+	*v = SourceType(d.String())
+	switch *v {
+	case SourceTypeAchCreditTransfer2, SourceTypeCard:
+	default:
+		d.NotOneOf("one of \"ach_credit_transfer\", \"card\"")
+	}
+}
+
 // SourceTypeAchCreditTransfer is the schema
 // #/components/schemas/source_type_ach_credit_transfer.
 type SourceTypeAchCreditTransfer struct {
 	AccountNumber *string `json:"account_number,omitempty"`
+}
+
+// decodeJSON decodes a SourceTypeAchCreditTransfer from d and checks it against
+// its schema, reporting every violation to d.
+func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "account_number":
+			x0 := d.String()
+			v.AccountNumber = &x0
+		default:
+			d.Skip()
+		}
+	}
 }

@@ -2,6 +2,8 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // PatchRoom200Body is the 200 response body of patchRoom (PATCH /rooms/{id}).
 type PatchRoom200Body struct {
 	ID *string `json:"id,omitempty"`
@@ -11,4 +13,24 @@ type PatchRoom200Body struct {
 type PatchRoomBody struct {
 	Floor *int64  `json:"floor,omitempty"`
 	Name  *string `json:"name,omitempty"`
+}
+
+// decodeJSON decodes a PatchRoomBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "floor":
+			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			v.Floor = &x0
+		case "name":
+			x0 := d.String()
+			v.Name = &x0
+		default:
+			d.Skip()
+		}
+	}
 }

@@ -2,7 +2,10 @@
 
 package golden
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+)
 
 // UpdateRoom200BodyItem is the item of the 200 response body of updateRoom
 // (PATCH /rooms).
@@ -21,6 +24,69 @@ type UpdateRoomBody struct {
 	View     *UpdateRoomBodyView `json:"view,omitempty"`
 }
 
+// decodeJSON decodes a UpdateRoomBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has2, has4 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "capacity":
+			if d.IsNull() {
+				v.Capacity = nil
+			} else {
+				x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				v.Capacity = &x0
+			}
+		case "features":
+			if d.IsNull() {
+				v.Features = nil
+			} else {
+				if d.BeginArray() {
+					v.Features = []string{}
+					for d.Next() {
+						e0 := d.String()
+						v.Features = append(v.Features, e0)
+					}
+				}
+			}
+		case "floor":
+			has2 = true
+			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		case "mixed":
+			v.Mixed = d.Raw()
+		case "name":
+			has4 = true
+			if d.IsNull() {
+				v.Name = nil
+			} else {
+				x0 := d.String()
+				v.Name = &x0
+			}
+		case "tags":
+			v.Tags = d.Raw()
+		case "view":
+			if d.IsNull() {
+				v.View = nil
+			} else {
+				x0 := new(UpdateRoomBodyView)
+				x0.decodeJSON(d)
+				v.View = x0
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has2 {
+		d.Missing("floor")
+	}
+	if !has4 {
+		d.Missing("name")
+	}
+}
+
 // UpdateRoomBodyView is the property view of the request body of updateRoom
 // (PATCH /rooms).
 type UpdateRoomBodyView string
@@ -30,3 +96,14 @@ const (
 	UpdateRoomBodyViewSea    UpdateRoomBodyView = "sea"
 	UpdateRoomBodyViewGarden UpdateRoomBodyView = "garden"
 )
+
+// decodeJSON decodes a UpdateRoomBodyView from d and checks it against its
+// schema, reporting every violation to d.
+func (v *UpdateRoomBodyView) decodeJSON(d *jsondecode.Decoder) {
+	*v = UpdateRoomBodyView(d.String())
+	switch *v {
+	case UpdateRoomBodyViewSea, UpdateRoomBodyViewGarden:
+	default:
+		d.NotOneOf("one of \"sea\", \"garden\"")
+	}
+}

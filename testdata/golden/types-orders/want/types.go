@@ -4,6 +4,8 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+	"math"
 	"time"
 )
 
@@ -11,6 +13,30 @@ import (
 type Address struct {
 	Line1      string  `json:"line1"`
 	PostalCode *string `json:"postal_code,omitempty"`
+}
+
+// decodeJSON decodes a Address from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Address) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "line1":
+			has0 = true
+			v.Line1 = d.String()
+		case "postal_code":
+			x0 := d.String()
+			v.PostalCode = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("line1")
+	}
 }
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
@@ -25,12 +51,103 @@ type CreateOrderBody struct {
 	Note       *string                 `json:"note,omitempty"`
 }
 
+// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1, has4 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "customer_id":
+			has0 = true
+			v.CustomerID = d.String()
+			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
+		case "delivery":
+			has1 = true
+			v.Delivery.decodeJSON(d)
+		case "discount":
+			v.Discount = d.Raw()
+		case "extra":
+			v.Extra = d.Raw()
+		case "items":
+			has4 = true
+			if d.BeginArray() {
+				v.Items = []Item{}
+				for d.Next() {
+					var e0 Item
+					e0.decodeJSON(d)
+					v.Items = append(v.Items, e0)
+				}
+			}
+		case "labels":
+			v.Labels = d.Raw()
+		case "metadata":
+			if d.BeginObject() {
+				v.Metadata = map[string]string{}
+				for d.Member() {
+					k0 := string(d.Key())
+					e0 := d.String()
+					v.Metadata[k0] = e0
+				}
+			}
+		case "note":
+			if d.IsNull() {
+				v.Note = nil
+			} else {
+				x0 := d.String()
+				v.Note = &x0
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("customer_id")
+	}
+	if !has1 {
+		d.Missing("delivery")
+	}
+	if !has4 {
+		d.Missing("items")
+	}
+}
+
 // CreateOrderBodyDelivery is the property delivery of the request body of
 // createOrder (POST /orders).
 type CreateOrderBodyDelivery struct {
 	Address   Address                        `json:"address"`
 	NotBefore *time.Time                     `json:"not_before,omitempty"`
 	Window    *CreateOrderBodyDeliveryWindow `json:"window,omitempty"`
+}
+
+// decodeJSON decodes a CreateOrderBodyDelivery from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "address":
+			has0 = true
+			v.Address.decodeJSON(d)
+		case "not_before":
+			x0 := d.Time()
+			v.NotBefore = &x0
+		case "window":
+			x0 := new(CreateOrderBodyDeliveryWindow)
+			x0.decodeJSON(d)
+			v.Window = x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("address")
+	}
 }
 
 // CreateOrderBodyDeliveryWindow is the property window of the property delivery
@@ -43,12 +160,56 @@ const (
 	CreateOrderBodyDeliveryWindowAfternoon CreateOrderBodyDeliveryWindow = "afternoon"
 )
 
+// decodeJSON decodes a CreateOrderBodyDeliveryWindow from d and checks it
+// against its schema, reporting every violation to d.
+func (v *CreateOrderBodyDeliveryWindow) decodeJSON(d *jsondecode.Decoder) {
+	*v = CreateOrderBodyDeliveryWindow(d.String())
+	switch *v {
+	case CreateOrderBodyDeliveryWindowMorning, CreateOrderBodyDeliveryWindowAfternoon:
+	default:
+		d.NotOneOf("one of \"morning\", \"afternoon\"")
+	}
+}
+
 // Item is the schema #/components/schemas/Item.
 type Item struct {
 	Gift      *bool    `json:"gift,omitempty"`
 	Quantity  int32    `json:"quantity"`
 	Sku       string   `json:"sku"`
 	UnitPrice *float64 `json:"unit_price,omitempty"`
+}
+
+// decodeJSON decodes a Item from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Item) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has1, has2 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "gift":
+			x0 := d.Bool()
+			v.Gift = &x0
+		case "quantity":
+			has1 = true
+			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
+		case "sku":
+			has2 = true
+			v.Sku = d.String()
+		case "unit_price":
+			x0 := d.Float()
+			v.UnitPrice = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has1 {
+		d.Missing("quantity")
+	}
+	if !has2 {
+		d.Missing("sku")
+	}
 }
 
 // Order is the schema #/components/schemas/Order.
@@ -63,6 +224,83 @@ type Order struct {
 	Totals         map[string]*int64 `json:"totals,omitempty"`
 }
 
+// decodeJSON decodes a Order from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Order) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has1, has2, has5 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "created_at":
+			x0 := d.Time()
+			v.CreatedAt = &x0
+		case "id":
+			has1 = true
+			v.ID = d.String()
+			d.CheckFormat(v.ID, jsondecode.FormatUUID)
+		case "items":
+			has2 = true
+			if d.BeginArray() {
+				v.Items = []Item{}
+				for d.Next() {
+					var e0 Item
+					e0.decodeJSON(d)
+					v.Items = append(v.Items, e0)
+				}
+			}
+		case "payment":
+			v.Payment = d.Raw()
+		case "previous_status":
+			if d.IsNull() {
+				v.PreviousStatus = nil
+			} else {
+				x0 := new(Status)
+				x0.decodeJSON(d)
+				v.PreviousStatus = x0
+			}
+		case "status":
+			has5 = true
+			v.Status.decodeJSON(d)
+		case "tags":
+			if d.BeginArray() {
+				v.Tags = []string{}
+				for d.Next() {
+					e0 := d.String()
+					v.Tags = append(v.Tags, e0)
+				}
+			}
+		case "totals":
+			if d.BeginObject() {
+				v.Totals = map[string]*int64{}
+				for d.Member() {
+					k0 := string(d.Key())
+					var e0 *int64
+					if d.IsNull() {
+						e0 = nil
+					} else {
+						x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+						e0 = &x1
+					}
+					v.Totals[k0] = e0
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has1 {
+		d.Missing("id")
+	}
+	if !has2 {
+		d.Missing("items")
+	}
+	if !has5 {
+		d.Missing("status")
+	}
+}
+
 // Status is the schema #/components/schemas/Status.
 type Status string
 
@@ -72,3 +310,14 @@ const (
 	StatusPaid    Status = "paid"
 	StatusShipped Status = "shipped"
 )
+
+// decodeJSON decodes a Status from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Status) decodeJSON(d *jsondecode.Decoder) {
+	*v = Status(d.String())
+	switch *v {
+	case StatusPending, StatusPaid, StatusShipped:
+	default:
+		d.NotOneOf("one of \"pending\", \"paid\", \"shipped\"")
+	}
+}

@@ -2,7 +2,10 @@
 
 package golden
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+)
 
 // Branch is the schema #/components/schemas/Branch.
 type Branch struct {
@@ -25,9 +28,92 @@ type Node struct {
 	Wrapper  *NodeWrapper    `json:"wrapper,omitempty"`
 }
 
+// decodeJSON decodes a Node from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Node) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has2, has3, has4 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "by_name":
+			if d.BeginObject() {
+				v.ByName = map[string]Node{}
+				for d.Member() {
+					k0 := string(d.Key())
+					var e0 Node
+					e0.decodeJSON(d)
+					v.ByName[k0] = e0
+				}
+			}
+		case "children":
+			if d.BeginArray() {
+				v.Children = []Node{}
+				for d.Next() {
+					var e0 Node
+					e0.decodeJSON(d)
+					v.Children = append(v.Children, e0)
+				}
+			}
+		case "name":
+			has2 = true
+			v.Name = d.String()
+		case "parent":
+			has3 = true
+			x0 := new(Node)
+			x0.decodeJSON(d)
+			v.Parent = x0
+		case "self":
+			has4 = true
+			x0 := new(Node)
+			x0.decodeJSON(d)
+			v.Self = x0
+		case "wrapper":
+			x0 := new(NodeWrapper)
+			x0.decodeJSON(d)
+			v.Wrapper = x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has2 {
+		d.Missing("name")
+	}
+	if !has3 {
+		d.Missing("parent")
+	}
+	if !has4 {
+		d.Missing("self")
+	}
+}
+
 // NodeWrapper is the property wrapper of the schema #/components/schemas/Node.
 type NodeWrapper struct {
 	Node *Node `json:"node"`
+}
+
+// decodeJSON decodes a NodeWrapper from d and checks it against its schema,
+// reporting every violation to d.
+func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "node":
+			has0 = true
+			x0 := new(Node)
+			x0.decodeJSON(d)
+			v.Node = x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("node")
+	}
 }
 
 // Tree is the schema #/components/schemas/Tree.

@@ -3,6 +3,8 @@
 package golden
 
 import (
+	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"net/netip"
 	"time"
 )
@@ -19,4 +21,55 @@ type CreateBookingBody struct {
 	Guest  *netip.Prefix `json:"guest,omitempty"`
 	Length time.Duration `json:"length"`
 	Room   netip.Addr    `json:"room"`
+}
+
+// decodeJSON decodes a CreateBookingBody from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has2, has3 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "code":
+			var x0 string
+			if raw1 := d.Raw(); raw1 != nil {
+				if err := json.Unmarshal(raw1, &x0); err != nil {
+					d.Violate(err.Error())
+				}
+			}
+			v.Code = &x0
+		case "guest":
+			var x0 netip.Prefix
+			if raw1 := d.Raw(); raw1 != nil {
+				if err := json.Unmarshal(raw1, &x0); err != nil {
+					d.Violate(err.Error())
+				}
+			}
+			v.Guest = &x0
+		case "length":
+			has2 = true
+			if raw0 := d.Raw(); raw0 != nil {
+				if err := json.Unmarshal(raw0, &v.Length); err != nil {
+					d.Violate(err.Error())
+				}
+			}
+		case "room":
+			has3 = true
+			if raw0 := d.Raw(); raw0 != nil {
+				if err := json.Unmarshal(raw0, &v.Room); err != nil {
+					d.Violate(err.Error())
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has2 {
+		d.Missing("length")
+	}
+	if !has3 {
+		d.Missing("room")
+	}
 }

@@ -2,6 +2,8 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	CustomerID string                     `json:"customer_id"`
@@ -10,9 +12,73 @@ type CreateOrderBody struct {
 	RequestID  *string                    `json:"request_id,omitempty"`
 }
 
+// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "customer_id":
+			has0 = true
+			v.CustomerID = d.String()
+		case "items":
+			has1 = true
+			if d.BeginArray() {
+				v.Items = []CreateOrderBodyItemsItem{}
+				for d.Next() {
+					var e0 CreateOrderBodyItemsItem
+					e0.decodeJSON(d)
+					v.Items = append(v.Items, e0)
+				}
+			}
+		case "note":
+			x0 := d.String()
+			v.Note = &x0
+		case "request_id":
+			x0 := d.String()
+			v.RequestID = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("customer_id")
+	}
+	if !has1 {
+		d.Missing("items")
+	}
+}
+
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
 type CreateOrderBodyItemsItem struct {
 	Quantity *int64 `json:"quantity,omitempty"`
 	Sku      string `json:"sku"`
+}
+
+// decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
+// its schema, reporting every violation to d.
+func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "quantity":
+			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			v.Quantity = &x0
+		case "sku":
+			has1 = true
+			v.Sku = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	if !has1 {
+		d.Missing("sku")
+	}
 }

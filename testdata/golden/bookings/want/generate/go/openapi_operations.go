@@ -10,6 +10,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -27,6 +28,7 @@ var contractCreateBooking = idemimpl.Contract{
 		BodyPointer: "/booking_request_id",
 		MaxLength:   64,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createBooking",
 	Retention:     48 * time.Hour,
@@ -170,15 +172,15 @@ func (r CreateBooking422Response) responseCreateBooking() (*idemimpl.Response, e
 	}, nil
 }
 
-// decodeCreateBooking decodes the json request body of createBooking (POST
-// /bookings).
+// decodeCreateBooking decodes the JSON request body of createBooking (POST
+// /bookings) and checks it against the schema, reporting every violation at
+// once.
 func decodeCreateBooking(r *idemimpl.Request) (*NewBooking, error) {
 	var v NewBooking
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -247,6 +249,7 @@ var contractCheckInBooking = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "checkInBooking",
 	PathParams:    []string{"booking_id"},
@@ -400,15 +403,17 @@ func (r CheckInBooking409Response) responseCheckInBooking() (*idemimpl.Response,
 	}, nil
 }
 
-// decodeCheckInBooking decodes the json request body of checkInBooking (POST
-// /bookings/{booking_id}/checkin).
+// decodeCheckInBooking decodes the JSON request body of checkInBooking (POST
+// /bookings/{booking_id}/checkin) and checks it against the schema, reporting
+// every violation at once.
 func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	var v CheckIn
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	_, _ = d.Param("path", "booking_id", r.PathParams["booking_id"], true, true)
+	d.EndParams()
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

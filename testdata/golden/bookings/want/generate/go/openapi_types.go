@@ -2,7 +2,10 @@
 
 package golden
 
-import "time"
+import (
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+	"time"
+)
 
 // Booking is the schema #/components/schemas/Booking.
 type Booking struct {
@@ -32,6 +35,38 @@ type CheckIn struct {
 	Note       *string           `json:"note,omitempty"`
 }
 
+// decodeJSON decodes a CheckIn from d and checks it against its schema,
+// reporting every violation to d.
+func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "id_document":
+			has0 = true
+			v.IDDocument.decodeJSON(d)
+		case "key_cards":
+			has1 = true
+			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			d.Minimum(float64(v.KeyCards), 1.0, false)
+			d.Maximum(float64(v.KeyCards), 4.0, false)
+		case "note":
+			x0 := d.String()
+			v.Note = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("id_document")
+	}
+	if !has1 {
+		d.Missing("key_cards")
+	}
+}
+
 // CheckInIDDocument is the property id_document of the schema
 // #/components/schemas/CheckIn.
 type CheckInIDDocument string
@@ -43,11 +78,53 @@ const (
 	CheckInIDDocumentDrivingLicence CheckInIDDocument = "driving_licence"
 )
 
+// decodeJSON decodes a CheckInIDDocument from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CheckInIDDocument) decodeJSON(d *jsondecode.Decoder) {
+	*v = CheckInIDDocument(d.String())
+	switch *v {
+	case CheckInIDDocumentPassport, CheckInIDDocumentIDCard, CheckInIDDocumentDrivingLicence:
+	default:
+		d.NotOneOf("one of \"passport\", \"id_card\", \"driving_licence\"")
+	}
+}
+
 // Guest is the schema #/components/schemas/Guest.
 type Guest struct {
 	Email string  `json:"email"`
 	Name  string  `json:"name"`
 	Phone *string `json:"phone,omitempty"`
+}
+
+// decodeJSON decodes a Guest from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "email":
+			has0 = true
+			v.Email = d.String()
+			d.CheckFormat(v.Email, jsondecode.FormatEmail)
+		case "name":
+			has1 = true
+			v.Name = d.String()
+		case "phone":
+			x0 := d.String()
+			v.Phone = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("email")
+	}
+	if !has1 {
+		d.Missing("name")
+	}
 }
 
 // NewBooking is the schema #/components/schemas/NewBooking.
@@ -59,6 +136,64 @@ type NewBooking struct {
 	Guests           int64      `json:"guests"`
 	RequestedAt      *time.Time `json:"requested_at,omitempty"`
 	RoomID           string     `json:"room_id"`
+}
+
+// decodeJSON decodes a NewBooking from d and checks it against its schema,
+// reporting every violation to d.
+func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1, has2, has3, has4, has6 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "booking_request_id":
+			has0 = true
+			v.BookingRequestID = d.String()
+			d.MaxLength(v.BookingRequestID, 64)
+		case "check_in":
+			has1 = true
+			v.CheckIn = d.String()
+			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
+		case "check_out":
+			has2 = true
+			v.CheckOut = d.String()
+			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
+		case "guest":
+			has3 = true
+			v.Guest.decodeJSON(d)
+		case "guests":
+			has4 = true
+			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			d.Minimum(float64(v.Guests), 1.0, false)
+		case "requested_at":
+			x0 := d.Time()
+			v.RequestedAt = &x0
+		case "room_id":
+			has6 = true
+			v.RoomID = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("booking_request_id")
+	}
+	if !has1 {
+		d.Missing("check_in")
+	}
+	if !has2 {
+		d.Missing("check_out")
+	}
+	if !has3 {
+		d.Missing("guest")
+	}
+	if !has4 {
+		d.Missing("guests")
+	}
+	if !has6 {
+		d.Missing("room_id")
+	}
 }
 
 // Problem is the schema #/components/schemas/Problem.

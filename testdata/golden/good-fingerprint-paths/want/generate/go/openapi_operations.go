@@ -10,6 +10,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -27,6 +28,7 @@ var contractCreateShipment = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createShipment",
 	Retention:     24 * time.Hour,
@@ -102,15 +104,15 @@ func (r CreateShipment201Response) responseCreateShipment() (*idemimpl.Response,
 	}, nil
 }
 
-// decodeCreateShipment decodes the json request body of createShipment (POST
-// /shipments).
+// decodeCreateShipment decodes the JSON request body of createShipment (POST
+// /shipments) and checks it against the schema, reporting every violation at
+// once.
 func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }
@@ -202,6 +204,7 @@ var contractRerouteShipment = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "rerouteShipment",
 	PathParams:    []string{"shipment_id"},
@@ -276,15 +279,17 @@ func (r RerouteShipment200Response) responseRerouteShipment() (*idemimpl.Respons
 	}, nil
 }
 
-// decodeRerouteShipment decodes the json request body of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute).
+// decodeRerouteShipment decodes the JSON request body of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) and checks it against the schema, reporting
+// every violation at once.
 func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	_, _ = d.Param("path", "shipment_id", r.PathParams["shipment_id"], true, true)
+	d.EndParams()
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

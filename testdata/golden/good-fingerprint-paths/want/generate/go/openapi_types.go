@@ -4,6 +4,8 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+	"math"
 	"time"
 )
 
@@ -13,6 +15,44 @@ type Line struct {
 	Quantity int32    `json:"quantity"`
 	Sku      string   `json:"sku"`
 	Tags     []string `json:"tags,omitempty"`
+}
+
+// decodeJSON decodes a Line from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Line) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has1, has2 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "note":
+			x0 := d.String()
+			v.Note = &x0
+		case "quantity":
+			has1 = true
+			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
+		case "sku":
+			has2 = true
+			v.Sku = d.String()
+		case "tags":
+			if d.BeginArray() {
+				v.Tags = []string{}
+				for d.Next() {
+					e0 := d.String()
+					v.Tags = append(v.Tags, e0)
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has1 {
+		d.Missing("quantity")
+	}
+	if !has2 {
+		d.Missing("sku")
+	}
 }
 
 // Shipment is the schema #/components/schemas/Shipment.
@@ -26,11 +66,95 @@ type Shipment struct {
 	Weight      *float64             `json:"weight,omitempty"`
 }
 
+// decodeJSON decodes a Shipment from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has2, has5 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "destination":
+			x0 := new(ShipmentDestination)
+			x0.decodeJSON(d)
+			v.Destination = x0
+		case "extra":
+			v.Extra = d.Raw()
+		case "lines":
+			has2 = true
+			if d.BeginArray() {
+				v.Lines = []Line{}
+				for d.Next() {
+					var e0 Line
+					e0.decodeJSON(d)
+					v.Lines = append(v.Lines, e0)
+				}
+			}
+		case "metadata":
+			if d.BeginObject() {
+				v.Metadata = map[string]string{}
+				for d.Member() {
+					k0 := string(d.Key())
+					e0 := d.String()
+					v.Metadata[k0] = e0
+				}
+			}
+		case "priority":
+			x0 := new(ShipmentPriority)
+			x0.decodeJSON(d)
+			v.Priority = x0
+		case "ship_by":
+			has5 = true
+			v.ShipBy = d.Time()
+		case "weight":
+			if d.IsNull() {
+				v.Weight = nil
+			} else {
+				x0 := d.Float()
+				v.Weight = &x0
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if !has2 {
+		d.Missing("lines")
+	}
+	if !has5 {
+		d.Missing("ship_by")
+	}
+}
+
 // ShipmentDestination is the property destination of the schema
 // #/components/schemas/Shipment.
 type ShipmentDestination struct {
 	City  string  `json:"city"`
 	Notes *string `json:"notes,omitempty"`
+}
+
+// decodeJSON decodes a ShipmentDestination from d and checks it against its
+// schema, reporting every violation to d.
+func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "city":
+			has0 = true
+			v.City = d.String()
+		case "notes":
+			x0 := d.String()
+			v.Notes = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("city")
+	}
 }
 
 // ShipmentPriority is the property priority of the schema
@@ -43,3 +167,14 @@ const (
 	ShipmentPriorityNormal ShipmentPriority = "normal"
 	ShipmentPriorityHigh   ShipmentPriority = "high"
 )
+
+// decodeJSON decodes a ShipmentPriority from d and checks it against its
+// schema, reporting every violation to d.
+func (v *ShipmentPriority) decodeJSON(d *jsondecode.Decoder) {
+	*v = ShipmentPriority(d.String())
+	switch *v {
+	case ShipmentPriorityLow, ShipmentPriorityNormal, ShipmentPriorityHigh:
+	default:
+		d.NotOneOf("one of \"low\", \"normal\", \"high\"")
+	}
+}

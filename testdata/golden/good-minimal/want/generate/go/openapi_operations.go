@@ -4,12 +4,12 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -23,6 +23,7 @@ var contractCreateOrder = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createOrder",
 	Retention:     72 * time.Hour,
@@ -90,15 +91,14 @@ func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error
 	}, nil
 }
 
-// decodeCreateOrder decodes the json request body of createOrder (POST
-// /orders).
+// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
+// and checks it against the schema, reporting every violation at once.
 func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
 	var v CreateOrderBody
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

@@ -4,12 +4,12 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"net/http"
 	"time"
@@ -24,6 +24,7 @@ var contractCreateTransfer = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createTransfer",
 	Retention:     48 * time.Hour,
@@ -103,15 +104,15 @@ func (r CreateTransfer201Response) responseCreateTransfer() (*idemimpl.Response,
 	}, nil
 }
 
-// decodeCreateTransfer decodes the json request body of createTransfer (POST
-// /transfers).
+// decodeCreateTransfer decodes the JSON request body of createTransfer (POST
+// /transfers) and checks it against the schema, reporting every violation at
+// once.
 func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
 	var v CreateTransferBody
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

@@ -2,10 +2,48 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateTransferBody is the request body of createTransfer (POST /transfers).
 type CreateTransferBody struct {
 	Amount      int64   `json:"amount"`
 	Currency    string  `json:"currency"`
 	Description *string `json:"description,omitempty"`
 	Destination string  `json:"destination"`
+}
+
+// decodeJSON decodes a CreateTransferBody from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1, has3 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "amount":
+			has0 = true
+			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		case "currency":
+			has1 = true
+			v.Currency = d.String()
+		case "description":
+			x0 := d.String()
+			v.Description = &x0
+		case "destination":
+			has3 = true
+			v.Destination = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("amount")
+	}
+	if !has1 {
+		d.Missing("currency")
+	}
+	if !has3 {
+		d.Missing("destination")
+	}
 }

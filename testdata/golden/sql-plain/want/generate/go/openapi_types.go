@@ -2,7 +2,26 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	Sku *string `json:"sku,omitempty"`
+}
+
+// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "sku":
+			x0 := d.String()
+			v.Sku = &x0
+		default:
+			d.Skip()
+		}
+	}
 }

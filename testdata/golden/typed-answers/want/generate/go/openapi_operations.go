@@ -10,7 +10,9 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
+	"math"
 	"net/http"
 	"time"
 )
@@ -117,6 +119,7 @@ var contractCreateTransfer = idemimpl.Contract{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
+	MediaTypes:    []string{"application/json"},
 	Method:        "POST",
 	Operation:     "createTransfer",
 	PathParams:    []string{"account_id"},
@@ -315,15 +318,25 @@ func (r CreateTransferDefaultResponse) responseCreateTransfer() (*idemimpl.Respo
 	}, nil
 }
 
-// decodeCreateTransfer decodes the json request body of createTransfer (POST
-// /accounts/{account_id}/transfers).
+// decodeCreateTransfer decodes the JSON request body of createTransfer (POST
+// /accounts/{account_id}/transfers) and checks it against the schema, reporting
+// every violation at once.
 func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
 	var v CreateTransferBody
-	if err := fingerprint.Validate(r.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	d := jsondecode.New(r.Body)
+	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], true, true); ok {
+		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", idemimpl.ErrInvalidBody, err)
+	if s1, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), r.Query.Has("dry_run"), false); ok {
+		_ = d.ParamBool(s1)
+	}
+	if s3, ok := d.Param("header", "X-Request-Priority", r.Header.Get("X-Request-Priority"), len(r.Header.Values("X-Request-Priority")) > 0, true); ok {
+		_ = int32(d.ParamInt(s3, math.MinInt32, math.MaxInt32))
+	}
+	d.EndParams()
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return &v, nil
 }

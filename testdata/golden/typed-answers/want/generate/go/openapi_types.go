@@ -2,10 +2,33 @@
 
 package golden
 
+import "github.com/idemgen/idemgen/runtime/jsondecode"
+
 // CreateTransferBody is the request body of createTransfer (POST
 // /accounts/{account_id}/transfers).
 type CreateTransferBody struct {
 	Amount int64 `json:"amount"`
+}
+
+// decodeJSON decodes a CreateTransferBody from d and checks it against its
+// schema, reporting every violation to d.
+func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "amount":
+			has0 = true
+			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("amount")
+	}
 }
 
 // Error is the schema #/components/schemas/Error.

@@ -1,0 +1,178 @@
+package jsondecode
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+)
+
+// The check methods report a violation at the current value when it breaks
+// the schema keyword they are named after; generated decoders call them
+// right after reading the value. They stay silent when the value could not
+// be read as its type (that violation says enough).
+
+// MinLength checks minLength, counted in characters (code points).
+func (d *Decoder) MinLength(s string, n int) {
+	if d.bad {
+		return
+	}
+	if utf8.RuneCountInString(s) < n {
+		d.Violate("must be at least " + strconv.Itoa(n) + " characters long")
+	}
+}
+
+// MaxLength checks maxLength, counted in characters (code points).
+func (d *Decoder) MaxLength(s string, n int) {
+	if d.bad {
+		return
+	}
+	if len(s) > n && utf8.RuneCountInString(s) > n {
+		d.Violate("must be at most " + strconv.Itoa(n) + " characters long")
+	}
+}
+
+// Pattern checks pattern: re must match somewhere in s (ECMA-262 search
+// semantics, as JSON Schema says); source is the pattern as the schema
+// writes it.
+func (d *Decoder) Pattern(s string, re *regexp.Regexp, source string) {
+	if d.bad {
+		return
+	}
+	if !re.MatchString(s) {
+		d.Violate("must match the pattern " + source)
+	}
+}
+
+// Minimum checks minimum, or exclusiveMinimum when exclusive.
+func (d *Decoder) Minimum(v, min float64, exclusive bool) {
+	if d.bad {
+		return
+	}
+	switch {
+	case exclusive && v <= min:
+		d.Violate("must be greater than " + num(min))
+	case !exclusive && v < min:
+		d.Violate("must be at least " + num(min))
+	}
+}
+
+// Maximum checks maximum, or exclusiveMaximum when exclusive.
+func (d *Decoder) Maximum(v, max float64, exclusive bool) {
+	if d.bad {
+		return
+	}
+	switch {
+	case exclusive && v >= max:
+		d.Violate("must be less than " + num(max))
+	case !exclusive && v > max:
+		d.Violate("must be at most " + num(max))
+	}
+}
+
+// MultipleOf checks multipleOf: v divided by m is an integer, within the
+// rounding of a double.
+func (d *Decoder) MultipleOf(v, m float64) {
+	if d.bad {
+		return
+	}
+	q := v / m
+	if math.IsInf(q, 0) || math.Abs(q-math.Round(q)) > 1e-9*math.Max(1, math.Abs(q)) {
+		d.Violate("must be a multiple of " + num(m))
+	}
+}
+
+// MinItems checks minItems against an array of n elements.
+func (d *Decoder) MinItems(n, min int) {
+	if d.bad {
+		return
+	}
+	if n < min {
+		d.Violate("must have at least " + strconv.Itoa(min) + " items")
+	}
+}
+
+// MaxItems checks maxItems against an array of n elements.
+func (d *Decoder) MaxItems(n, max int) {
+	if d.bad {
+		return
+	}
+	if n > max {
+		d.Violate("must have at most " + strconv.Itoa(max) + " items")
+	}
+}
+
+// MinProperties checks minProperties against an object of n members.
+func (d *Decoder) MinProperties(n, min int) {
+	if d.bad {
+		return
+	}
+	if n < min {
+		d.Violate("must have at least " + strconv.Itoa(min) + " members")
+	}
+}
+
+// MaxProperties checks maxProperties against an object of n members.
+func (d *Decoder) MaxProperties(n, max int) {
+	if d.bad {
+		return
+	}
+	if n > max {
+		d.Violate("must have at most " + strconv.Itoa(max) + " members")
+	}
+}
+
+// UniqueItems checks uniqueItems on the array that began at mark (see
+// Mark) and was just read: no two elements are equal as JSON values, which
+// is equal canonical forms (RFC 8785).
+func (d *Decoder) UniqueItems(mark int) {
+	if d.syntax != nil {
+		return
+	}
+	sub := New(d.src[mark:d.pos])
+	seen := map[string]int{}
+	var dup []int
+	if sub.BeginArray() {
+		for i := 0; sub.Next(); i++ {
+			start := sub.Mark()
+			sub.Skip()
+			c, err := fingerprint.Canonicalize(sub.src[start:sub.pos])
+			if err != nil {
+				continue
+			}
+			if _, ok := seen[string(c)]; ok {
+				dup = append(dup, i)
+				continue
+			}
+			seen[string(c)] = i
+		}
+	}
+	_ = sub.Finish()
+	for _, i := range dup {
+		d.violateElement(i, "must not repeat an earlier item (uniqueItems)")
+	}
+}
+
+// violateElement reports a violation at element i of the array just
+// closed.
+func (d *Decoder) violateElement(i int, reason string) {
+	if len(d.violations) >= maxViolations {
+		d.dropped++
+		return
+	}
+	d.violations = append(d.violations, Violation{Pointer: d.pointer(strconv.Itoa(i)), Reason: reason})
+}
+
+// num words a bound of the schema.
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// NotOneOf reports a value outside an enum or const; wording lists the
+// allowed values ("one of \"a\", \"b\"").
+func (d *Decoder) NotOneOf(wording string) {
+	if d.bad {
+		return
+	}
+	d.Violate("must be " + wording)
+}
