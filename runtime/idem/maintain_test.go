@@ -51,7 +51,9 @@ func startWriter(t *testing.T, d *db) *writer {
 	c := orderContract()
 	c.WaitTimeout = 50 * time.Millisecond
 	c.Retention = 7 * 24 * time.Hour // outlives the fake clock's day ahead
-	h := newHandler(t, pool, c, idem.Config{Logger: slog.New(slog.DiscardHandler)}, createOrder)
+	// The acquire bound is generous: dialling a connection on a loaded
+	// machine can take longer than 50ms, and only lock waits are in question.
+	h := newHandler(t, pool, c, idem.Config{Logger: slog.New(slog.DiscardHandler), AcquireTimeout: 10 * time.Second}, createOrder)
 	w := &writer{stop: make(chan struct{}), done: make(chan struct{}), started: make(chan struct{})}
 	go func() {
 		defer close(w.done)
