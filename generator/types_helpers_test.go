@@ -69,7 +69,7 @@ func mutating(ops []*spec.Operation) []*spec.Operation {
 // renderTypes emits a plan as a Go file of package pkg.
 func renderTypes(t testing.TB, pkg string, plan *TypePlan) []byte {
 	t.Helper()
-	src, err := emit.Types(pkg, plan.Decls)
+	src, err := emit.Types(pkg, plan.Decls, plan.Patterns)
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}

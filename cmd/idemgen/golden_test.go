@@ -136,7 +136,7 @@ func typesCase(t *testing.T, c goldenCase, specPath string) (name, content strin
 	if err != nil {
 		return "types.txt", err.Error() + "\n"
 	}
-	src, err := emit.Types(c.generatePackage(), plan.Decls)
+	src, err := emit.Types(c.generatePackage(), plan.Decls, plan.Patterns)
 	if err != nil {
 		t.Fatalf("render the types of %s: %v", specPath, err)
 	}

@@ -36,10 +36,12 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Types renders a file of package pkg that declares the given types only,
+// Types renders a file of package pkg that declares the given types and
+// the patterns their decoders check, as the types file of a package does,
 // for tests of the type planner.
-func Types(pkg string, decls []*ir.TypeDecl) ([]byte, error) {
+func Types(pkg string, decls []*ir.TypeDecl, patterns []*ir.Pattern) ([]byte, error) {
 	f := newGoFile(pkg)
+	emitPatterns(f, patterns)
 	emitTypes(f, decls)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
