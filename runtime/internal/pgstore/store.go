@@ -26,6 +26,8 @@ type Store struct {
 	enqueue              string
 	claimNatural         string
 	naturalHolder        string
+
+	lookup, lock, tryLock, insert string // the advisory protocol's (advisory.go)
 }
 
 // tableNames matches the store's tables in its SQL, so New can qualify
@@ -50,6 +52,11 @@ func New(schema string) *Store {
 		tombstone: q(sqlcdb.TombstoneExpired),
 		purge:     q(sqlcdb.DeletePurged),
 		enqueue:   q(sqlcdb.EnqueueEffect),
+
+		lookup:  q(sqlcdb.LookupRecord),
+		lock:    sqlcdb.LockKey,
+		tryLock: sqlcdb.TryLockKey,
+		insert:  q(sqlcdb.InsertRecord),
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
@@ -123,16 +130,7 @@ func (s *Store) QueueRecord(b *pgx.Batch, scope, key string) {
 // ReadRecord reads the result of a QueueRecord: the record, or nil when it
 // vanished (swept) since the claim, in which case the caller claims again.
 func (s *Store) ReadRecord(br pgx.BatchResults) (*Record, error) {
-	var row sqlcdb.GetRecordRow
-	err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
-		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	return recordFromRow(row), nil
+	return scanRecord(br.QueryRow())
 }
 
 // QueueComplete appends the completion to b: [ROLLBACK TO SAVEPOINT when
