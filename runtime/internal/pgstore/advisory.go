@@ -59,8 +59,9 @@ type Opened struct {
 }
 
 // replayAbort is the SQLSTATE of LockKey's and TryLockKey's failure after
-// a LookupRecord that found a record (division_by_zero).
-const replayAbort = "22012"
+// a LookupRecord that found a record (invalid_text_representation: the
+// cast of the text "idemgen replay: …" to an integer).
+const replayAbort = "22P02"
 
 // KeyHash is the 64-bit advisory lock key of (scope, key): FNV-1a over
 // the scope's length, the scope and the key, stable across processes and

@@ -90,12 +90,13 @@ WHERE scope = @scope AND idempotency_key = @idempotency_key;
 -- past it) and the select list, evaluated in order, puts the previous
 -- lock_timeout back once the lock is held, so the business function's own
 -- lock waits are not cut short. After a LookupRecord that found a record,
--- the FROM clause divides by zero (SQLSTATE 22012) instead: the divisor
--- reads a setting, so the planner cannot fold it into a constant.
+-- the FROM clause fails instead, casting its explanation to an integer
+-- (SQLSTATE 22P02; the server logs it as an ERROR with that text): the
+-- cast reads a setting, so the planner cannot fold it into a constant.
 SELECT pg_advisory_xact_lock(@key_hash::bigint) AS locked, set_config('lock_timeout', bound.saved, true) AS restored
 FROM (
     SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', @lock_timeout::text, true) AS bounded
-    WHERE 1 / (coalesce(current_setting('idem.replay', true), '') <> 'on')::integer = 1
+    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
 ) AS bound;
 
 -- name: TryLockKey :one
@@ -103,7 +104,10 @@ FROM (
 -- transaction holds the key's lock. It fails like LockKey after a
 -- LookupRecord that found a record.
 SELECT pg_try_advisory_xact_lock(@key_hash::bigint) AS locked
-FROM (SELECT 1 AS one WHERE 1 / (coalesce(current_setting('idem.replay', true), '') <> 'on')::integer = 1) AS guard;
+FROM (
+    SELECT 1 AS one
+    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
+) AS guard;
 
 -- name: InsertRecord :exec
 -- Writes the record of a new operation once, completed or failed with its

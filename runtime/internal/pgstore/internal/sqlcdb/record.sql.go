@@ -226,7 +226,7 @@ const LockKey = `-- name: LockKey :exec
 SELECT pg_advisory_xact_lock($1::bigint) AS locked, set_config('lock_timeout', bound.saved, true) AS restored
 FROM (
     SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', $2::text, true) AS bounded
-    WHERE 1 / (coalesce(current_setting('idem.replay', true), '') <> 'on')::integer = 1
+    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
 ) AS bound
 `
 
@@ -242,8 +242,9 @@ type LockKeyParams struct {
 // past it) and the select list, evaluated in order, puts the previous
 // lock_timeout back once the lock is held, so the business function's own
 // lock waits are not cut short. After a LookupRecord that found a record,
-// the FROM clause divides by zero (SQLSTATE 22012) instead: the divisor
-// reads a setting, so the planner cannot fold it into a constant.
+// the FROM clause fails instead, casting its explanation to an integer
+// (SQLSTATE 22P02; the server logs it as an ERROR with that text): the
+// cast reads a setting, so the planner cannot fold it into a constant.
 func (q *Queries) LockKey(ctx context.Context, arg LockKeyParams) error {
 	_, err := q.db.Exec(ctx, LockKey, arg.KeyHash, arg.LockTimeout)
 	return err
@@ -328,7 +329,10 @@ func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredPara
 
 const TryLockKey = `-- name: TryLockKey :one
 SELECT pg_try_advisory_xact_lock($1::bigint) AS locked
-FROM (SELECT 1 AS one WHERE 1 / (coalesce(current_setting('idem.replay', true), '') <> 'on')::integer = 1) AS guard
+FROM (
+    SELECT 1 AS one
+    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
+) AS guard
 `
 
 // LockKey without waiting, for the reject policy: false when another
