@@ -1,6 +1,8 @@
 package idem_test
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +37,14 @@ var protocolTests = []string{
 	"TestPanicLoggedOnce", "TestBusinessTransactionIsOwnedByExecutor",
 }
 
+// flagValue is the value of the test binary's flag name ("" when unset).
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
 // testProtocol is the protocol protocolEnv names, ProtocolAuto when unset.
 func testProtocol() idem.Protocol {
 	switch v := os.Getenv(protocolEnv); v {
@@ -54,17 +64,11 @@ func testProtocol() idem.Protocol {
 // otherwise with -test.run set to protocolTests; not at all for -bench or
 // -list. It returns the child's exit code.
 func runOnClaimFirst() int {
-	args := os.Args[1:]
-	selected := false
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "-test.bench=") && a != "-test.bench=", strings.HasPrefix(a, "-test.list="):
-			return 0 // a benchmark run compares the protocols itself
-		case strings.HasPrefix(a, "-test.run=") || a == "-test.run":
-			selected = true
-		}
+	if flagValue("test.bench") != "" || flagValue("test.list") != "" {
+		return 0 // a benchmark run compares the protocols itself
 	}
-	if !selected {
+	args := os.Args[1:]
+	if flagValue("test.run") == "" {
 		args = append(args, "-test.run=^("+strings.Join(protocolTests, "|")+")$")
 	}
 	fmt.Printf("--- the protocol-sensitive tests again, %s=%s\n", protocolEnv, idem.ProtocolClaimFirst)
@@ -72,8 +76,9 @@ func runOnClaimFirst() int {
 	cmd.Env = append(os.Environ(), protocolEnv+"="+idem.ProtocolClaimFirst.String())
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
 		}
 		fmt.Fprintln(os.Stderr, err)
 		return 1
