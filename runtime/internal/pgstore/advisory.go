@@ -60,7 +60,7 @@ type Opened struct {
 
 // replayAbort is the SQLSTATE of LockKey's and TryLockKey's failure after
 // a LookupRecord that found a record (invalid_text_representation: the
-// cast of the text "idemgen replay: …" to an integer).
+// cast of the sentence "idemgen replay: …" to an integer).
 const replayAbort = "22P02"
 
 // KeyHash is the 64-bit advisory lock key of (scope, key): FNV-1a over

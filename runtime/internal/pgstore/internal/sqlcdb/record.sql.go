@@ -223,11 +223,9 @@ func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) erro
 }
 
 const LockKey = `-- name: LockKey :exec
-SELECT pg_advisory_xact_lock($1::bigint) AS locked, set_config('lock_timeout', bound.saved, true) AS restored
-FROM (
-    SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', $2::text, true) AS bounded
-    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
-) AS bound
+SELECT pg_advisory_xact_lock($1::bigint) AS locked, set_config('lock_timeout', b.saved, true) AS restored
+FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', $2::text, true) AS bounded
+      WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
 `
 
 type LockKeyParams struct {
@@ -238,13 +236,12 @@ type LockKeyParams struct {
 // Takes the transaction-level advisory lock on the 64-bit hash of (scope,
 // key), still in the pipeline's implicit transaction, which the BEGIN that
 // follows turns into the operation's transaction, lock and all. The FROM
-// clause bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03
-// past it) and the select list, evaluated in order, puts the previous
-// lock_timeout back once the lock is held, so the business function's own
-// lock waits are not cut short. After a LookupRecord that found a record,
-// the FROM clause fails instead, casting its explanation to an integer
-// (SQLSTATE 22P02; the server logs it as an ERROR with that text): the
-// cast reads a setting, so the planner cannot fold it into a constant.
+// clause fails after a LookupRecord that found a record, and otherwise
+// bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03 past
+// it); the select list, evaluated in order, puts the previous lock_timeout
+// back once the lock is held, so the business function's own lock waits
+// are not cut short. (idem.replay is ” once a transaction that set it has
+// ended.)
 func (q *Queries) LockKey(ctx context.Context, arg LockKeyParams) error {
 	_, err := q.db.Exec(ctx, LockKey, arg.KeyHash, arg.LockTimeout)
 	return err
@@ -252,7 +249,8 @@ func (q *Queries) LockKey(ctx context.Context, arg LockKeyParams) error {
 
 const LookupRecord = `-- name: LookupRecord :one
 SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
-       completed_at, expires_at, set_config('idem.replay', 'on', true) AS replay
+       completed_at, expires_at,
+       set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true) AS replay
 FROM idempotency_record
 WHERE scope = $1 AND idempotency_key = $2
 `
@@ -276,10 +274,12 @@ type LookupRecordRow struct {
 
 // The advisory protocol's first statement, in the implicit transaction of
 // its pipeline (before its BEGIN): reads the committed record that holds
-// (scope, key) and, when there is one, sets idem.replay for the rest of
-// that transaction, so that LockKey (or TryLockKey), the next statement,
-// fails and the server rolls the pipeline back by itself at its Sync. A
-// replay is then this one round trip, and leaves the connection idle.
+// (scope, key) and, when there is one, sets idem.replay to a sentence for
+// the rest of that transaction, so that LockKey (or TryLockKey), the next
+// statement, fails casting it to an integer (SQLSTATE 22P02) and the
+// server rolls the pipeline back by itself at its Sync. A replay is then
+// this one round trip, and leaves the connection idle; the server logs
+// the sentence as the error's text.
 func (q *Queries) LookupRecord(ctx context.Context, arg LookupRecordParams) (LookupRecordRow, error) {
 	row := q.db.QueryRow(ctx, LookupRecord, arg.Scope, arg.IdempotencyKey)
 	var i LookupRecordRow
@@ -329,10 +329,7 @@ func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredPara
 
 const TryLockKey = `-- name: TryLockKey :one
 SELECT pg_try_advisory_xact_lock($1::bigint) AS locked
-FROM (
-    SELECT 1 AS one
-    WHERE (CASE WHEN current_setting('idem.replay', true) = 'on' THEN 'idemgen replay: the record exists, this ends the pipeline on purpose' ELSE '1' END)::integer = 1
-) AS guard
+FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
 `
 
 // LockKey without waiting, for the reject policy: false when another
