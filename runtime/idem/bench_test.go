@@ -190,7 +190,9 @@ VALUES ($1, $2, $3, 'completed', gen_random_uuid(), $4, $5, $6, $7, $7, $8, $9)`
 
 // bareHandler serves placeOrder without idempotency, in a plain
 // transaction; with record, it also inserts the completed record of the
-// request's key, pipelined with COMMIT: the floor.
+// request's key, pipelined with COMMIT: the floor. Both take a connection
+// of their own, so that a COMMIT sent in a batch ends the transaction
+// without pgx's Tx sending a ROLLBACK after it.
 func bareHandler(pool *pgxpool.Pool, record bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -198,12 +200,23 @@ func bareHandler(pool *pgxpool.Pool, record bool) http.Handler {
 		if !ok {
 			return
 		}
-		tx, err := pool.Begin(ctx)
+		pc, err := pool.Acquire(ctx)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		defer pc.Release()
+		tx, err := pc.Begin(ctx)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		committed := false
+		defer func() {
+			if !committed {
+				_ = tx.Rollback(context.WithoutCancel(ctx))
+			}
+		}()
 		resp, err := placeOrder(ctx, tx, &idemimpl.Operation{Scope: tenant}, &idemimpl.Request{Body: body})
 		switch {
 		case err != nil:
@@ -218,8 +231,9 @@ func bareHandler(pool *pgxpool.Pool, record bool) http.Handler {
 				now, now.Add(24*time.Hour), now.Add(48*time.Hour))
 			b.Queue("COMMIT")
 			err = tx.SendBatch(ctx, &b).Close()
+			committed = err == nil
 		default:
-			err = tx.Commit(ctx)
+			err, committed = tx.Commit(ctx), true
 		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
 // rtConn sees the database round trips of a connection: each turn from
@@ -168,5 +169,66 @@ func TestRoundTrips(t *testing.T) {
 		if got := rt.measure(tc.f); got != tc.want {
 			t.Errorf("%s: %d round trips, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The benchmark's paths cost the round trips docs/benchmarks.md states, so
+// that BenchmarkCreateOrder compares like with like: placeOrder's three
+// statements plus BEGIN and COMMIT on bare, floor and the runtime's new
+// operation (the floor's record insert rides with COMMIT; the runtime's
+// opening pipeline replaces BEGIN), two more on the middleware (its claim
+// and its UPDATE, each a transaction of its own), one for a replay on
+// the advisory protocol and two on claim-first.
+func TestBenchmarkPathsRoundTrips(t *testing.T) {
+	d := newDB(t)
+	if _, err := d.pool.Exec(context.Background(), shopDDL); err != nil {
+		t.Fatal(err)
+	}
+	rt := newRoundTrips(t, d)
+	advisory := newHandler(t, rt.pool, orderContract(), idem.Config{Protocol: idem.ProtocolAdvisory}, placeOrder)
+	claimFirst := newHandler(t, rt.pool, orderContract(), idem.Config{Protocol: idem.ProtocolClaimFirst}, placeOrder)
+	paths := []struct {
+		name string
+		h    http.Handler
+		new  int
+	}{
+		{"bare", bareHandler(rt.pool, false), 5},
+		{"floor", bareHandler(rt.pool, true), 5},
+		{"advisory", advisory, 5},
+		{"claim-first", claimFirst, 5},
+		{"middleware", middlewareHandler(rt.pool), 7},
+	}
+	for i := range 2 { // warm the statement caches, replays too
+		for _, p := range paths {
+			mustCreate(t, post(p.h, "t", fmt.Sprintf("warm-%s-%d", p.name, i), benchBody))
+		}
+		post(advisory, "t", fmt.Sprintf("warm-advisory-%d", i), benchBody)
+		post(claimFirst, "t", fmt.Sprintf("warm-claim-first-%d", i), benchBody)
+	}
+	for _, p := range paths {
+		if got := rt.measure(func() { mustCreate(t, post(p.h, "t", "rt-"+p.name, benchBody)) }); got != p.new {
+			t.Errorf("%s: %d round trips, want %d", p.name, got, p.new)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		h    http.Handler
+		want int
+	}{{"advisory", advisory, 1}, {"claim-first", claimFirst, 2}} {
+		got := rt.measure(func() {
+			if r := post(p.h, "t", "rt-"+p.name, benchBody); r.Header.Get("Idempotent-Replayed") != "true" {
+				t.Errorf("%s replay: %d %s", p.name, r.Status, r.Body)
+			}
+		})
+		if got != p.want {
+			t.Errorf("%s replay: %d round trips, want %d", p.name, got, p.want)
+		}
+	}
+}
+
+func mustCreate(t *testing.T, r idemtest.Response) {
+	t.Helper()
+	if r.Status != http.StatusCreated {
+		t.Fatalf("status %d body %s, want 201", r.Status, r.Body)
 	}
 }
