@@ -227,7 +227,7 @@ func bareHandler(pool *pgxpool.Pool, record bool) http.Handler {
 			}
 			now, sum := time.Now(), sha256.Sum256(body)
 			var b pgx.Batch
-			b.Queue(benchRecordInsert, tenant, r.Header.Get("Idempotency-Key"), sum[:], resp.Status, header, resp.Body,
+			b.Queue(benchRecordInsert, tenant, r.Header.Get("Idempotency-Key"), sum[:], resp.Status, string(header), resp.Body,
 				now, now.Add(24*time.Hour), now.Add(48*time.Hour))
 			b.Queue("COMMIT")
 			err = tx.SendBatch(ctx, &b).Close()
@@ -277,7 +277,7 @@ func middlewareHandler(pool *pgxpool.Pool) http.Handler {
 		if err == nil {
 			_, err = pool.Exec(ctx, `UPDATE idempotency_record SET state = 'completed', response_status = $3,
 				response_headers = $4, response_body = $5, completed_at = $6 WHERE scope = $1 AND idempotency_key = $2`,
-				tenant, key, resp.Status, header, resp.Body, time.Now())
+				tenant, key, resp.Status, string(header), resp.Body, time.Now())
 		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,6 +71,9 @@ func TestDuplicateNeverStartsTheBusiness(t *testing.T) {
 func TestRecordCommittedBehindTheLockIsReplayed(t *testing.T) {
 	d := newDB(t)
 	inBusiness, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the pools close, should the test stop early
 	held := func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
 		close(inBusiness)
 		<-release
@@ -85,7 +89,7 @@ func TestRecordCommittedBehindTheLockIsReplayed(t *testing.T) {
 	if other.Status != http.StatusCreated || other.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("claim-first attempt: status %d replayed %q body %s, want a new 201", other.Status, other.Header.Get("Idempotent-Replayed"), other.Body)
 	}
-	close(release)
+	unblock()
 	r := <-done
 	if r.Status != other.Status || !bytes.Equal(r.Body, other.Body) || r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("advisory attempt: status %d replayed %q body %s, want the claim-first response %s replayed",

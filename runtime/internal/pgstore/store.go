@@ -139,7 +139,7 @@ func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, comm
 	if rollbackBusiness {
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
-	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, c.Header, c.Body,
+	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, jsonText(c.Header), c.Body,
 		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
 	if commit {
 		b.Queue("COMMIT")
@@ -198,4 +198,15 @@ func lockTimeoutSetting(d time.Duration) string {
 		ms = 1
 	}
 	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// jsonText passes a JSON document for a jsonb parameter as text, which
+// pgx sends as it is under every query exec mode; as []byte it would go
+// as a bytea literal under the simple protocol. nil is SQL NULL.
+func jsonText(doc []byte) *string {
+	if doc == nil {
+		return nil
+	}
+	s := string(doc)
+	return &s
 }
