@@ -41,7 +41,7 @@ func helperProcess() int {
 		return 2
 	}
 	block := make(chan struct{})
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Protocol: testProtocol()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -18,7 +18,8 @@
 //
 //	go exec.Maintain(ctx, idem.MaintainOptions{})
 //
-// Each operation runs in one transaction that claims the idempotency key,
+// Each operation runs in one transaction that takes the idempotency key
+// (Protocol: an advisory lock on PostgreSQL, a claim row elsewhere),
 // claims the entity's natural key when the contract declares one, runs the
 // business method and stores its response. A retry replays the stored
 // response; the same key with a different request is a 422; a duplicate

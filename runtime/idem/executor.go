@@ -31,6 +31,13 @@ type Config struct {
 	// means the contract's wait-timeout: a burst queues for a connection as
 	// long as a duplicate may wait for its first attempt, and no longer.
 	AcquireTimeout time.Duration
+	// Protocol is the store protocol of keyed operations; ProtocolAuto,
+	// the zero value, chooses by the database engine. Every instance
+	// serving one database must run the same protocol: a claim-first
+	// instance and an advisory one do not wait for each other, and then
+	// only the record's primary key keeps a duplicate from committing
+	// (the later one is rolled back and answered from the record).
+	Protocol Protocol
 }
 
 // engineExecutor names the runtime's executor for embedding: an embedded
@@ -38,8 +45,8 @@ type Config struct {
 type engineExecutor = engine.Executor
 
 // Executor runs idempotent operations in atomic mode: one transaction
-// claims the key, runs the business method, stores the response and
-// commits. It is safe for concurrent use; a service builds one and passes
+// takes the key (see Protocol), runs the business method, stores the
+// response and commits. It is safe for concurrent use; a service builds one and passes
 // it to the generated Register or Routes.
 type Executor struct {
 	*engineExecutor
@@ -48,7 +55,7 @@ type Executor struct {
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
 	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection,
-		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout}
+		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: engine.Protocol(cfg.Protocol)}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev engine.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})

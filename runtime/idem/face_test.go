@@ -170,7 +170,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	want := []string{
 		"ClassBusiness", "ClassCanceled", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
 		"ClassTransient", "Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret",
-		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Schema", "EffectCall", "EffectCall.Attempt",
+		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.Schema", "EffectCall", "EffectCall.Attempt",
 		"EffectCall.Effect", "EffectCall.Key", "EffectCall.Operation", "EffectCall.Payload", "EffectDone", "EffectEvent",
 		"EffectEvent.Age", "EffectEvent.Attempt", "EffectEvent.Duration", "EffectEvent.Effect", "EffectEvent.Kind",
 		"EffectEvent.Operation", "EffectEventDead", "EffectEventDone", "EffectEventFailed", "EffectEventFenced",
@@ -188,7 +188,8 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"Observer", "Observer.Observe", "OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown",
 		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
-		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable", "ProblemUnsupportedMediaType", "Provider",
+		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable", "ProblemUnsupportedMediaType",
+		"Protocol", "Protocol.String", "ProtocolAdvisory", "ProtocolAuto", "ProtocolClaimFirst", "Provider",
 		"Provider.Do", "Rejection", "Rejection.Detail", "Rejection.Error", "Rejection.Status", "Rejection.Title",
 		"Rejection.Type", "ScopeFunc", "SweepResult", "SweepResult.Batches", "SweepResult.Deleted",
 		"SweepResult.LongestBatch", "SweepResult.NaturalKeysDeleted", "SweepResult.Tombstoned", "SystemClock",

@@ -110,7 +110,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 	clock := idemtest.NewFakeClock(start)
 	c := orderContract()
 	c.Retention, c.Tombstone = time.Hour, 24*time.Hour
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock})
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Protocol: testProtocol()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 func TestSweepRefusesASkewedClock(t *testing.T) {
 	d := newDB(t)
 	clock := idemtest.NewFakeClock(dbNow(t, d).Add(2 * time.Minute))
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock})
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Protocol: testProtocol()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func (s sweepSignal) Handle(_ context.Context, r slog.Record) error {
 func TestMaintainRunsUntilCanceled(t *testing.T) {
 	d := newDB(t)
 	sig := sweepSignal{swept: make(chan slog.Record, 1)}
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Logger: slog.New(sig)})
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Logger: slog.New(sig), Protocol: testProtocol()})
 	if err != nil {
 		t.Fatal(err)
 	}

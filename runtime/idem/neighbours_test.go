@@ -62,7 +62,7 @@ func TestDuplicateStormTakesNoConnections(t *testing.T) {
 	const duplicates = 12
 	waiting := make(chan struct{}, duplicates)
 	rec := &recorder{}
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Logger: slog.New(slog.DiscardHandler), Observer: rec})
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Logger: slog.New(slog.DiscardHandler), Observer: rec, Protocol: testProtocol()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestRetentionAndTombstone(t *testing.T) {
 	c.Tombstone = 24 * time.Hour
 	rec := &recorder{}
 	var calls int
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Observer: rec})
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Observer: rec, Protocol: testProtocol()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperProcessEnv) != "" { // the child of TestKilledMidTransactionLeavesNothing
 		os.Exit(helperProcess())
 	}
-	os.Exit(pgtest.Main(m))
+	code := pgtest.Main(m)
+	if code == 0 && os.Getenv(protocolEnv) == "" {
+		code = runOnClaimFirst()
+	}
+	os.Exit(code)
 }
 
 // ordersDDL is the business table of the tests: one row per order.
@@ -127,13 +131,8 @@ type orderRequest struct {
 // is a 400 rejection after the insert (a stored failure must roll the
 // insert back).
 func createOrder(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (*idemimpl.Response, error) {
-	var in orderRequest
-	if err := json.Unmarshal(req.Body, &in); err != nil {
-		return nil, err
-	}
-	var id int64
-	if err := tx.QueryRow(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id",
-		op.Scope, in.Customer, in.Amount).Scan(&id); err != nil {
+	in, id, err := insertOrder(ctx, tx, op, req)
+	if err != nil {
 		return nil, err
 	}
 	if in.Amount < 0 {
@@ -143,6 +142,16 @@ func createOrder(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *id
 	resp.Header.Set("Location", fmt.Sprintf("/orders/%d", id))
 	resp.Header.Set("X-Not-Replayed", "first-only")
 	return resp, nil
+}
+
+// insertOrder decodes an order request and inserts its order row.
+func insertOrder(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *idemimpl.Request) (in orderRequest, id int64, err error) {
+	if err := json.Unmarshal(req.Body, &in); err != nil {
+		return in, 0, err
+	}
+	err = tx.QueryRow(ctx, "INSERT INTO orders (tenant, customer, amount) VALUES ($1, $2, $3) RETURNING id",
+		op.Scope, in.Customer, in.Amount).Scan(&id)
+	return in, id, err
 }
 
 func jsonResponse(status int, v any) *idemimpl.Response {
@@ -164,6 +173,9 @@ func newHandler(tb testing.TB, pool *pgxpool.Pool, c idemimpl.Contract, cfg idem
 func newHandlerWithFaults(tb testing.TB, pool *pgxpool.Pool, c idemimpl.Contract, cfg idem.Config, hooks faults.Hooks, fn idemimpl.BusinessFunc) http.Handler {
 	tb.Helper()
 	cfg.Pool = pool
+	if cfg.Protocol == idem.ProtocolAuto {
+		cfg.Protocol = testProtocol()
+	}
 	exec, err := idem.NewExecutor(cfg)
 	if err != nil {
 		tb.Fatal(err)

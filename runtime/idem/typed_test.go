@@ -69,7 +69,7 @@ func typedHandlerWith(tb testing.TB, d *db, naturalKey func(*typedOrder) (string
 // typedHandlerOn is typedHandlerWith under contract c.
 func typedHandlerOn(tb testing.TB, d *db, c idemimpl.Contract, naturalKey func(*typedOrder) (string, error)) http.Handler {
 	tb.Helper()
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool})
+	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Protocol: testProtocol()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -78,7 +78,19 @@ func newShop(t *testing.T, pool *pgxpool.Pool, entered func(sku string, pid int)
 // default logger).
 func newShopLogging(t *testing.T, pool *pgxpool.Pool, entered func(sku string, pid int), log *slog.Logger) http.Handler {
 	t.Helper()
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: schema.ReleasedSchema, Logger: log})
+	return newShopConfig(t, entered, idem.Config{Pool: pool, Schema: schema.ReleasedSchema, Logger: log})
+}
+
+// newShopOn is newShop with the executor on protocol p.
+func newShopOn(t *testing.T, pool *pgxpool.Pool, entered func(sku string, pid int), p idem.Protocol) http.Handler {
+	t.Helper()
+	return newShopConfig(t, entered, idem.Config{Pool: pool, Schema: schema.ReleasedSchema, Protocol: p})
+}
+
+// newShopConfig builds one instance's createOrder handler with cfg.
+func newShopConfig(t *testing.T, entered func(sku string, pid int), cfg idem.Config) http.Handler {
+	t.Helper()
+	exec, err := idem.NewExecutor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

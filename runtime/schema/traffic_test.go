@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -123,6 +124,15 @@ func TestMigrateDuringTrafficHoldsUpNoClaim(t *testing.T) {
 	}
 
 	t.Run("control: the DDL of every start queues claims", func(t *testing.T) {
+		// On claim-first, whose claim row holds a RowExclusiveLock on
+		// idempotency_record for the whole operation, as every operation
+		// did when Migrate ran that DDL; the advisory protocol only reads
+		// the table until its last statement.
+		first := newShopOn(t, openPool(t, cs, 4), func(sku string, pid int) {
+			if sku == "hot" {
+				entered <- pid
+			}
+		}, idem.ProtocolClaimFirst)
 		blocked := holdBusinessLock(t, admin, first, entered, "control")
 		queued := make(chan lockWait, 1)
 		probe := startProbe(t, admin, blocked.pid, func(w lockWait) bool { return w.lockType == "relation" && w.mode == "RowExclusiveLock" }, queued)

@@ -42,11 +42,15 @@ type Config struct {
 	// business refusal, and which problem it answers with; nil means none
 	// is.
 	AsRejection func(error) (Rejection, bool)
+	// Protocol is the store protocol of keyed operations; ProtocolAuto
+	// (the zero value) chooses by the database engine.
+	Protocol Protocol
 }
 
-// Executor runs operations in atomic mode: one transaction claims the key,
-// claims the entity's natural key, runs the business function, stores the
-// response and commits. Every database step of an operation is its own.
+// Executor runs operations in atomic mode: one transaction takes the key
+// (by its advisory lock or by a claim row, see Protocol), claims the
+// entity's natural key, runs the business function, stores the response
+// and commits. Every database step of an operation is its own.
 // It is safe for concurrent use. It has no exported methods: runtime/idem
 // wraps it for services, and the handlers take it through Of.
 type Executor struct {
@@ -63,6 +67,10 @@ type Executor struct {
 
 	schemaName string      // Config.Schema
 	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation
+
+	// protocol is Config.Protocol until requireSchema resolves
+	// ProtocolAuto, before it sets schemaOK.
+	protocol atomic.Int32
 }
 
 // New returns an Executor for cfg.
@@ -76,6 +84,10 @@ func New(cfg Config) (*Executor, error) {
 	e := &Executor{pool: cfg.Pool, store: pgstore.New(cfg.Schema), clock: cfg.Clock, observe: cfg.Observe,
 		log: cfg.Logger, asRejection: cfg.AsRejection, keySecret: cfg.KeyHashSecret, acquireWait: cfg.AcquireTimeout,
 		schemaName: cfg.Schema}
+	e.protocol.Store(int32(cfg.Protocol))
+	if cfg.Protocol < ProtocolAuto || cfg.Protocol > ProtocolClaimFirst {
+		return nil, fmt.Errorf("idem: unknown %v", cfg.Protocol)
+	}
 	if e.log == nil {
 		e.log = slog.Default()
 	}
@@ -129,10 +141,6 @@ type Result struct {
 	Stored      bool // Response was stored with the record (new operations)
 }
 
-// maxClaimAttempts bounds the claim loop: a retry only happens when the
-// record holding the key was swept between the claim and the read.
-const maxClaimAttempts = 3
-
 // execute runs call under c, a normalised contract. A call without a key
 // runs unprotected. A new operation claims the key, runs fn and commits its
 // response with the claim; a retry of a completed operation replays the
@@ -180,45 +188,15 @@ func (e *Executor) protected(ctx context.Context, c *Contract, call Call, op *Op
 	if c.Concurrency == ConcurrencyWait {
 		lockTimeout = max(c.WaitTimeout-time.Since(start), time.Millisecond)
 	}
-	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: lockTimeout, Savepoint: len(c.StoreFailures) > 0}
-
 	pc, err := e.acquire(ctx, c, call, start)
 	if err != nil {
 		return nil, err
 	}
 	defer pc.Release()
-	conn := pc.Conn()
-
-	for range maxClaimAttempts {
-		var b pgx.Batch
-		e.store.QueueClaim(&b, claim, opts)
-		br := conn.SendBatch(ctx, &b)
-		claimed, err := e.store.ReadClaim(br, opts)
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			rollback(ctx, conn)
-			if isLockTimeout(err) {
-				return nil, e.refuse(ctx, c, call, start, inProgressEvent(c), &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})
-			}
-			err = fmt.Errorf("idem: claim: %w", err)
-			e.emit(ctx, c, call, EventRolledBack, start, op.ID, classify(err))
-			return nil, err
-		}
-		if claimed {
-			return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, fn, opts.Savepoint, start)
-		}
-		rec, err := e.readHolder(ctx, conn, call)
-		if err != nil {
-			e.emit(ctx, c, call, EventRolledBack, start, op.ID, classify(err))
-			return nil, err
-		}
-		if rec != nil {
-			return e.answer(ctx, c, call, rec, now, start)
-		}
+	if e.currentProtocol() == ProtocolAdvisory {
+		return e.advisory(ctx, pc.Conn(), c, call, op, fn, claim, lockTimeout, start)
 	}
-	return nil, fmt.Errorf("idem: claim: the record holding the key vanished %d times", maxClaimAttempts)
+	return e.claimFirst(ctx, pc.Conn(), c, call, op, fn, claim, lockTimeout, start)
 }
 
 // awaitFlight waits, without a connection, while this process runs
@@ -275,7 +253,13 @@ func (e *Executor) acquire(ctx context.Context, c *Contract, call Call, start ti
 
 // run executes fn on the claimed key and commits or rolls back. A panic
 // is logged and observed here, after the rollback, and propagated.
-func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Contract, call Call, op *Operation, fn BusinessFunc, savepoint bool, start time.Time) (res *Result, err error) {
+//
+// Its end is the protocol's: under ProtocolAdvisory the record is written
+// once, with the response, and a unique violation there (a record another
+// transaction committed meanwhile, the primary key being the final
+// arbiter) rolls the business back and answers from that record; under
+// ProtocolClaimFirst the claimed record is updated with the response.
+func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Contract, call Call, op *Operation, fn BusinessFunc, claim pgstore.Claim, savepoint bool, start time.Time) (res *Result, err error) {
 	open := true
 	defer func() {
 		tx.closed.Store(true)
@@ -314,17 +298,17 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 	if err != nil {
 		return nil, err
 	}
-	var b pgx.Batch
-	e.store.QueueComplete(&b, pgstore.Completion{
+	completion := pgstore.Completion{
 		Scope: call.Scope, Key: call.Key, OperationID: op.id, State: state,
 		Status: resp.Status, Header: header, Body: resp.Body, CompletedAt: e.clock.Now(),
-	}, storedFailure, true)
-	br := conn.SendBatch(ctx, &b)
-	err = e.store.ReadComplete(br, storedFailure, true)
-	if cerr := br.Close(); err == nil {
-		err = cerr
 	}
-	if err != nil {
+	if err := e.complete(ctx, conn, claim, completion, storedFailure); err != nil {
+		if e.currentProtocol() == ProtocolAdvisory && pgstore.IsUniqueViolation(err) {
+			open = false
+			tx.closed.Store(true)
+			rollback(ctx, conn)
+			return e.answerCommitted(ctx, conn, c, call, op, claim.CreatedAt, start)
+		}
 		return nil, fmt.Errorf("idem: %s: complete: %w", c.Operation, err)
 	}
 	open = false
@@ -340,28 +324,6 @@ func (e *Executor) run(ctx context.Context, conn *pgx.Conn, tx *ownedTx, c *Cont
 		return res, err
 	}
 	return res, nil
-}
-
-// readHolder reads the committed record that holds the key the claim did
-// not take, and rolls the claim's transaction back, in one round trip; nil
-// when the record went in between.
-func (e *Executor) readHolder(ctx context.Context, conn *pgx.Conn, call Call) (*pgstore.Record, error) {
-	var b pgx.Batch
-	e.store.QueueRecord(&b, call.Scope, call.Key)
-	b.Queue("ROLLBACK")
-	br := conn.SendBatch(ctx, &b)
-	rec, err := e.store.ReadRecord(br)
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		rollback(ctx, conn)
-		return nil, fmt.Errorf("idem: claim: %w", err)
-	}
-	return rec, nil
 }
 
 // answer decides a retry from the committed record that holds its key.
@@ -469,9 +431,13 @@ func formatUUID(u [16]byte) string {
 	return string(b[:])
 }
 
+// currentProtocol returns the store protocol of keyed operations: the one
+// configured, or once an operation has run, the one ProtocolAuto chose.
+func (e *Executor) currentProtocol() Protocol { return Protocol(e.protocol.Load()) }
+
 // requireSchema refuses to run operations on a database whose idempotency
 // tables are older than this runtime needs, with the message schema.Require
-// gives (which migration to run). It reads the version on a connection
+// gives (which migration to run), and resolves ProtocolAuto. It reads the version on a connection
 // taken like an operation's, so a saturated pool answers 503 here too.
 // Only success is remembered, so a transient error is retried by the next
 // operation.
@@ -486,6 +452,13 @@ func (e *Executor) requireSchema(ctx context.Context, c *Contract, call Call) er
 	defer pc.Release()
 	if err := schema.Require(ctx, pc.Conn(), e.schemaName); err != nil {
 		return fmt.Errorf("idem: %w", err)
+	}
+	if e.currentProtocol() == ProtocolAuto {
+		p, err := detectProtocol(ctx, pc.Conn())
+		if err != nil {
+			return err
+		}
+		e.protocol.Store(int32(p))
 	}
 	e.schemaOK.Store(true)
 	return nil

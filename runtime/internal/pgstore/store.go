@@ -26,6 +26,8 @@ type Store struct {
 	enqueue              string
 	claimNatural         string
 	naturalHolder        string
+
+	lookup, lock, tryLock, insert string // the advisory protocol's (advisory.go)
 }
 
 // tableNames matches the store's tables in its SQL, so New can qualify
@@ -50,6 +52,11 @@ func New(schema string) *Store {
 		tombstone: q(sqlcdb.TombstoneExpired),
 		purge:     q(sqlcdb.DeletePurged),
 		enqueue:   q(sqlcdb.EnqueueEffect),
+
+		lookup:  q(sqlcdb.LookupRecord),
+		lock:    sqlcdb.LockKey,
+		tryLock: sqlcdb.TryLockKey,
+		insert:  q(sqlcdb.InsertRecord),
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
@@ -123,16 +130,7 @@ func (s *Store) QueueRecord(b *pgx.Batch, scope, key string) {
 // ReadRecord reads the result of a QueueRecord: the record, or nil when it
 // vanished (swept) since the claim, in which case the caller claims again.
 func (s *Store) ReadRecord(br pgx.BatchResults) (*Record, error) {
-	var row sqlcdb.GetRecordRow
-	err := br.QueryRow().Scan(&row.OperationID, &row.Fingerprint, &row.State, &row.ResponseStatus,
-		&row.ResponseHeaders, &row.ResponseBody, &row.CompletedAt, &row.ExpiresAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	return recordFromRow(row), nil
+	return scanRecord(br.QueryRow())
 }
 
 // QueueComplete appends the completion to b: [ROLLBACK TO SAVEPOINT when
@@ -141,7 +139,7 @@ func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, comm
 	if rollbackBusiness {
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
-	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, c.Header, c.Body,
+	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, jsonText(c.Header), c.Body,
 		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
 	if commit {
 		b.Queue("COMMIT")
@@ -200,4 +198,15 @@ func lockTimeoutSetting(d time.Duration) string {
 		ms = 1
 	}
 	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// jsonText passes a JSON document for a jsonb parameter as text, which
+// pgx sends as it is under every query exec mode; as []byte it would go
+// as a bytea literal under the simple protocol. nil is SQL NULL.
+func jsonText(doc []byte) *string {
+	if doc == nil {
+		return nil
+	}
+	s := string(doc)
+	return &s
 }

@@ -21,9 +21,11 @@ RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_l
 
 -- name: GetRecord :one
 -- Reads the committed record that holds (scope, key), after a ClaimRecord
--- that returned no row. It runs as its own statement so that, under READ
--- COMMITTED, it sees the record committed by the transaction the claim
--- waited for. No row means the record went (swept) in between.
+-- that returned no row, or after LockKey. It runs as its own statement so
+-- that, under READ COMMITTED, it sees the record committed by the
+-- transaction the claim or the lock waited for. No row means no record
+-- holds the key: it went (swept) since the claim, or none was committed
+-- while the lock was awaited.
 SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
        completed_at, expires_at
 FROM idempotency_record
@@ -67,3 +69,54 @@ WHERE (scope, idempotency_key) IN (
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
 );
+
+-- name: LookupRecord :one
+-- The advisory protocol's first statement, in the implicit transaction of
+-- its pipeline (before its BEGIN): reads the committed record that holds
+-- (scope, key) and, when there is one, sets idem.replay to a sentence for
+-- the rest of that transaction, so that LockKey (or TryLockKey), the next
+-- statement, fails casting it to an integer (SQLSTATE 22P02) and the
+-- server rolls the pipeline back by itself at its Sync. A replay is then
+-- this one round trip, and leaves the connection idle; the server logs
+-- the sentence as the error's text.
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
+       completed_at, expires_at,
+       set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true) AS replay
+FROM idempotency_record
+WHERE scope = @scope AND idempotency_key = @idempotency_key;
+
+-- name: LockKey :exec
+-- Takes the transaction-level advisory lock on the 64-bit hash of (scope,
+-- key), still in the pipeline's implicit transaction, which the BEGIN that
+-- follows turns into the operation's transaction, lock and all. The FROM
+-- clause fails after a LookupRecord that found a record, and otherwise
+-- bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03 past
+-- it); the select list, evaluated in order, puts the previous lock_timeout
+-- back once the lock is held, so the business function's own lock waits
+-- are not cut short. (idem.replay is '' once a transaction that set it has
+-- ended.)
+SELECT pg_advisory_xact_lock(@key_hash::bigint) AS locked, set_config('lock_timeout', b.saved, true) AS restored
+FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', @lock_timeout::text, true) AS bounded
+      WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b;
+
+-- name: TryLockKey :one
+-- LockKey without waiting, for the reject policy: false when another
+-- transaction holds the key's lock. It fails like LockKey after a
+-- LookupRecord that found a record.
+SELECT pg_try_advisory_xact_lock(@key_hash::bigint) AS locked
+FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b;
+
+-- name: InsertRecord :exec
+-- Writes the record of a new operation once, completed or failed with its
+-- response, in the business transaction, pipelined with its COMMIT. The
+-- primary key stays the final arbiter: a record another transaction
+-- committed meanwhile fails this INSERT with a unique violation (SQLSTATE
+-- 23505), which aborts the transaction, business changes and all. The
+-- caller passes only completed or failed as the state (QueueInsert checks).
+INSERT INTO idempotency_record (
+    scope, idempotency_key, fingerprint, state, operation_id, response_status, response_headers,
+    response_body, created_at, completed_at, expires_at, purge_at
+)
+VALUES (@scope::text, @idempotency_key::text, @fingerprint::bytea, @state::text, @operation_id::uuid,
+        @response_status::integer, @response_headers::jsonb, @response_body::bytea, @created_at::timestamptz,
+        @completed_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz);

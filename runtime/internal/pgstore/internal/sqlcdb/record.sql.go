@@ -152,9 +152,11 @@ type GetRecordRow struct {
 }
 
 // Reads the committed record that holds (scope, key), after a ClaimRecord
-// that returned no row. It runs as its own statement so that, under READ
-// COMMITTED, it sees the record committed by the transaction the claim
-// waited for. No row means the record went (swept) in between.
+// that returned no row, or after LockKey. It runs as its own statement so
+// that, under READ COMMITTED, it sees the record committed by the
+// transaction the claim or the lock waited for. No row means no record
+// holds the key: it went (swept) since the claim, or none was committed
+// while the lock was awaited.
 func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecordRow, error) {
 	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey)
 	var i GetRecordRow
@@ -167,6 +169,130 @@ func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecord
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
+	)
+	return i, err
+}
+
+const InsertRecord = `-- name: InsertRecord :exec
+INSERT INTO idempotency_record (
+    scope, idempotency_key, fingerprint, state, operation_id, response_status, response_headers,
+    response_body, created_at, completed_at, expires_at, purge_at
+)
+VALUES ($1::text, $2::text, $3::bytea, $4::text, $5::uuid,
+        $6::integer, $7::jsonb, $8::bytea, $9::timestamptz,
+        $10::timestamptz, $11::timestamptz, $12::timestamptz)
+`
+
+type InsertRecordParams struct {
+	Scope           string
+	IdempotencyKey  string
+	Fingerprint     []byte
+	State           string
+	OperationID     pgtype.UUID
+	ResponseStatus  int32
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CreatedAt       pgtype.Timestamptz
+	CompletedAt     pgtype.Timestamptz
+	ExpiresAt       pgtype.Timestamptz
+	PurgeAt         pgtype.Timestamptz
+}
+
+// Writes the record of a new operation once, completed or failed with its
+// response, in the business transaction, pipelined with its COMMIT. The
+// primary key stays the final arbiter: a record another transaction
+// committed meanwhile fails this INSERT with a unique violation (SQLSTATE
+// 23505), which aborts the transaction, business changes and all. The
+// caller passes only completed or failed as the state (QueueInsert checks).
+func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) error {
+	_, err := q.db.Exec(ctx, InsertRecord,
+		arg.Scope,
+		arg.IdempotencyKey,
+		arg.Fingerprint,
+		arg.State,
+		arg.OperationID,
+		arg.ResponseStatus,
+		arg.ResponseHeaders,
+		arg.ResponseBody,
+		arg.CreatedAt,
+		arg.CompletedAt,
+		arg.ExpiresAt,
+		arg.PurgeAt,
+	)
+	return err
+}
+
+const LockKey = `-- name: LockKey :exec
+SELECT pg_advisory_xact_lock($1::bigint) AS locked, set_config('lock_timeout', b.saved, true) AS restored
+FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', $2::text, true) AS bounded
+      WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
+`
+
+type LockKeyParams struct {
+	KeyHash     int64
+	LockTimeout string
+}
+
+// Takes the transaction-level advisory lock on the 64-bit hash of (scope,
+// key), still in the pipeline's implicit transaction, which the BEGIN that
+// follows turns into the operation's transaction, lock and all. The FROM
+// clause fails after a LookupRecord that found a record, and otherwise
+// bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03 past
+// it); the select list, evaluated in order, puts the previous lock_timeout
+// back once the lock is held, so the business function's own lock waits
+// are not cut short. (idem.replay is ” once a transaction that set it has
+// ended.)
+func (q *Queries) LockKey(ctx context.Context, arg LockKeyParams) error {
+	_, err := q.db.Exec(ctx, LockKey, arg.KeyHash, arg.LockTimeout)
+	return err
+}
+
+const LookupRecord = `-- name: LookupRecord :one
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
+       completed_at, expires_at,
+       set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true) AS replay
+FROM idempotency_record
+WHERE scope = $1 AND idempotency_key = $2
+`
+
+type LookupRecordParams struct {
+	Scope          string
+	IdempotencyKey string
+}
+
+type LookupRecordRow struct {
+	OperationID     pgtype.UUID
+	Fingerprint     []byte
+	State           string
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CompletedAt     pgtype.Timestamptz
+	ExpiresAt       pgtype.Timestamptz
+	Replay          string
+}
+
+// The advisory protocol's first statement, in the implicit transaction of
+// its pipeline (before its BEGIN): reads the committed record that holds
+// (scope, key) and, when there is one, sets idem.replay to a sentence for
+// the rest of that transaction, so that LockKey (or TryLockKey), the next
+// statement, fails casting it to an integer (SQLSTATE 22P02) and the
+// server rolls the pipeline back by itself at its Sync. A replay is then
+// this one round trip, and leaves the connection idle; the server logs
+// the sentence as the error's text.
+func (q *Queries) LookupRecord(ctx context.Context, arg LookupRecordParams) (LookupRecordRow, error) {
+	row := q.db.QueryRow(ctx, LookupRecord, arg.Scope, arg.IdempotencyKey)
+	var i LookupRecordRow
+	err := row.Scan(
+		&i.OperationID,
+		&i.Fingerprint,
+		&i.State,
+		&i.ResponseStatus,
+		&i.ResponseHeaders,
+		&i.ResponseBody,
+		&i.CompletedAt,
+		&i.ExpiresAt,
+		&i.Replay,
 	)
 	return i, err
 }
@@ -199,4 +325,19 @@ func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredPara
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const TryLockKey = `-- name: TryLockKey :one
+SELECT pg_try_advisory_xact_lock($1::bigint) AS locked
+FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
+`
+
+// LockKey without waiting, for the reject policy: false when another
+// transaction holds the key's lock. It fails like LockKey after a
+// LookupRecord that found a record.
+func (q *Queries) TryLockKey(ctx context.Context, keyHash int64) (bool, error) {
+	row := q.db.QueryRow(ctx, TryLockKey, keyHash)
+	var locked bool
+	err := row.Scan(&locked)
+	return locked, err
 }

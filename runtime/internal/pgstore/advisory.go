@@ -1,0 +1,234 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
+)
+
+// The advisory protocol, PostgreSQL's: a new operation writes its record
+// once, completed, at the end of the business transaction, and duplicates
+// meet on a transaction-level advisory lock on the key's hash instead of
+// on an in-progress row.
+//
+//  1. One pipeline, one round trip: LookupRecord, LockKey (or TryLockKey)
+//     and GetRecord in the pipeline's implicit transaction, then BEGIN [,
+//     SAVEPOINT], which makes that transaction the operation's. When
+//     LookupRecord finds a record, LockKey fails and the server rolls the
+//     pipeline back by itself: a replay costs this one round trip. A lock
+//     wait that times out is rolled back the same way. Otherwise the
+//     transaction is open, the key's lock held and the record rechecked
+//     after the lock, by a statement of its own that sees what was
+//     committed while the lock was awaited.
+//  2. The business function, in that transaction.
+//  3. [ROLLBACK TO SAVEPOINT,] InsertRecord and COMMIT, pipelined.
+//
+// See QueueOpen and QueueInsert.
+
+// OpenOptions shape the opening pipeline QueueOpen sends.
+type OpenOptions struct {
+	// LockTimeout bounds the wait for the key's lock; the previous
+	// lock_timeout is restored once the lock is held.
+	LockTimeout time.Duration
+	// Try takes the key's lock only when it is free (the reject policy)
+	// instead of waiting for it.
+	Try bool
+	// Savepoint opens BusinessSavepoint once the lock is held.
+	Savepoint bool
+}
+
+// Opened is what an opening pipeline found.
+type Opened struct {
+	// Record is the committed record holding the key, nil when none does.
+	Record *Record
+	// Locked reports that the caller holds the key's lock in an open
+	// transaction, with no record holding the key: the new operation runs.
+	// When it is false the caller rolls back (a no-op when the pipeline
+	// ended its transaction) and answers from Record, or, with Record nil,
+	// refuses the request as in progress (Try found the lock taken).
+	Locked bool
+}
+
+// replayAbort is the SQLSTATE of LockKey's and TryLockKey's failure after
+// a LookupRecord that found a record (invalid_text_representation: the
+// cast of the sentence "idemgen replay: …" to an integer).
+const replayAbort = "22P02"
+
+// KeyHash is the 64-bit advisory lock key of (scope, key): FNV-1a over
+// the scope's length, the scope and the key, stable across processes and
+// releases. Two keys that share a hash only wait for each other; the
+// record's primary key, not the lock, decides what is stored.
+func KeyHash(scope, key string) int64 {
+	h := fnv.New64a()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(scope)))
+	_, _ = h.Write(n[:])
+	_, _ = h.Write([]byte(scope))
+	_, _ = h.Write([]byte(key))
+	return int64(h.Sum64())
+}
+
+// PrepareOpen prepares on conn, once per connection, the statements of
+// QueueOpen under their own SQL as names (pgx.Conn.Prepare). A replay's
+// opening pipeline fails on purpose, and pgx drops the statements of a
+// failed batch from its statement caches, which would cost the next
+// operation on the connection a round trip to prepare them again; a
+// statement prepared by name is not in those caches. On a connection
+// that runs the simple protocol, which prepares nothing, it does nothing.
+func (s *Store) PrepareOpen(ctx context.Context, conn *pgx.Conn, o OpenOptions) error {
+	if conn.Config().DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
+		return nil
+	}
+	for _, sql := range s.openStatements(o) {
+		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
+			return fmt.Errorf("pgstore: prepare: %w", err)
+		}
+	}
+	return nil
+}
+
+// openStatements are the statements QueueOpen queues, in order.
+func (s *Store) openStatements(o OpenOptions) []string {
+	lock := s.lock
+	if o.Try {
+		lock = s.tryLock
+	}
+	sqls := []string{s.lookup, lock, s.get, "BEGIN"}
+	if o.Savepoint {
+		sqls = append(sqls, "SAVEPOINT "+BusinessSavepoint)
+	}
+	return sqls
+}
+
+// QueueOpen appends the opening pipeline for (scope, key) to b, which must
+// be empty; call PrepareOpen on the connection first. The batch begins a transaction (pgx.Batch.BeginTx) whose first
+// statement is LookupRecord, so the pgx.Tx of the BatchResults is the
+// transaction the pipeline's BEGIN opens, and is closed when the pipeline
+// rolled back by itself. Read the results with ReadOpen.
+func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
+	sqls := s.openStatements(o)
+	b.BeginTx(pgx.TxOptions{BeginQuery: sqls[0]})
+	b.QueuedQueries[0].Arguments = []any{scope, key}
+	if o.Try {
+		b.Queue(sqls[1], KeyHash(scope, key))
+	} else {
+		b.Queue(sqls[1], KeyHash(scope, key), lockTimeoutSetting(o.LockTimeout))
+	}
+	b.Queue(sqls[2], scope, key)
+	for _, sql := range sqls[3:] { // BEGIN [, SAVEPOINT]
+		b.Queue(sql)
+	}
+}
+
+// ReadOpen reads the results of a QueueOpen with the same options. An
+// error leaves the transaction, if any, for the caller to roll back; a
+// lock wait past LockTimeout fails with SQLSTATE 55P03
+// (lock_not_available), and leaves no transaction.
+func (s *Store) ReadOpen(br pgx.BatchResults, o OpenOptions) (Opened, error) {
+	var replay string
+	rec, err := scanRecord(br.QueryRow(), &replay)
+	if err != nil {
+		return Opened{}, err
+	}
+	locked := true
+	if o.Try {
+		err = br.QueryRow().Scan(&locked)
+	} else {
+		_, err = br.Exec()
+	}
+	if rec != nil {
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != replayAbort {
+			return Opened{}, fmt.Errorf("pgstore: lookup found a record but the pipeline went on (%v)", err)
+		}
+		return Opened{Record: rec}, nil
+	}
+	if err != nil {
+		return Opened{}, err
+	}
+	if rec, err = scanRecord(br.QueryRow()); err != nil {
+		return Opened{}, err
+	}
+	for range len(s.openStatements(o)) - 3 { // BEGIN [, SAVEPOINT]
+		if _, err := br.Exec(); err != nil {
+			return Opened{}, err
+		}
+	}
+	return Opened{Record: rec, Locked: locked && rec == nil}, nil
+}
+
+// Insertion is the record a new operation writes once, at its end.
+type Insertion struct {
+	Claim
+	Completion
+}
+
+// QueueInsert appends the end of a new operation to b: [ROLLBACK TO
+// SAVEPOINT when rollbackBusiness,] InsertRecord and COMMIT. Read the
+// results with ReadInsert. The state must be completed or failed.
+func (s *Store) QueueInsert(b *pgx.Batch, r Insertion, rollbackBusiness bool) error {
+	if r.State != StateCompleted && r.State != StateFailed {
+		return fmt.Errorf("pgstore: insert a record in state %q, want completed or failed", r.State)
+	}
+	if rollbackBusiness {
+		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
+	}
+	b.Queue(s.insert, r.Claim.Scope, r.Claim.Key, r.Fingerprint, string(r.State), pgtype.UUID{Bytes: r.Claim.OperationID, Valid: true},
+		int32(r.Status), jsonText(r.Header), r.Body, timestamptz(r.CreatedAt), timestamptz(r.CompletedAt),
+		timestamptz(r.ExpiresAt), timestamptz(r.PurgeAt))
+	b.Queue("COMMIT")
+	return nil
+}
+
+// ReadInsert reads the results of a QueueInsert with the same flag. A
+// record committed by another transaction meanwhile fails it with
+// SQLSTATE 23505 (unique_violation; see IsUniqueViolation); the
+// transaction is then aborted and the caller rolls back.
+func (s *Store) ReadInsert(br pgx.BatchResults, rollbackBusiness bool) error {
+	n := 2
+	if rollbackBusiness {
+		n++
+	}
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IsUniqueViolation reports whether err is a unique violation (SQLSTATE
+// 23505).
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// scanRecord scans a record row, with extra trailing columns into extra;
+// nil for no row, or for a row whose record columns are NULL (a LEFT JOIN
+// that found no record).
+func scanRecord(row pgx.Row, extra ...any) (*Record, error) {
+	var r sqlcdb.GetRecordRow
+	var state pgtype.Text
+	err := row.Scan(append([]any{&r.OperationID, &r.Fingerprint, &state, &r.ResponseStatus,
+		&r.ResponseHeaders, &r.ResponseBody, &r.CompletedAt, &r.ExpiresAt}, extra...)...)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !r.OperationID.Valid:
+		return nil, nil
+	}
+	r.State = state.String
+	return recordFromRow(r), nil
+}
