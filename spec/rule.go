@@ -65,6 +65,7 @@ func Rules() []Rule {
 		rulePointerNotWalkable,
 		ruleNaturalKeyNotSignificant,
 		ruleUnionNotValidated,
+		ruleOneOfOverlap,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
