@@ -24,31 +24,43 @@ const maxBranchReasons = 3
 // says how many branches it matched and, when none, why the first few did
 // not.
 func (d *Decoder) Union(exclusive bool, branches ...Branch) json.RawMessage {
-	d.space()
-	start, nv, nd := d.pos, len(d.violations), d.dropped
-	raw := d.Raw()
-	if d.syntax != nil || len(d.violations) != nv || d.dropped != nd {
+	start, raw, ok := d.unionValue()
+	if !ok {
 		return raw
 	}
 	end := d.pos
+	// Try the branches counting failures only: a union inside a branch of
+	// another keeps the outer trial's verdict.
+	outerTrial, outerFailed, outerRereading := d.trial, d.failed, d.rereading
+	d.trial, d.rereading = true, true
 	matched := 0
-	var reasons []string
-	for i, b := range branches {
-		d.pos = start
+	for _, b := range branches {
+		d.pos, d.failed = start, false
 		b(d)
-		if d.syntax != nil {
-			// The value parsed once; a branch cannot make it malformed.
-			return raw
-		}
-		switch {
-		case len(d.violations) == nv && d.dropped == nd:
+		d.bad = false
+		if !d.failed {
 			matched++
-		case len(reasons) < maxBranchReasons && len(d.violations) > nv:
-			reasons = append(reasons, "branch "+strconv.Itoa(i+1)+": "+d.violations[nv].where()+d.violations[nv].Reason)
+			if !exclusive || matched > 1 {
+				break
+			}
 		}
-		d.violations, d.dropped, d.bad = d.violations[:nv], nd, false
 	}
-	d.pos = end
+	d.trial, d.failed = outerTrial, outerFailed
+	var reasons []string
+	if matched == 0 && !d.trial {
+		// Read the first branches once more, recording, to say why.
+		for i, b := range branches[:min(len(branches), maxBranchReasons)] {
+			nv, nd := len(d.violations), d.dropped
+			d.pos = start
+			b(d)
+			d.bad = false
+			if len(d.violations) > nv {
+				reasons = append(reasons, "branch "+strconv.Itoa(i+1)+": "+d.violations[nv].where()+d.violations[nv].Reason)
+			}
+			d.violations, d.dropped = d.violations[:nv], nd
+		}
+	}
+	d.pos, d.rereading = end, outerRereading
 	keyword := "anyOf"
 	if exclusive {
 		keyword = "oneOf"
@@ -66,19 +78,38 @@ func (d *Decoder) Union(exclusive bool, branches ...Branch) json.RawMessage {
 	return raw
 }
 
+// unionValue reads the next value once, for its text and the decoder's
+// strictness, and returns where it starts; ok is false when it broke the
+// strictness (reported), so that no branch is tried.
+func (d *Decoder) unionValue() (start int, raw json.RawMessage, ok bool) {
+	d.space()
+	start, nv, nd, failed := d.pos, len(d.violations), d.dropped, d.failed
+	d.failed = false
+	if d.trial {
+		// A branch being tried: the value's text is not kept.
+		d.Skip()
+		ok = !d.failed
+		d.failed = failed || d.failed
+		return start, nil, ok && d.syntax == nil
+	}
+	raw = d.Raw()
+	return start, raw, d.syntax == nil && len(d.violations) == nv && d.dropped == nd
+}
+
 // Discriminated reads the next value, an object whose member property
 // names its branch: values[i] selects branches[i]. The chosen branch's
 // violations are reported as they are; a missing or unknown
 // discriminator is a violation of the member. It returns the value's text
 // as the client sent it.
 func (d *Decoder) Discriminated(property string, values []string, branches ...Branch) json.RawMessage {
-	d.space()
-	start, nv, nd := d.pos, len(d.violations), d.dropped
-	raw := d.Raw()
-	if d.syntax != nil || len(d.violations) != nv || d.dropped != nd {
+	start, raw, ok := d.unionValue()
+	if !ok {
 		return raw
 	}
 	end := d.pos
+	outerRereading := d.rereading
+	d.rereading = true
+	defer func() { d.rereading = outerRereading }()
 	d.pos = start
 	chosen := -1
 	if !d.BeginObject() {

@@ -160,3 +160,48 @@ func TestDiscriminated(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedUnion checks a union inside a branch of another: its verdict
+// decides the outer branch's, and the outer union alone reports.
+func TestNestedUnion(t *testing.T) {
+	// wrapper is {"payment": oneOf [card, iban]} as a branch object.
+	wrapper := func(d *Decoder) {
+		if !d.BeginObject() {
+			return
+		}
+		has := false
+		for d.Member() {
+			switch string(d.Key()) {
+			case "payment":
+				has = true
+				d.Union(true, card, iban)
+			default:
+				d.Skip()
+			}
+		}
+		if !has {
+			d.Missing("payment")
+		}
+	}
+	member := func(d *Decoder) json.RawMessage { return d.Union(true, wrapper, iban) }
+	tests := []struct {
+		name string
+		body string
+		want []Violation
+	}{
+		{"inner branch matches", `{"payment":{"payment":{"number":"4242"}}}`, nil},
+		{"outer scalar branch", `{"payment":"DE89370400440532013000"}`, nil},
+		{"inner union matches none", `{"payment":{"payment":{"cvc":"12345"}}}`, []Violation{{Pointer: "/payment",
+			Reason: "must match one of the 2 oneOf branches, and matches none (branch 1: /payment/payment: must match one of the 2 oneOf branches, and matches none " +
+				"(branch 1: /payment/payment/cvc: must be at most 4 characters long; branch 2: /payment/payment: must be a string); branch 2: /payment: must be a string)"}}},
+		{"inner duplicate", `{"payment":{"payment":{"number":"1","number":"2"}}}`, []Violation{{Pointer: "/payment/payment/number", Reason: "member given more than once"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got := decodePayment(tt.body, member)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
