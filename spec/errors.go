@@ -133,9 +133,9 @@ func UnusableDiagnostics(err error, file string) []Diagnostic {
 	return out
 }
 
-// warningDiagnostics returns doc's overlay warnings as warning diagnostics
+// WarningDiagnostics returns doc's overlay warnings as warning diagnostics
 // under RuleOverlayWarning.
-func warningDiagnostics(doc *Document) []Diagnostic {
+func WarningDiagnostics(doc *Document) []Diagnostic {
 	out := make([]Diagnostic, len(doc.Warnings))
 	for i, w := range doc.Warnings {
 		out[i] = Diagnostic{

@@ -76,7 +76,7 @@ func Rules() []Rule {
 // warnings (RuleOverlayWarning) together with the rules' findings, sorted
 // by position and then rule id.
 func Check(doc *Document, opts CheckOptions) []Diagnostic {
-	diags := append(slices.Clone(doc.Defects), warningDiagnostics(doc)...)
+	diags := append(slices.Clone(doc.Defects), WarningDiagnostics(doc)...)
 	rules := Rules()
 	for _, op := range doc.Operations {
 		diags = append(diags, checkOperation(doc, op, rules, opts)...)
