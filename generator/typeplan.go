@@ -122,6 +122,8 @@ type (
 	TypeDecl     = ir.TypeDecl
 	StructField  = ir.StructField
 	EnumConst    = ir.EnumConst
+	Union        = ir.Union
+	UnionCase    = ir.UnionCase
 )
 
 // The kinds of Go types and declarations, as the IR names them.

@@ -235,6 +235,11 @@ func (p *typePlanner) markJSONType(t *GoType, seen map[*GoType]bool) {
 		c.Pattern.Var = "pattern" + strconv.Itoa(len(p.plan.Patterns))
 		p.plan.Patterns = append(p.plan.Patterns, c.Pattern)
 	}
+	if t.Union != nil {
+		for _, b := range t.Union.Branches {
+			p.markJSONType(b, seen)
+		}
+	}
 	switch {
 	case t.Elem != nil:
 		p.markJSONType(t.Elem, seen)

@@ -40,6 +40,7 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 		opNames:    NewNamespace(),
 		collided:   map[*spec.Error]bool{},
 		badPattern: map[*spec.Error]bool{},
+		unions:     map[*GoType]*unionSource{},
 		plan:       &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
 	}
 	p.plan.Names.Reserve("the caller", opts.Reserved...)
@@ -50,6 +51,7 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 	for _, op := range sorted {
 		p.operation(op)
 	}
+	p.planUnions()
 	p.name()
 	p.markForm()
 	p.markJSON()
@@ -93,6 +95,9 @@ type typePlanner struct {
 	// pending holds each declaration with the name it wants, in discovery
 	// order; name assigns the final names.
 	pending []*pendingDecl
+	// unions holds the unions whose branches planUnions plans when a JSON
+	// request body reaches them.
+	unions map[*GoType]*unionSource
 }
 
 // pendingDecl is a declaration waiting for its final name.

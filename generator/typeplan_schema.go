@@ -65,7 +65,7 @@ func (p *typePlanner) inline(s *openapi3.Schema, h hint) *GoType {
 		if len(branches) == 1 && len(s.Properties) == 0 {
 			return p.typeOf(branches[0], h)
 		}
-		return &GoType{Kind: TypeRaw}
+		return p.unionOf(s, h)
 	}
 	typ := schemaType(s)
 	if typ == "" {

@@ -100,6 +100,11 @@ func (l ErrorList) errOrNil() error {
 // that does not apply, or a contract that does not decode.
 const RuleUnusable = "LOAD001"
 
+// RuleOverlayWarning is the rule id under which Check reports an overlay
+// problem that did not stop the load (Document.Warnings), such as an action
+// whose target matches nothing under LoadOptions.Unmatched = UnmatchedWarn.
+const RuleOverlayWarning = "LOAD002"
+
 // UnusableDiagnostics returns the reasons in a Load error as error
 // diagnostics under RuleUnusable, in the error's order. An error without a
 // position of its own, which Load does not return but a caller may pass,
@@ -123,6 +128,23 @@ func UnusableDiagnostics(err error, file string) []Diagnostic {
 			Path:     e.Path,
 			Message:  e.Msg,
 			Hint:     "the spec cannot be used until this is fixed; nothing else in it was checked",
+		}
+	}
+	return out
+}
+
+// WarningDiagnostics returns doc's overlay warnings as warning diagnostics
+// under RuleOverlayWarning.
+func WarningDiagnostics(doc *Document) []Diagnostic {
+	out := make([]Diagnostic, len(doc.Warnings))
+	for i, w := range doc.Warnings {
+		out[i] = Diagnostic{
+			Pos:      w.Pos,
+			Severity: SeverityWarning,
+			Rule:     RuleOverlayWarning,
+			Path:     w.Path,
+			Message:  w.Msg,
+			Hint:     "fix the action's target or remove the action",
 		}
 	}
 	return out

@@ -65,16 +65,18 @@ func Rules() []Rule {
 		rulePointerNotWalkable,
 		ruleNaturalKeyNotSignificant,
 		ruleUnionNotValidated,
+		ruleOneOfOverlap,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
 }
 
 // Check runs the lint rules on every operation of doc that is not blocked
-// by a document defect, and returns the document's defects together with
-// the rules' findings, sorted by position and then rule id.
+// by a document defect, and returns the document's defects and overlay
+// warnings (RuleOverlayWarning) together with the rules' findings, sorted
+// by position and then rule id.
 func Check(doc *Document, opts CheckOptions) []Diagnostic {
-	diags := slices.Clone(doc.Defects)
+	diags := append(slices.Clone(doc.Defects), WarningDiagnostics(doc)...)
 	rules := Rules()
 	for _, op := range doc.Operations {
 		diags = append(diags, checkOperation(doc, op, rules, opts)...)

@@ -66,8 +66,8 @@ paths:
                     meta: {type: object, additionalProperties: true}
                     choice:
                       oneOf:
-                        - {type: object, properties: {card: {type: string}}}
-                        - {type: object, properties: {iban: {type: string}}}
+                        - {type: object, required: [card], properties: {card: {type: string}}}
+                        - {type: object, required: [iban], properties: {iban: {type: string}}}
       responses:
         "201": {description: created}
   /orders/{id}:
@@ -672,18 +672,62 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-// IDEM026: the union of the shared spec's request body is reported once,
-// at the union, and nothing inside it.
+// IDEM026: the union of the shared spec's request body, two object
+// branches, is checked by the decoder and not reported; given properties
+// beside its branches it is reported once, at the union, and nothing
+// inside it.
 func TestUnionNotValidated(t *testing.T) {
 	doc := loadRuleTestDoc(t)
-	rtOperation(t, doc, "createOrder").Contract = rtGoodContract()
-	var got []Diagnostic
-	for _, d := range Check(doc, CheckOptions{}) {
-		if d.Rule == ruleUnionNotValidated.ID {
-			got = append(got, d)
+	op := rtOperation(t, doc, "createOrder")
+	op.Contract = rtGoodContract()
+	findings := func() []Diagnostic {
+		var got []Diagnostic
+		for _, d := range Check(doc, CheckOptions{}) {
+			if d.Rule == ruleUnionNotValidated.ID {
+				got = append(got, d)
+			}
 		}
+		return got
 	}
-	if len(got) != 1 || got[0].Pos.Line != 100 || got[0].Severity != SeverityWarning || !strings.Contains(got[0].Message, "/choice") {
+	if got := findings(); len(got) != 0 {
+		t.Fatalf("a union the decoder checks is reported:\n%s", rtDescribe(got))
+	}
+	choice := op.Op.RequestBody.Value.Content["application/json"].Schema.Value.AllOf[1].Value.Properties["choice"].Value
+	choice.Properties = openapi3.Schemas{"reference": openapi3.NewStringSchema().NewRef()}
+	got := findings()
+	if len(got) != 1 || got[0].Pos.Line != 100 || got[0].Severity != SeverityWarning || !strings.Contains(got[0].Message, "/choice") ||
+		!strings.Contains(got[0].Message, "it has properties beside its branches") {
 		t.Fatalf("findings:\n%s", rtDescribe(got))
+	}
+}
+
+// IDEM027: the shared spec's choice, two object branches that each
+// require a member, is not reported; a branch that requires nothing is
+// reported once, by its ordinal; as an anyOf, nothing is.
+func TestOneOfOverlap(t *testing.T) {
+	doc := loadRuleTestDoc(t)
+	op := rtOperation(t, doc, "createOrder")
+	op.Contract = rtGoodContract()
+	findings := func() []Diagnostic {
+		var got []Diagnostic
+		for _, d := range Check(doc, CheckOptions{}) {
+			if d.Rule == ruleOneOfOverlap.ID {
+				got = append(got, d)
+			}
+		}
+		return got
+	}
+	if got := findings(); len(got) != 0 {
+		t.Fatalf("findings:\n%s", rtDescribe(got))
+	}
+	choice := op.Op.RequestBody.Value.Content["application/json"].Schema.Value.AllOf[1].Value.Properties["choice"].Value
+	choice.OneOf[1].Value.Required = nil
+	if got := findings(); len(got) != 1 || got[0].Pos.Line != 100 || !strings.Contains(got[0].Message, "/choice") ||
+		!strings.Contains(got[0].Message, "second branch") {
+		t.Fatalf("second branch open, findings:\n%s", rtDescribe(got))
+	}
+	choice.AnyOf, choice.OneOf = choice.OneOf, nil
+	if got := findings(); len(got) != 0 {
+		t.Fatalf("anyOf, findings:\n%s", rtDescribe(got))
 	}
 }

@@ -3,19 +3,21 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// The rule on what the generated decoders leave unchecked: a oneOf or
-// anyOf union of a JSON request body is kept whole, as the client sent it,
-// held to the decoder's strictness but not checked against its branches.
+// The rule on what the generated decoders leave unchecked. A oneOf or
+// anyOf union of a JSON request body is kept whole, as the client sent
+// it, and checked against its branches; UncheckedUnion says which unions
+// the decoder cannot check, and this rule reports them.
 
 var ruleUnionNotValidated = Rule{
 	ID:       "IDEM026",
 	Name:     "union-not-validated",
 	Severity: SeverityWarning,
-	Summary:  "a oneOf/anyOf union of a JSON request body, which the generated decoder does not check against its branches",
+	Summary:  "a oneOf/anyOf union of a JSON request body that the generated decoder cannot check against its branches",
 	check: func(r *ruleRun) {
 		if r.c == nil {
 			return
@@ -25,11 +27,80 @@ var ruleUnionNotValidated = Rule{
 			return
 		}
 		walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, func(s *openapi3.Schema, at pointer) {
+			why := UncheckedUnion(s)
+			if why == "" {
+				return
+			}
 			r.report(r.originPos(s.Origin, r.op.Pos), "requestBody",
-				fmt.Sprintf("%s of the request body of %s is a oneOf/anyOf union: the generated decoder checks it for strict JSON (exact, unique member names, safe strings, exact numbers) but not against its branches", orBody(at), r.opName()),
-				"validate the union in the business method, or give the schema one shape (a discriminated object with the branches' properties) that the decoder checks")
+				fmt.Sprintf("%s of the request body of %s is a oneOf/anyOf union the generated decoder cannot check against its branches: %s; it checks the value for strict JSON only (exact, unique member names, safe strings, exact numbers)", orBody(at), r.opName(), why),
+				"validate the union in the business method, or give it branches of their own shape and nothing beside them")
 		})
 	},
+}
+
+var ruleOneOfOverlap = Rule{
+	ID:       "IDEM027",
+	Name:     "oneof-branches-overlap",
+	Severity: SeverityWarning,
+	Summary:  "a oneOf of a JSON request body with an open object branch that requires no member, which the other branches' objects match too",
+	check: func(r *ruleRun) {
+		if r.c == nil {
+			return
+		}
+		kind, media, _ := generatedBody(r.op)
+		if kind != mediaJSON || media.Schema == nil {
+			return
+		}
+		walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, func(s *openapi3.Schema, at pointer) {
+			if len(s.OneOf) == 0 || s.Discriminator != nil || UncheckedUnion(s) != "" {
+				return
+			}
+			open, objects := 0, 0
+			n := 0
+			for _, b := range s.OneOf {
+				if b == nil || b.Value == nil || b.Value.Type != nil && b.Value.Type.Is(openapi3.TypeNull) {
+					continue
+				}
+				n++
+				v := b.Value
+				if !(v.Type != nil && v.Type.Is(openapi3.TypeObject) || len(v.Properties) > 0) {
+					continue
+				}
+				objects++
+				closed := v.AdditionalProperties.Has != nil && !*v.AdditionalProperties.Has
+				if open == 0 && len(v.Required) == 0 && !closed {
+					open = n
+				}
+			}
+			if open == 0 || objects < 2 {
+				return
+			}
+			r.report(r.originPos(s.Origin, r.op.Pos), "requestBody",
+				fmt.Sprintf("%s of the request body of %s is a oneOf whose %s branch is an object that requires no member and allows others: an object another branch accepts matches it too (unless a member breaks its properties), and the generated decoder refuses a value that matches two branches of a oneOf", orBody(at), r.opName(), Ordinal(open)),
+				"write anyOf if a value may match several branches, or give each branch a required member of its own, or add a discriminator")
+		})
+	},
+}
+
+// Ordinal words n, counted from 1, as an English ordinal: first,
+// second, …, tenth, 11th, 21st. Diagnostics and generated comments name
+// the branches of a union with it.
+func Ordinal(n int) string {
+	words := []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+	if n >= 1 && n <= len(words) {
+		return words[n-1]
+	}
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // walkUnions calls visit for every union below s, with its pointer; it
@@ -71,4 +142,42 @@ func walkUnions(s *openapi3.Schema, at pointer, onPath map[*openapi3.Schema]bool
 			walkUnions(ref.Value, append(slices.Clone(at), name), onPath, visit)
 		}
 	}
+}
+
+// UncheckedUnion reports why the generated decoder cannot check a value
+// against the oneOf or anyOf branches of s, or "" when it can: a union
+// with properties beside its branches, with both oneOf and anyOf, or with
+// a free-form branch (one that every value matches, which says nothing).
+// Null branches do not count: null is the value's nullability.
+func UncheckedUnion(s *openapi3.Schema) string {
+	switch {
+	case len(s.Properties) > 0:
+		return "it has properties beside its branches"
+	case len(s.OneOf) > 0 && len(s.AnyOf) > 0:
+		return "it has both oneOf and anyOf"
+	}
+	n := 0
+	for _, b := range slices.Concat(s.OneOf, s.AnyOf) {
+		if b == nil || b.Value == nil {
+			continue
+		}
+		if v := b.Value; v.Type != nil && v.Type.Is(openapi3.TypeNull) {
+			continue
+		}
+		n++
+		if freeForm(b.Value) {
+			return fmt.Sprintf("branch %d has no shape of its own (no type but object, no properties, items, enum or union), which the decoder keeps as raw JSON", n)
+		}
+	}
+	return ""
+}
+
+// freeForm reports whether s has no shape a generated type holds: no
+// type, or only "object", and no properties, items, enum, union, map or
+// closed object.
+func freeForm(s *openapi3.Schema) bool {
+	untyped := s.Type == nil || len(*s.Type) == 0 || s.Type.Is(openapi3.TypeObject)
+	closed := s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
+	return untyped && len(s.Properties) == 0 && s.Items == nil && len(s.Enum) == 0 && !closed &&
+		len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0 && s.AdditionalProperties.Schema == nil && s.Extensions["x-go-type"] == nil
 }

@@ -45,7 +45,9 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 			var diags []spec.Diagnostic
 			unusable := false
 			for _, path := range args {
-				doc, err := loadDocument(cmd.Context(), path, loadOpts, cmd.ErrOrStderr())
+				// Overlay warnings are diagnostics of spec.Check here, in
+				// every format, rather than lines on stderr.
+				doc, err := spec.Load(cmd.Context(), path, loadOpts)
 				if err != nil {
 					// Text goes to stderr as generate and explain print it;
 					// the other formats carry it to their readers.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -49,26 +48,55 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 			}
 			var docs [2]*spec.Document
 			var sides [2]*side
+			var problems []diff.Problem
 			unusable := false
 			for i, arg := range args {
+				name := [2]string{"base", "head"}[i]
 				s, err := openSide(cmd.Context(), arg)
 				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s\n", err)
 					unusable = true
+					if f == diff.FormatText {
+						fmt.Fprintf(cmd.ErrOrStderr(), "%s\n", err)
+					}
+					for _, d := range spec.UnusableDiagnostics(err, arg) {
+						problems = append(problems, diff.Problem{Side: name, Diagnostic: d})
+					}
 					continue
 				}
 				defer s.close()
 				sides[i] = s
-				var stderr bytes.Buffer
-				docs[i] = loadSpec(cmd.Context(), s.file, loadOpts, &stderr)
-				if _, err := cmd.ErrOrStderr().Write([]byte(s.rewrite(stderr.String()))); err != nil {
-					return &exitError{code: exitInternal, err: err}
-				}
-				if docs[i] == nil {
+				doc, err := spec.Load(cmd.Context(), s.file, loadOpts)
+				var diags []spec.Diagnostic
+				if err != nil {
 					unusable = true
+					diags = spec.UnusableDiagnostics(err, s.file)
+				} else {
+					docs[i] = doc
+					diags = spec.WarningDiagnostics(doc)
+				}
+				for _, d := range diags {
+					// Text shows each on stderr, as the loader words it;
+					// the other formats carry them in the report.
+					if f == diff.FormatText {
+						e := &spec.Error{Pos: d.Pos, Path: d.Path, Msg: d.Message}
+						line := e.Error()
+						if d.Severity == spec.SeverityWarning {
+							line = d.Pos.String() + ": warning: " + (&spec.Error{Path: d.Path, Msg: d.Message}).Error()
+						}
+						fmt.Fprintln(cmd.ErrOrStderr(), s.rewrite(line))
+					}
+					d.Pos.File = s.name(d.Pos.File, f == diff.FormatGitHub)
+					d.Message = s.rewrite(d.Message)
+					problems = append(problems, diff.Problem{Side: name, Diagnostic: d})
 				}
 			}
 			if unusable {
+				if f != diff.FormatText {
+					report := diff.Report{Base: args[0], Head: args[1], Problems: problems}
+					if err := diff.Write(cmd.OutOrStdout(), f, report); err != nil {
+						return &exitError{code: exitInternal, err: fmt.Errorf("write report: %w", err)}
+					}
+				}
 				return &exitError{code: exitUnusable}
 			}
 			findings := diff.Compare(docs[0], docs[1])
@@ -77,7 +105,7 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 				fd.Base.File = sides[0].name(fd.Base.File, f == diff.FormatGitHub)
 				fd.Head.File = sides[1].name(fd.Head.File, f == diff.FormatGitHub)
 			}
-			report := diff.Report{Base: args[0], Head: args[1], Findings: findings}
+			report := diff.Report{Base: args[0], Head: args[1], Findings: findings, Problems: problems}
 			if err := diff.Write(cmd.OutOrStdout(), f, report); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("write report: %w", err)}
 			}

@@ -8,8 +8,9 @@ import (
 )
 
 // TestOverlayUnmatchedFlag checks --overlay-unmatched on check: an action
-// whose target matches nothing is an error (exit 2) by default and a
-// warning on stderr with warn, and an unknown value is a usage error.
+// whose target matches nothing is an error (exit 2) by default and, with
+// warn, a LOAD002 warning in every output format (stdout, not stderr), and
+// an unknown value is a usage error.
 func TestOverlayUnmatchedFlag(t *testing.T) {
 	dir := t.TempDir()
 	spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "vendor.overlay.yaml")
@@ -45,12 +46,17 @@ actions:
 	if want := overlay + unmatched + "\n"; code != exitUnusable || stderr != want {
 		t.Errorf("default: exit %d, stderr %q; want %d, %q", code, stderr, exitUnusable, want)
 	}
+	const message = `target "$.paths['/refunds'].post" matches nothing in the document`
 	stdout, stderr, code := runIdemgen("check", "--overlay", overlay, "--overlay-unmatched", "warn", spec)
-	if want := overlay + ":7:13: warning: " + strings.TrimPrefix(unmatched, ":7:13: ") + "\n"; code != exitOK || stderr != want {
-		t.Errorf("warn: exit %d, stderr %q; want %d, %q", code, stderr, exitOK, want)
+	if want := overlay + ":7:13: warning LOAD002: " + message + " (fix the action's target or remove the action)\n"; code != exitOK || stdout != want || stderr != "" {
+		t.Errorf("warn: exit %d, stdout %q, stderr %q; want %d, %q and nothing on stderr (the first action should have applied)", code, stdout, stderr, exitOK, want)
 	}
-	if stdout != "" {
-		t.Errorf("warn: check found %q, want nothing: the first action should have applied", stdout)
+	stdout, _, code = runIdemgen("check", "--format", "github", "--overlay", overlay, "--overlay-unmatched", "warn", spec)
+	if want := "::warning file=" + overlay + ",line=7,col=13,title=LOAD002::" + message; code != exitOK || !strings.HasPrefix(stdout, want) {
+		t.Errorf("warn, github: exit %d, stdout %q; want it to start with %q", code, stdout, want)
+	}
+	if _, _, code := runIdemgen("check", "--fail-on", "warning", "--overlay", overlay, "--overlay-unmatched", "warn", spec); code != exitFindings {
+		t.Errorf("warn, --fail-on warning: exit %d, want %d", code, exitFindings)
 	}
 	stdout, _, code = runIdemgen("explain", "--overlay", overlay, "--overlay-unmatched=warn", spec)
 	if want := "- **Source.** Set by overlay `" + overlay + "`: action 1 (line 4)."; code != exitOK || !strings.Contains(stdout, want) {

@@ -148,6 +148,15 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 	case ir.TypeTime:
 		return []jen.Code{lv.Clone().Op(op).Add(d.Clone().Dot("Time").Call())}
 	case ir.TypeRaw:
+		if t.Union != nil {
+			read := []jen.Code{lv.Clone().Op(op).Add(unionRead(t.Union, depth))}
+			if !nullable {
+				return read
+			}
+			return []jen.Code{jen.If(d.Clone().Dot("IsNull").Call()).Block(
+				lv.Clone().Op("=").Qual(jsonImport, "RawMessage").Call(jen.Lit("null")),
+			).Else().Block(read...)}
+		}
 		return []jen.Code{lv.Clone().Op(op).Add(d.Clone().Dot("Raw").Call())}
 	case ir.TypeExternal:
 		raw := jen.Id("raw" + n)
@@ -201,6 +210,33 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 		return orNull([]jen.Code{jen.If(d.Clone().Dot("BeginObject").Call()).Block(inner...)})
 	}
 	panic("emit: no JSON decoding for type kind " + strconv.Itoa(int(t.Kind)))
+}
+
+// unionRead returns the call that reads a union's value and checks it
+// against its branches: by its discriminator when it has one, otherwise
+// by trying each branch.
+func unionRead(u *ir.Union, depth int) *jen.Statement {
+	d := jen.Id(dec)
+	branch := func(t *ir.GoType) jen.Code {
+		x := jen.Id("x" + strconv.Itoa(depth+1))
+		body := append(newValue(x, t, depth+1), jen.Id("_").Op("=").Add(x.Clone()))
+		return jen.Func().Params(jen.Id(dec).Op("*").Qual(jsondecodeImport, "Decoder")).Block(body...)
+	}
+	if u.Discriminator != "" {
+		values := make([]jen.Code, len(u.Mapping))
+		args := []jen.Code{jen.Lit(u.Discriminator), nil}
+		for i, c := range u.Mapping {
+			values[i] = jen.Lit(c.Value)
+			args = append(args, branch(u.Branches[c.Branch]))
+		}
+		args[1] = jen.Index().String().Values(values...)
+		return d.Clone().Dot("Discriminated").Call(args...)
+	}
+	args := []jen.Code{jen.Lit(u.Exclusive)}
+	for _, b := range u.Branches {
+		args = append(args, branch(b))
+	}
+	return d.Clone().Dot("Union").Call(args...)
 }
 
 // scalarChecks returns the checks of a string or number just read into

@@ -31,7 +31,8 @@ type TypeKind int
 // The kinds of Go types a schema becomes.
 const (
 	// TypeRaw is json.RawMessage: unions (oneOf, anyOf) and free-form
-	// values, whose JSON text is kept as the client sent it.
+	// values, whose JSON text is kept as the client sent it. A union a
+	// JSON request body reaches is checked against its branches (Union).
 	TypeRaw TypeKind = iota
 	TypeBool
 	TypeInt32
@@ -68,6 +69,32 @@ type GoType struct {
 	Format string
 	// Checks are the schema's validation keywords; nil for none.
 	Checks *Checks
+	// Union is what a TypeRaw value is checked against; nil for a
+	// free-form value or a union the decoder keeps unchecked.
+	Union *Union
+}
+
+// Union is a oneOf or anyOf whose branches the generated decoder checks a
+// value against.
+type Union struct {
+	// Exclusive is oneOf: exactly one branch must match; anyOf wants at
+	// least one.
+	Exclusive bool
+	// Branches are the types of the schema's branches, in its order,
+	// without a null branch (a null value is the field's nullability).
+	Branches []*GoType
+	// Discriminator is the member whose value names the branch; empty
+	// when the union has none the decoder can use. Mapping then pairs
+	// each value with its branch.
+	Discriminator string
+	Mapping       []UnionCase
+}
+
+// UnionCase is one value of a union's discriminator and the index of the
+// branch it selects.
+type UnionCase struct {
+	Value  string
+	Branch int
 }
 
 // ExternalType is an existing Go type named by x-go-type, with its import

@@ -158,6 +158,9 @@ func (d *Decoder) UniqueItems(mark int) {
 // violateElement reports a violation at element i of the array just
 // closed.
 func (d *Decoder) violateElement(i int, reason string) {
+	if d.tried() {
+		return
+	}
 	if len(d.violations) >= maxViolations {
 		d.dropped++
 		return

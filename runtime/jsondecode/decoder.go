@@ -51,6 +51,11 @@ type Decoder struct {
 	bad bool
 	// param is the parameter being checked, nil for the body.
 	param *param
+	// rereading is set while a union reads a value again that the
+	// decoder has already checked for duplicate members, which it then
+	// does not track. trial is set while a union tries its branches:
+	// violations only set failed, since the union reports them as one.
+	rereading, trial, failed bool
 }
 
 var decoders = sync.Pool{New: func() any { return new(Decoder) }}
@@ -61,6 +66,7 @@ func New(src []byte) *Decoder {
 	d.src, d.pos = src, 0
 	d.stack, d.names, d.keys, d.buf = d.stack[:0], d.names[:0], d.keys[:0], d.buf[:0]
 	d.syntax, d.violations, d.dropped, d.param = nil, nil, 0, nil
+	d.rereading, d.trial, d.failed = false, false, false
 	d.space()
 	if d.pos == len(d.src) {
 		d.fail("empty body, want a JSON value")
@@ -109,7 +115,7 @@ func (d *Decoder) Violate(reason string) {
 		d.violateParam(reason)
 		return
 	}
-	if d.syntax != nil {
+	if d.syntax != nil || d.tried() {
 		return
 	}
 	if len(d.violations) >= maxViolations {
@@ -131,7 +137,7 @@ func (d *Decoder) violateParam(reason string) {
 
 // Missing reports a required member that the object just closed lacks.
 func (d *Decoder) Missing(name string) {
-	if d.syntax != nil {
+	if d.syntax != nil || d.tried() {
 		return
 	}
 	if len(d.violations) >= maxViolations {
@@ -139,6 +145,15 @@ func (d *Decoder) Missing(name string) {
 		return
 	}
 	d.violations = append(d.violations, Violation{Pointer: d.pointer(name), Reason: "is required"})
+}
+
+// tried reports whether a union is trying its branches, and if so records
+// that the current one failed.
+func (d *Decoder) tried() bool {
+	if d.trial {
+		d.failed = true
+	}
+	return d.trial
 }
 
 // pointer is the JSON pointer of the current value, with name appended
@@ -338,7 +353,7 @@ func (d *Decoder) Member() bool {
 		f.first = false
 		f.key = name
 		d.bad = false
-		if d.duplicate(f, name) {
+		if !d.rereading && d.duplicate(f, name) {
 			d.Violate("member given more than once")
 			d.Skip()
 			continue

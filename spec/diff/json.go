@@ -18,6 +18,21 @@ type JSONReport struct {
 	Findings []JSONFinding `json:"findings"`
 	// Counts holds the number of findings per level name.
 	Counts map[string]int `json:"counts"`
+	// Problems say why a side could not be used (then findings is
+	// empty) and carry the overlay warnings; absent when there are none.
+	Problems []JSONProblem `json:"problems,omitempty"`
+}
+
+// JSONProblem is one Problem in a JSONReport.
+type JSONProblem struct {
+	Side     string `json:"side"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	Path     string `json:"path,omitempty"`
+	Message  string `json:"message"`
 }
 
 // JSONFinding is one finding in a JSONReport.
@@ -76,6 +91,12 @@ func writeJSON(w io.Writer, r Report) error {
 			Base: jsonPosition(f.Base), Head: jsonPosition(f.Head),
 			Fingerprint: f.Fingerprint,
 		}
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, JSONProblem{
+			Side: p.Side, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
+			Severity: p.Severity.String(), Rule: p.Rule, Path: p.Path, Message: p.Message,
+		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -18,7 +18,18 @@ const MarkdownMarker = "<!-- idemgen diff -->"
 func writeMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
 	b.WriteString(MarkdownMarker + "\n")
+	if r.Unusable() {
+		b.WriteString("### Idempotency contracts: not compared\n\n")
+		fmt.Fprintf(&b, "`idemgen diff %s %s` could not use a side:\n\n", r.Base, r.Head)
+		writeMarkdownProblems(&b, r.Problems)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "### Idempotency contracts: %s\n\n", summary(r.Findings))
+	if len(r.Problems) > 0 {
+		writeMarkdownProblems(&b, r.Problems)
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "`idemgen diff %s %s`", r.Base, r.Head)
 	if len(r.Findings) == 0 {
 		b.WriteString(": no change to any `x-idempotency` contract.\n")
@@ -50,6 +61,13 @@ func writeMarkdown(w io.Writer, r Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMarkdownProblems lists the problems of the sides, one a line.
+func writeMarkdownProblems(b *strings.Builder, problems []Problem) {
+	for _, p := range problems {
+		fmt.Fprintf(b, "- **%s** %s `%s` at %s: %s\n", p.Severity, p.Side, p.Rule, positionCell(p.Pos), cell(p.Message))
+	}
 }
 
 // levelTitles heads each level's table.

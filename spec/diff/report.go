@@ -3,6 +3,8 @@ package diff
 import (
 	"fmt"
 	"io"
+
+	"github.com/idemgen/idemgen/spec"
 )
 
 // Report is the outcome of one comparison, as idemgen diff prints it.
@@ -10,6 +12,28 @@ type Report struct {
 	// Base and Head name the two specs compared, as the user gave them.
 	Base, Head string
 	Findings   []Finding
+	// Problems are the reasons a side could not be used (errors of rule
+	// spec.RuleUnusable; there are then no findings) and the overlay
+	// warnings of usable sides (spec.RuleOverlayWarning).
+	Problems []Problem
+}
+
+// Problem is a diagnostic of one side of a diff.
+type Problem struct {
+	// Side is "base" or "head".
+	Side string
+	spec.Diagnostic
+}
+
+// Unusable reports whether a side of r could not be used, so that r has
+// no findings.
+func (r Report) Unusable() bool {
+	for _, p := range r.Problems {
+		if p.Severity == spec.SeverityError {
+			return true
+		}
+	}
+	return false
 }
 
 // Format is an output format of idemgen diff.

@@ -12,7 +12,8 @@ import (
 //	    in flight: A retry of a request sent before the change gets 422 …
 //	    base: HEAD~1:openapi.yaml:40:11
 //
-// and a summary line.
+// and a summary line. The report's problems are not repeated: idemgen
+// diff prints them on stderr as it meets them.
 func writeText(w io.Writer, r Report) error {
 	var b strings.Builder
 	for _, f := range r.Findings {

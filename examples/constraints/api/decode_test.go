@@ -124,7 +124,12 @@ func TestWidgetConstraints(t *testing.T) {
 		{"map values", nil, set("attrs", map[string]any{"a": -1}), []string{"/attrs/a"}},
 		{"minProperties of a struct", nil, set("size", map[string]any{}), []string{"/size"}},
 		{"allOf merged", nil, set("owner", map[string]any{"name": ""}), []string{"/owner/name", "/owner/since"}},
-		{"oneOf kept whole, strictly", set("shape", map[string]any{"side": 2}), set("shape", json.RawMessage(`{"r":1,"r":2}`)), []string{"/shape/r"}},
+		{"oneOf strictly", set("shape", map[string]any{"side": 2}), set("shape", json.RawMessage(`{"r":1,"r":2}`)), []string{"/shape/r"}},
+		{"oneOf matching none", nil, set("shape", map[string]any{"r": 0}), []string{"/shape"}},
+		{"oneOf matching two", nil, set("shape", map[string]any{"r": 1, "side": 2}), []string{"/shape"}},
+		{"anyOf", set("mount", 2), set("mount", "floor"), []string{"/mount"}},
+		{"discriminator", set("part", map[string]any{"kind": "Spring", "rate": 0.5}), set("part", map[string]any{"kind": "Gear", "teeth": 2}), []string{"/part/teeth"}},
+		{"unknown discriminator", nil, set("part", map[string]any{"kind": "Lever"}), []string{"/part/kind"}},
 		{"boolean", nil, set("active", "yes"), []string{"/active"}},
 	}
 	for _, tt := range tests {

@@ -423,6 +423,10 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		w.Key("level")
 		w.Int(*v.Level)
 	}
+	if len(v.Mount) > 0 {
+		w.Key("mount")
+		w.JSON(v.Mount)
+	}
 	w.Key("name")
 	w.String(v.Name)
 	if v.Nickname != nil {
@@ -432,6 +436,10 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	if v.Owner != nil {
 		w.Key("owner")
 		fingerprintWidgetOwner(w, v.Owner)
+	}
+	if len(v.Part) > 0 {
+		w.Key("part")
+		w.JSON(v.Part)
 	}
 	if v.Ratio != nil {
 		w.Key("ratio")

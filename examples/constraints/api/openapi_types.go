@@ -15,6 +15,40 @@ var (
 	pattern0 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
 )
 
+// Gear is the schema #/components/schemas/Gear.
+type Gear struct {
+	Kind  string `json:"kind"`
+	Teeth int64  `json:"teeth"`
+}
+
+// decodeJSON decodes a Gear from d and checks it against its schema, reporting
+// every violation to d.
+func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "kind":
+			has0 = true
+			v.Kind = d.String()
+		case "teeth":
+			has1 = true
+			v.Teeth = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			d.Minimum(float64(v.Teeth), 3.0, false)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("kind")
+	}
+	if !has1 {
+		d.Missing("teeth")
+	}
+}
+
 // PostCustomersBody is the request body of PostCustomers (POST /v1/customers).
 type PostCustomersBody struct {
 	Address             json.RawMessage                   `json:"address,omitempty"`
@@ -50,7 +84,15 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "address":
-			v.Address = d.Raw()
+			v.Address = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyAddressVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyAddressVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "balance":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Balance = &x0
@@ -88,7 +130,22 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 			x0.decodeJSON(d)
 			v.InvoiceSettings = x0
 		case "metadata":
-			v.Metadata = d.Raw()
+			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 map[string]string
+				if d.BeginObject() {
+					x1 = map[string]string{}
+					for d.Member() {
+						k1 := string(d.Key())
+						e1 := d.String()
+						x1[k1] = e1
+					}
+				}
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyMetadataVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "name":
 			x0 := d.String()
 			d.MaxLength(x0, 256)
@@ -118,7 +175,15 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 			d.MaxLength(x0, 5000)
 			v.PromotionCode = &x0
 		case "shipping":
-			v.Shipping = d.Raw()
+			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyShippingVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyShippingVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "source":
 			x0 := d.String()
 			d.MaxLength(x0, 5000)
@@ -147,6 +212,75 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 		default:
 			d.Unknown()
 		}
+	}
+}
+
+// PostCustomersBodyAddressVariant1 is the first branch of the property address
+// of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyAddressVariant1 struct {
+	City       *string `json:"city,omitempty"`
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+	State      *string `json:"state,omitempty"`
+}
+
+// decodeJSON decodes a PostCustomersBodyAddressVariant1 from d and checks it
+// against its schema, reporting every violation to d.
+func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "city":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.City = &x0
+		case "country":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Country = &x0
+		case "line1":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Line1 = &x0
+		case "line2":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Line2 = &x0
+		case "postal_code":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.PostalCode = &x0
+		case "state":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.State = &x0
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// PostCustomersBodyAddressVariant2 is the second branch of the property address
+// of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyAddressVariant2 string
+
+// The values of PostCustomersBodyAddressVariant2.
+const (
+	PostCustomersBodyAddressVariant2Empty PostCustomersBodyAddressVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyAddressVariant2 from d and checks it
+// against its schema, reporting every violation to d.
+func (v *PostCustomersBodyAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyAddressVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyAddressVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
 	}
 }
 
@@ -239,7 +373,22 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "custom_fields":
-			v.CustomFields = d.Raw()
+			v.CustomFields = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
+				if d.BeginArray() {
+					x1 = []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item{}
+					for d.Next() {
+						var e1 PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
+						e1.decodeJSON(d)
+						x1 = append(x1, e1)
+					}
+				}
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "default_payment_method":
 			x0 := d.String()
 			d.MaxLength(x0, 5000)
@@ -249,10 +398,278 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 			d.MaxLength(x0, 5000)
 			v.Footer = &x0
 		case "rendering_options":
-			v.RenderingOptions = d.Raw()
+			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		default:
 			d.Skip()
 		}
+	}
+}
+
+// PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item is the item of the
+// first branch of the property custom_fields of the property invoice_settings
+// of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
+// from d and checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "name":
+			has0 = true
+			v.Name = d.String()
+			d.MaxLength(v.Name, 30)
+		case "value":
+			has1 = true
+			v.Value = d.String()
+			d.MaxLength(v.Value, 30)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("name")
+	}
+	if !has1 {
+		d.Missing("value")
+	}
+}
+
+// PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 is the second branch of
+// the property custom_fields of the property invoice_settings of the request
+// body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 string
+
+// The values of PostCustomersBodyInvoiceSettingsCustomFieldsVariant2.
+const (
+	PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
+// from d and checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
+	}
+}
+
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 is the first branch
+// of the property rendering_options of the property invoice_settings of the
+// request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 struct {
+	AmountTaxDisplay *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay `json:"amount_tax_display,omitempty"`
+}
+
+// decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
+// from d and checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "amount_tax_display":
+			x0 := new(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)
+			x0.decodeJSON(d)
+			v.AmountTaxDisplay = x0
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay is
+// the property amount_tax_display of the first branch of the property
+// rendering_options of the property invoice_settings of the request body of
+// PostCustomers (POST /v1/customers).
+type PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay string
+
+// The values of
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay.
+const (
+	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty               PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = ""
+	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax          PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = "exclude_tax"
+	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = "include_inclusive_tax"
+)
+
+// decodeJSON decodes a
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay from
+// d and checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.String())
+	switch *v {
+	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax:
+	default:
+		d.NotOneOf("one of \"\", \"exclude_tax\", \"include_inclusive_tax\"")
+	}
+}
+
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 is the second branch
+// of the property rendering_options of the property invoice_settings of the
+// request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 string
+
+// The values of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2.
+const (
+	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
+// from d and checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
+	}
+}
+
+// PostCustomersBodyMetadataVariant2 is the second branch of the property
+// metadata of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyMetadataVariant2 string
+
+// The values of PostCustomersBodyMetadataVariant2.
+const (
+	PostCustomersBodyMetadataVariant2Empty PostCustomersBodyMetadataVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyMetadataVariant2 from d and checks it
+// against its schema, reporting every violation to d.
+func (v *PostCustomersBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyMetadataVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyMetadataVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
+	}
+}
+
+// PostCustomersBodyShippingVariant1 is the first branch of the property
+// shipping of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyShippingVariant1 struct {
+	Address PostCustomersBodyShippingVariant1Address `json:"address"`
+	Name    string                                   `json:"name"`
+	Phone   *string                                  `json:"phone,omitempty"`
+}
+
+// decodeJSON decodes a PostCustomersBodyShippingVariant1 from d and checks it
+// against its schema, reporting every violation to d.
+func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "address":
+			has0 = true
+			v.Address.decodeJSON(d)
+		case "name":
+			has1 = true
+			v.Name = d.String()
+			d.MaxLength(v.Name, 5000)
+		case "phone":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Phone = &x0
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("address")
+	}
+	if !has1 {
+		d.Missing("name")
+	}
+}
+
+// PostCustomersBodyShippingVariant1Address is the property address of the first
+// branch of the property shipping of the request body of PostCustomers (POST
+// /v1/customers).
+type PostCustomersBodyShippingVariant1Address struct {
+	City       *string `json:"city,omitempty"`
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+	State      *string `json:"state,omitempty"`
+}
+
+// decodeJSON decodes a PostCustomersBodyShippingVariant1Address from d and
+// checks it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	for d.Member() {
+		switch string(d.Key()) {
+		case "city":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.City = &x0
+		case "country":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Country = &x0
+		case "line1":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Line1 = &x0
+		case "line2":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.Line2 = &x0
+		case "postal_code":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.PostalCode = &x0
+		case "state":
+			x0 := d.String()
+			d.MaxLength(x0, 5000)
+			v.State = &x0
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// PostCustomersBodyShippingVariant2 is the second branch of the property
+// shipping of the request body of PostCustomers (POST /v1/customers).
+type PostCustomersBodyShippingVariant2 string
+
+// The values of PostCustomersBodyShippingVariant2.
+const (
+	PostCustomersBodyShippingVariant2Empty PostCustomersBodyShippingVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyShippingVariant2 from d and checks it
+// against its schema, reporting every violation to d.
+func (v *PostCustomersBodyShippingVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyShippingVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyShippingVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
 	}
 }
 
@@ -271,7 +688,14 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "ip_address":
-			v.IPAddress = d.Raw()
+			v.IPAddress = d.Union(false, func(d *jsondecode.Decoder) {
+				x1 := d.String()
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 PostCustomersBodyTaxIPAddressVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		default:
 			d.Skip()
 		}
@@ -421,6 +845,60 @@ func (v *PostCustomersBodyTaxIDDataItemType) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// PostCustomersBodyTaxIPAddressVariant2 is the second branch of the property
+// ip_address of the property tax of the request body of PostCustomers (POST
+// /v1/customers).
+type PostCustomersBodyTaxIPAddressVariant2 string
+
+// The values of PostCustomersBodyTaxIPAddressVariant2.
+const (
+	PostCustomersBodyTaxIPAddressVariant2Empty PostCustomersBodyTaxIPAddressVariant2 = ""
+)
+
+// decodeJSON decodes a PostCustomersBodyTaxIPAddressVariant2 from d and checks
+// it against its schema, reporting every violation to d.
+func (v *PostCustomersBodyTaxIPAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
+	*v = PostCustomersBodyTaxIPAddressVariant2(d.String())
+	switch *v {
+	case PostCustomersBodyTaxIPAddressVariant2Empty:
+	default:
+		d.NotOneOf("one of \"\"")
+	}
+}
+
+// Spring is the schema #/components/schemas/Spring.
+type Spring struct {
+	Kind string  `json:"kind"`
+	Rate float64 `json:"rate"`
+}
+
+// decodeJSON decodes a Spring from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "kind":
+			has0 = true
+			v.Kind = d.String()
+		case "rate":
+			has1 = true
+			v.Rate = d.Float()
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("kind")
+	}
+	if !has1 {
+		d.Missing("rate")
+	}
+}
+
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
 	Active   *bool            `json:"active,omitempty"`
@@ -435,9 +913,11 @@ type Widget struct {
 	Kind     *WidgetKind      `json:"kind,omitempty"`
 	Launch   *string          `json:"launch,omitempty"`
 	Level    *int64           `json:"level,omitempty"`
+	Mount    json.RawMessage  `json:"mount,omitempty"`
 	Name     string           `json:"name"`
 	Nickname *string          `json:"nickname,omitempty"`
 	Owner    *WidgetOwner     `json:"owner,omitempty"`
+	Part     json.RawMessage  `json:"part,omitempty"`
 	Ratio    *float64         `json:"ratio,omitempty"`
 	Shape    json.RawMessage  `json:"shape,omitempty"`
 	Size     *WidgetSize      `json:"size,omitempty"`
@@ -450,7 +930,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has4, has5, has8, has12 bool
+	var has4, has5, has8, has13 bool
 	for d.Member() {
 		switch string(d.Key()) {
 		case "active":
@@ -510,8 +990,18 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.NotOneOf("one of 1, 2, 3")
 			}
 			v.Level = &x0
+		case "mount":
+			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 WidgetMountVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				d.Minimum(float64(x1), 1.0, false)
+				_ = x1
+			})
 		case "name":
-			has12 = true
+			has13 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 2)
 			d.MaxLength(v.Name, 10)
@@ -528,6 +1018,16 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			x0 := new(WidgetOwner)
 			x0.decodeJSON(d)
 			v.Owner = x0
+		case "part":
+			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
+				var x1 Gear
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 Spring
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "ratio":
 			x0 := d.Float()
 			d.Minimum(x0, 0.0, false)
@@ -535,7 +1035,15 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			d.MultipleOf(x0, 0.25)
 			v.Ratio = &x0
 		case "shape":
-			v.Shape = d.Raw()
+			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
+				var x1 WidgetShapeVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 WidgetShapeVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
 		case "size":
 			x0 := new(WidgetSize)
 			x0.decodeJSON(d)
@@ -565,7 +1073,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	if !has8 {
 		d.Missing("id")
 	}
-	if !has12 {
+	if !has13 {
 		d.Missing("name")
 	}
 }
@@ -610,6 +1118,27 @@ func (v *WidgetKind) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// WidgetMountVariant1 is the first branch of the property mount of the schema
+// #/components/schemas/Widget.
+type WidgetMountVariant1 string
+
+// The values of WidgetMountVariant1.
+const (
+	WidgetMountVariant1Wall    WidgetMountVariant1 = "wall"
+	WidgetMountVariant1Ceiling WidgetMountVariant1 = "ceiling"
+)
+
+// decodeJSON decodes a WidgetMountVariant1 from d and checks it against its
+// schema, reporting every violation to d.
+func (v *WidgetMountVariant1) decodeJSON(d *jsondecode.Decoder) {
+	*v = WidgetMountVariant1(d.String())
+	switch *v {
+	case WidgetMountVariant1Wall, WidgetMountVariant1Ceiling:
+	default:
+		d.NotOneOf("one of \"wall\", \"ceiling\"")
+	}
+}
+
 // WidgetOwner is the property owner of the schema #/components/schemas/Widget.
 type WidgetOwner struct {
 	Name  string `json:"name"`
@@ -642,6 +1171,61 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 	if !has1 {
 		d.Missing("since")
+	}
+}
+
+// WidgetShapeVariant1 is the first branch of the property shape of the schema
+// #/components/schemas/Widget.
+type WidgetShapeVariant1 struct {
+	R float64 `json:"r"`
+}
+
+// decodeJSON decodes a WidgetShapeVariant1 from d and checks it against its
+// schema, reporting every violation to d.
+func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "r":
+			has0 = true
+			v.R = d.Float()
+			d.Minimum(v.R, 0.0, true)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("r")
+	}
+}
+
+// WidgetShapeVariant2 is the second branch of the property shape of the schema
+// #/components/schemas/Widget.
+type WidgetShapeVariant2 struct {
+	Side float64 `json:"side"`
+}
+
+// decodeJSON decodes a WidgetShapeVariant2 from d and checks it against its
+// schema, reporting every violation to d.
+func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "side":
+			has0 = true
+			v.Side = d.Float()
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("side")
 	}
 }
 

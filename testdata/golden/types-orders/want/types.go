@@ -68,7 +68,13 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 			has1 = true
 			v.Delivery.decodeJSON(d)
 		case "discount":
-			v.Discount = d.Raw()
+			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
+				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				x1 := d.String()
+				_ = x1
+			})
 		case "extra":
 			v.Extra = d.Raw()
 		case "items":
