@@ -701,7 +701,7 @@ func TestUnionNotValidated(t *testing.T) {
 	}
 }
 
-// IDEM027: the shared spec's choice, two object branches that each
+// IDEM029: the shared spec's choice, two object branches that each
 // require a member, is not reported; a branch that requires nothing is
 // reported once, by its ordinal; as an anyOf, nothing is.
 func TestOneOfOverlap(t *testing.T) {

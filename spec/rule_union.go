@@ -39,7 +39,7 @@ var ruleUnionNotValidated = Rule{
 }
 
 var ruleOneOfOverlap = Rule{
-	ID:       "IDEM027",
+	ID:       "IDEM029",
 	Name:     "oneof-branches-overlap",
 	Severity: SeverityWarning,
 	Summary:  "a oneOf of a JSON request body with an open object branch that requires no member, which the other branches' objects match too",
