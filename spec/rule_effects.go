@@ -5,8 +5,9 @@ import (
 	"regexp"
 )
 
-// The rules on effects: unique identifier names, and no halt where there
-// is no recovery path.
+// The rules on effects: unique identifier names. IDEM014 (halt-on-atomic)
+// is retired: the worker halts an atomic operation's effect in
+// requires_recovery while the operation's result stands.
 
 var ruleDuplicateEffect = Rule{
 	ID:       "IDEM011",
@@ -51,26 +52,6 @@ var ruleEffectNameNotIdentifier = Rule{
 			r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
 				fmt.Sprintf("effect name %q is not a lower-case identifier: it names generated code and effect keys", e.Name.Value),
 				"use lower-case letters, digits and _, starting with a letter, such as send_receipt")
-		}
-	},
-}
-
-var ruleHaltOnAtomic = Rule{
-	ID:       "IDEM014",
-	Name:     "halt-on-atomic",
-	Severity: SeverityError,
-	Summary:  "an effect with on-unknown: halt on an operation in atomic mode",
-	check: func(r *ruleRun) {
-		if r.c == nil || r.c.Mode.Value != ModeAtomic {
-			return
-		}
-		for i, e := range r.c.Effects {
-			if e.OnUnknown.Value != OnUnknownHalt {
-				continue
-			}
-			r.report(e.OnUnknown.Pos, fmt.Sprintf("x-idempotency.effects[%d].on-unknown", i),
-				fmt.Sprintf("effect %q halts on an unknown outcome, but %s is atomic: its transaction has committed before the effect runs, so there is no recovery point to halt at", e.Name.Value, r.opName()),
-				"choose on-unknown: verify, which asks the provider before any repeat; halt needs phased mode, which is not generated yet")
 		}
 	},
 }
