@@ -69,6 +69,8 @@ func Rules() []Rule {
 		rulePointerNotWalkable,
 		ruleNaturalKeyNotSignificant,
 		ruleUnionNotValidated,
+		ruleEffectPayloadNotFound,
+		ruleEffectPayloadDiffers,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
@@ -164,9 +166,4 @@ func (r *ruleRun) report(pos Position, path, message, hint string) {
 }
 
 // opName names the operation in messages: its operationId, or METHOD path.
-func (r *ruleRun) opName() string {
-	if r.op.ID != "" {
-		return r.op.ID
-	}
-	return r.op.Method + " " + r.op.Path
-}
+func (r *ruleRun) opName() string { return opLabel(r.op) }

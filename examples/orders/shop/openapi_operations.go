@@ -57,7 +57,8 @@ type CreateOrderOperation struct {
 // EnqueueConfirmationEmail writes the confirmation_email effect to the outbox
 // in the operation's transaction, so it exists exactly when the operation
 // commits, and returns its key, which is stable across retries; when its
-// outcome is unknown the policy is "retry".
+// outcome is unknown the policy is "retry". The payload is bytes of the
+// caller's choosing, handed to the provider as they are.
 func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "confirmation_email",
@@ -69,7 +70,8 @@ func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, pay
 // EnqueueReserveStock writes the reserve_stock effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",
@@ -291,7 +293,8 @@ type CancelOrderOperation struct {
 // EnqueueReleaseStock writes the release_stock effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "release_stock",
@@ -303,7 +306,8 @@ func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload 
 // EnqueueCancellationEmail writes the cancellation_email effect to the outbox
 // in the operation's transaction, so it exists exactly when the operation
 // commits, and returns its key, which is stable across retries; when its
-// outcome is unknown the policy is "retry".
+// outcome is unknown the policy is "retry". The payload is bytes of the
+// caller's choosing, handed to the provider as they are.
 func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "cancellation_email",

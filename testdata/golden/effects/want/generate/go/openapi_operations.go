@@ -4,6 +4,7 @@ package golden
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
@@ -52,11 +53,46 @@ type CreateOrderOperation struct {
 // EnqueueChargeCard writes the charge_card effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "halt".
-func (o *CreateOrderOperation) EnqueueChargeCard(ctx context.Context, payload []byte) (string, error) {
+// the policy is "halt". The payload is stored as its JSON encoding and handed
+// to the provider decoded.
+func (o *CreateOrderOperation) EnqueueChargeCard(ctx context.Context, payload Charge) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect charge_card: payload: %w", err)
+	}
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_card",
 		OnUnknown: "halt",
+		Payload:   b,
+	})
+}
+
+// EnqueueSendReceipt writes the send_receipt effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "verify". The payload is stored as its JSON encoding and handed
+// to the provider decoded.
+func (o *CreateOrderOperation) EnqueueSendReceipt(ctx context.Context, payload Receipt) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect send_receipt: payload: %w", err)
+	}
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
+		Name:      "send_receipt",
+		OnUnknown: "verify",
+		Payload:   b,
+	})
+}
+
+// EnqueueAuditLog writes the audit_log effect to the outbox in the operation's
+// transaction, so it exists exactly when the operation commits, and returns its
+// key, which is stable across retries; when its outcome is unknown the policy
+// is "retry". The payload is bytes of the caller's choosing, handed to the
+// provider as they are.
+func (o *CreateOrderOperation) EnqueueAuditLog(ctx context.Context, payload []byte) (string, error) {
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
+		Name:      "audit_log",
+		OnUnknown: "retry",
 		Payload:   payload,
 	})
 }

@@ -4,6 +4,12 @@ package golden
 
 import "github.com/idemgen/idemgen/runtime/jsondecode"
 
+// Charge is the schema #/components/schemas/Charge.
+type Charge struct {
+	Amount     int64  `json:"amount"`
+	CustomerID string `json:"customer_id"`
+}
+
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	CustomerID string                     `json:"customer_id"`
@@ -77,4 +83,11 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	if !has1 {
 		d.Missing("sku")
 	}
+}
+
+// Receipt is the schema #/components/schemas/Receipt.
+type Receipt struct {
+	CustomerID string   `json:"customer_id"`
+	Lines      []string `json:"lines"`
+	Note       *string  `json:"note,omitempty"`
 }
