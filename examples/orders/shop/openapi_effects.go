@@ -4,6 +4,8 @@ package shop
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
@@ -20,9 +22,8 @@ type CancellationEmailCall struct {
 	// Operation is the contract's name of the operation that enqueued the
 	// effect.
 	Operation string
-	// Payload is the payload's bytes as the business method enqueued them
-	// (the effect has no payload schema).
-	Payload []byte
+	// Payload is the payload as enqueued, decoded from its stored JSON.
+	Payload CancellationEmail
 }
 
 // CancellationEmailProvider executes the cancellation_email effect, which
@@ -45,11 +46,15 @@ type cancellationEmailAdapter struct {
 
 // Do decodes the call and calls the typed provider.
 func (a cancellationEmailAdapter) Do(ctx context.Context, call idem.EffectCall) idem.EffectOutcome {
+	var payload CancellationEmail
+	if err := json.Unmarshal(call.Payload, &payload); err != nil {
+		return idem.EffectFailed(fmt.Errorf("effect cancellation_email: stored payload: %w", err))
+	}
 	return a.p.Do(ctx, CancellationEmailCall{
 		Attempt:   call.Attempt,
 		Key:       call.Key,
 		Operation: call.Operation,
-		Payload:   call.Payload,
+		Payload:   payload,
 	})
 }
 
@@ -66,9 +71,8 @@ type ConfirmationEmailCall struct {
 	// Operation is the contract's name of the operation that enqueued the
 	// effect.
 	Operation string
-	// Payload is the payload's bytes as the business method enqueued them
-	// (the effect has no payload schema).
-	Payload []byte
+	// Payload is the payload as enqueued, decoded from its stored JSON.
+	Payload ConfirmationEmail
 }
 
 // ConfirmationEmailProvider executes the confirmation_email effect, which
@@ -90,11 +94,15 @@ type confirmationEmailAdapter struct {
 
 // Do decodes the call and calls the typed provider.
 func (a confirmationEmailAdapter) Do(ctx context.Context, call idem.EffectCall) idem.EffectOutcome {
+	var payload ConfirmationEmail
+	if err := json.Unmarshal(call.Payload, &payload); err != nil {
+		return idem.EffectFailed(fmt.Errorf("effect confirmation_email: stored payload: %w", err))
+	}
 	return a.p.Do(ctx, ConfirmationEmailCall{
 		Attempt:   call.Attempt,
 		Key:       call.Key,
 		Operation: call.Operation,
-		Payload:   call.Payload,
+		Payload:   payload,
 	})
 }
 
@@ -110,9 +118,8 @@ type ReleaseStockCall struct {
 	// Operation is the contract's name of the operation that enqueued the
 	// effect.
 	Operation string
-	// Payload is the payload's bytes as the business method enqueued them
-	// (the effect has no payload schema).
-	Payload []byte
+	// Payload is the payload as enqueued, decoded from its stored JSON.
+	Payload StockReservation
 }
 
 // ReleaseStockProvider executes the release_stock effect, which cancelOrder
@@ -138,11 +145,15 @@ type releaseStockAdapter struct {
 
 // Do decodes the call and calls the typed provider.
 func (a releaseStockAdapter) Do(ctx context.Context, call idem.EffectCall) idem.EffectOutcome {
+	var payload StockReservation
+	if err := json.Unmarshal(call.Payload, &payload); err != nil {
+		return idem.EffectFailed(fmt.Errorf("effect release_stock: stored payload: %w", err))
+	}
 	return a.p.Do(ctx, ReleaseStockCall{
 		Attempt:   call.Attempt,
 		Key:       call.Key,
 		Operation: call.Operation,
-		Payload:   call.Payload,
+		Payload:   payload,
 	})
 }
 
@@ -163,9 +174,8 @@ type ReserveStockCall struct {
 	// Operation is the contract's name of the operation that enqueued the
 	// effect.
 	Operation string
-	// Payload is the payload's bytes as the business method enqueued them
-	// (the effect has no payload schema).
-	Payload []byte
+	// Payload is the payload as enqueued, decoded from its stored JSON.
+	Payload StockReservation
 }
 
 // ReserveStockProvider executes the reserve_stock effect, which createOrder
@@ -191,11 +201,15 @@ type reserveStockAdapter struct {
 
 // Do decodes the call and calls the typed provider.
 func (a reserveStockAdapter) Do(ctx context.Context, call idem.EffectCall) idem.EffectOutcome {
+	var payload StockReservation
+	if err := json.Unmarshal(call.Payload, &payload); err != nil {
+		return idem.EffectFailed(fmt.Errorf("effect reserve_stock: stored payload: %w", err))
+	}
 	return a.p.Do(ctx, ReserveStockCall{
 		Attempt:   call.Attempt,
 		Key:       call.Key,
 		Operation: call.Operation,
-		Payload:   call.Payload,
+		Payload:   payload,
 	})
 }
 
