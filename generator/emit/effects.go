@@ -67,7 +67,11 @@ func emitProviderInterface(f *jen.File, pr *ir.Provider) {
 		methods = append(methods, jen.Id("Verify").Params(jen.Id("ctx").Qual(contextImport, "Context"), jen.Id("key").String()).Qual(idemImport, "VerifyOutcome"))
 		policy = "the worker asks Verify before any repeat"
 	}
-	comment(f, fmt.Sprintf("%s executes the %s effect, which %s enqueues; after an unknown outcome %s.", pr.Interface, pr.Effect, strings.Join(pr.Operations, " and "), policy))
+	enqueue := "enqueues"
+	if len(pr.Operations) > 1 {
+		enqueue = "enqueue"
+	}
+	comment(f, fmt.Sprintf("%s executes the %s effect, which %s %s; after an unknown outcome %s.", pr.Interface, pr.Effect, strings.Join(pr.Operations, " and "), enqueue, policy))
 	f.Type().Id(pr.Interface).Interface(methods...)
 }
 

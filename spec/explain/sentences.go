@@ -221,7 +221,11 @@ func effectSentence(e spec.Effect) string {
 	default:
 		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again with the same effect key after a backoff, within the attempt limit, so the provider must treat a repeated key as a no-op."
 	}
-	return fmt.Sprintf("`%s`: %s", e.Name.Value, what)
+	name := "`" + e.Name.Value + "`"
+	if e.Payload.Set {
+		name += " (payload `" + e.Payload.Value + "`)"
+	}
+	return fmt.Sprintf("%s: %s", name, what)
 }
 
 // pathParams lists the operation's path parameters in the order the path

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
 )
@@ -21,6 +22,9 @@ type contractFixture struct {
 	// CreateOrder supplies valid requests of createOrder (POST /orders) and
 	// counts its business effects.
 	CreateOrder idemtest.Fixture[CreateOrderRequest]
+	// RefundOrder supplies valid requests of refundOrder (POST
+	// /orders/{id}/refund) and counts its business effects.
+	RefundOrder idemtest.Fixture[RefundOrderRequest]
 }
 
 // TestContractCreateOrder proves the idempotency contract of createOrder (POST
@@ -55,4 +59,43 @@ func TestFingerprintCreateOrder(t *testing.T) {
 // (POST /orders) covers, for the tests that expect a 422.
 func changeCreateOrder(v *CreateOrderBody) {
 	v.CustomerID += "~changed"
+}
+
+// TestContractRefundOrder proves the idempotency contract of refundOrder (POST
+// /orders/{id}/refund) against PostgreSQL with the service's own business
+// logic.
+func TestContractRefundOrder(t *testing.T) {
+	fx := newContractFixture(t)
+	idemtest.RunContract(t, idemtest.ContractCase[RefundOrderRequest]{
+		Change: func(r *RefundOrderRequest) {
+			changeRefundOrder(r.Body)
+		},
+		ConnString: fx.ConnString,
+		Encode: func(r *RefundOrderRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:    fx.RefundOrder,
+		Mount:      mountRefundOrder,
+		NaturalKey: true,
+		Operation:  typedRefundOrder(fx.Handlers),
+		PathParams: func(r *RefundOrderRequest) map[string]string {
+			return map[string]string{"id": idemimpl.FormatParam(r.ID)}
+		},
+	})
+}
+
+// TestFingerprintRefundOrder checks on random requests that the typed
+// fingerprint of refundOrder (POST /orders/{id}/refund) equals the runtime's
+// canonical fingerprint of the same request's JSON.
+func TestFingerprintRefundOrder(t *testing.T) {
+	if err := idemtest.CheckFingerprint(contractRefundOrder, fingerprintRefundOrder); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changeRefundOrder changes amount, a field the fingerprint of refundOrder
+// (POST /orders/{id}/refund) covers, for the tests that expect a 422.
+func changeRefundOrder(v *RefundOrderBody) {
+	v.Amount++
 }

@@ -117,8 +117,8 @@ type SendReceiptCall struct {
 }
 
 // SendReceiptProvider executes the send_receipt effect, which createOrder (POST
-// /orders) enqueues; after an unknown outcome the worker asks Verify before any
-// repeat.
+// /orders) and refundOrder (POST /orders/{id}/refund) enqueue; after an unknown
+// outcome the worker asks Verify before any repeat.
 type SendReceiptProvider interface {
 	// Do executes one attempt under call.Key and answers idem.EffectDone(),
 	// idem.EffectNotDone(err) (definitely not done: repeated),

@@ -163,6 +163,133 @@ func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fin
 	})
 }
 
+// contractRefundOrder is the run-time contract of refundOrder (POST
+// /orders/{id}/refund).
+var contractRefundOrder = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
+	Fingerprint: fingerprint.Spec{},
+	Key: idemimpl.KeySpec{
+		Header:    "Idempotency-Key",
+		MaxLength: 255,
+	},
+	MediaTypes:    []string{"application/json"},
+	Method:        "POST",
+	Operation:     "refundOrder",
+	PathParams:    []string{"id"},
+	Retention:     72 * time.Hour,
+	Route:         "/orders/{id}/refund",
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
+	Tombstone:     720 * time.Hour,
+	WaitTimeout:   5 * time.Second,
+}
+
+// RefundOrderOperation is what the business method of refundOrder (POST
+// /orders/{id}/refund) gets besides the request: the operation's id, scope and
+// key, and one enqueuer per side effect of the contract.
+type RefundOrderOperation struct {
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// EnqueueSendReceipt writes the send_receipt effect to the outbox in the
+// operation's transaction, so it exists exactly when the operation commits, and
+// returns its key, which is stable across retries; when its outcome is unknown
+// the policy is "retry". The payload is stored as its JSON encoding and handed
+// to the provider decoded.
+func (o *RefundOrderOperation) EnqueueSendReceipt(ctx context.Context, payload Receipt) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect send_receipt: payload: %w", err)
+	}
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
+		Name:      "send_receipt",
+		OnUnknown: "retry",
+		Payload:   b,
+	})
+}
+
+// RefundOrderRequest is the typed request of refundOrder (POST
+// /orders/{id}/refund) that its business method receives: its parameters and
+// its body, decoded before anything is claimed.
+type RefundOrderRequest struct {
+	// ID is the path parameter id.
+	ID string
+	// Body is the decoded request body.
+	Body *RefundOrderBody
+}
+
+// requestRefundOrder builds the typed request of refundOrder (POST
+// /orders/{id}/refund) from the raw request.
+func requestRefundOrder(r *idemimpl.Request) (*RefundOrderRequest, error) {
+	req := &RefundOrderRequest{}
+	b, err := decodeRefundOrder(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	if err := idemimpl.Param(r, "path", "id", true, &req.ID); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// RefundOrderResponse is an answer of refundOrder (POST /orders/{id}/refund):
+// RefundOrder200Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type RefundOrderResponse interface {
+	responseRefundOrder() (*idemimpl.Response, error)
+}
+
+// RefundOrder200Response is the 200 answer of refundOrder (POST
+// /orders/{id}/refund): refunded.
+type RefundOrder200Response struct{}
+
+// responseRefundOrder renders the answer for the runtime, which stores and
+// replays it as the contract of refundOrder (POST /orders/{id}/refund) says.
+func (r RefundOrder200Response) responseRefundOrder() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 200,
+	}, nil
+}
+
+// decodeRefundOrder decodes the JSON request body of refundOrder (POST
+// /orders/{id}/refund) and checks it against the schema, reporting every
+// violation at once.
+func decodeRefundOrder(r *idemimpl.Request) (*RefundOrderBody, error) {
+	var v RefundOrderBody
+	d := jsondecode.New(r.Body)
+	_, _ = d.Param("path", "id", r.PathParams["id"], true, true)
+	d.EndParams()
+	v.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	return &v, nil
+}
+
+// fingerprintRefundOrder is the fingerprint of a refundOrder (POST
+// /orders/{id}/refund) request: the runtime's canonical form of its significant
+// fields, computed from the typed request without reflection.
+func fingerprintRefundOrder(req *RefundOrderBody, params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/orders/{id}/refund", params, func(w *fingerprint.Writer) {
+		if req == nil {
+			return
+		}
+		fingerprintRefundOrderBody(w, req)
+	})
+}
+
 // fingerprintCreateOrderBody writes a CreateOrderBody value for a typed
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
@@ -183,6 +310,15 @@ func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 		w.Key("note")
 		w.String(*v.Note)
 	}
+	w.EndObject()
+}
+
+// fingerprintRefundOrderBody writes a RefundOrderBody value for a typed
+// fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
+func fingerprintRefundOrderBody(w *fingerprint.Writer, v *RefundOrderBody) {
+	w.BeginObject()
+	w.Key("amount")
+	w.Int(v.Amount)
 	w.EndObject()
 }
 
@@ -213,6 +349,15 @@ type Handlers interface {
 	// answers with that problem, stored the same way; any other error rolls
 	// everything back and frees the key.
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
+	// RefundOrder runs refundOrder (POST /orders/{id}/refund) inside the
+	// transaction that also holds its idempotency record: what it does
+	// through tx commits exactly when the answer is stored. It returns one
+	// of the documented answers (RefundOrderResponse); one whose status
+	// matches the contract's store-failures rolls the business changes back
+	// and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	RefundOrder(ctx context.Context, tx pgx.Tx, op *RefundOrderOperation, req *RefundOrderRequest) (RefundOrderResponse, error)
 }
 
 // UnimplementedHandlers answers every operation with 501 Not Implemented (an
@@ -226,6 +371,16 @@ var _ Handlers = UnimplementedHandlers{}
 func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
 	return nil, &idem.Rejection{
 		Detail: "createOrder (POST /orders) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
+// RefundOrder answers refundOrder (POST /orders/{id}/refund) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) RefundOrder(context.Context, pgx.Tx, *RefundOrderOperation, *RefundOrderRequest) (RefundOrderResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "refundOrder (POST /orders/{id}/refund) is not implemented.",
 		Status: http.StatusNotImplemented,
 		Title:  "Not Implemented",
 	}
@@ -280,6 +435,41 @@ func mountCreateOrder(h http.Handler) (string, http.Handler) {
 	return "POST /orders", h
 }
 
+// typedRefundOrder binds refundOrder (POST /orders/{id}/refund) to h: its
+// contract, typed request, typed fingerprint and business method.
+func typedRefundOrder(h Handlers) idemimpl.Typed[RefundOrderRequest] {
+	return idemimpl.Typed[RefundOrderRequest]{
+		Contract: contractRefundOrder,
+		Decode:   requestRefundOrder,
+		Fingerprint: func(r *RefundOrderRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintRefundOrder(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *RefundOrderRequest) (*idemimpl.Response, error) {
+			res, err := h.RefundOrder(ctx, tx, &RefundOrderOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
+				return nil, err
+			}
+			if res == nil {
+				return nil, errors.New("refundOrder (POST /orders/{id}/refund) returned no answer")
+			}
+			return res.responseRefundOrder()
+		},
+	}
+}
+
+// mountRefundOrder returns the ServeMux pattern of refundOrder (POST
+// /orders/{id}/refund) and its handler h as the router serves it; Routes and
+// the contract tests mount the operation through it.
+func mountRefundOrder(h http.Handler) (string, http.Handler) {
+	return "POST /orders/{id}/refund", h
+}
+
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method. scope gives the trusted scope (tenant) of each request from
 // authentication the server already did; exec runs the operations on
@@ -296,6 +486,19 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 			Handler: served,
 			Method:  "POST",
 			Path:    "/orders",
+			pattern: pattern,
+		})
+	}
+	{
+		handler, err := idemimpl.NewTypedHandler(exec, typedRefundOrder(h), scope, opts...)
+		if err != nil {
+			return nil, err
+		}
+		pattern, served := mountRefundOrder(handler)
+		routes = append(routes, Route{
+			Handler: served,
+			Method:  "POST",
+			Path:    "/orders/{id}/refund",
 			pattern: pattern,
 		})
 	}

@@ -91,3 +91,30 @@ type Receipt struct {
 	Lines      []string `json:"lines"`
 	Note       *string  `json:"note,omitempty"`
 }
+
+// RefundOrderBody is the request body of refundOrder (POST
+// /orders/{id}/refund).
+type RefundOrderBody struct {
+	Amount int64 `json:"amount"`
+}
+
+// decodeJSON decodes a RefundOrderBody from d and checks it against its schema,
+// reporting every violation to d.
+func (v *RefundOrderBody) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "amount":
+			has0 = true
+			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("amount")
+	}
+}
