@@ -39,29 +39,39 @@ func TestKilledServerStillRunsEveryEffectOnce(t *testing.T) {
 	logs := filepath.Join(t.TempDir(), "orders.log")
 
 	first := startChild(t, bin, url, logs)
-	const keys = 40
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 2 * keys}}
+	// The burst: senders s and s+4 send the same keys in the same order, one
+	// request after the other, so that duplicates meet while the worker
+	// is already executing the first orders' effects.
+	const senders, perSender = 8, 20
+	const keys = senders / 2 * perSender
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: senders}}
 	defer client.CloseIdleConnections()
 	created := make(chan struct{}, 2*keys) // one per 201 before the kill
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	before := map[string]string{} // key → order id answered before the kill
-	for i := range 2 * keys {
-		key, body := fmt.Sprintf("crash-%d", i%keys), orderJSON(7000+i%keys, "SKU-2", "1")
+	for s := range senders {
 		wg.Go(func() {
 			<-start
-			status, id, err := postOrder(client, first.addr, key, body)
-			if err != nil || status != http.StatusCreated {
-				return // cut off by the kill
+			for j := range perSender {
+				n := s%(senders/2)*perSender + j
+				key := fmt.Sprintf("crash-%d", n)
+				status, id, err := postOrder(client, first.addr, key, orderJSON(7000+n, "SKU-2", "1"))
+				if err != nil {
+					return // cut off by the kill
+				}
+				if status != http.StatusCreated {
+					continue // a duplicate that met its first at the kill
+				}
+				mu.Lock()
+				if prev, ok := before[key]; ok && prev != id {
+					t.Errorf("key %s answered orders %s and %s", key, prev, id)
+				}
+				before[key] = id
+				mu.Unlock()
+				created <- struct{}{}
 			}
-			mu.Lock()
-			if prev, ok := before[key]; ok && prev != id {
-				t.Errorf("key %s answered orders %s and %s", key, prev, id)
-			}
-			before[key] = id
-			mu.Unlock()
-			created <- struct{}{}
 		})
 	}
 	pool, err := pgxpool.New(t.Context(), url)
@@ -84,9 +94,9 @@ func TestKilledServerStillRunsEveryEffectOnce(t *testing.T) {
 
 	second := startChild(t, bin, url, logs)
 	after := map[string]string{}
-	for i := range keys {
-		key := fmt.Sprintf("crash-%d", i)
-		status, id, err := postOrder(client, second.addr, key, orderJSON(7000+i, "SKU-2", "1"))
+	for n := range keys {
+		key := fmt.Sprintf("crash-%d", n)
+		status, id, err := postOrder(client, second.addr, key, orderJSON(7000+n, "SKU-2", "1"))
 		if err != nil || status != http.StatusCreated {
 			t.Fatalf("retry of %s after the restart: %d %v", key, status, err)
 		}
