@@ -84,7 +84,8 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 		return nil, diags
 	}
 	nameWalkers(prog, types.Names)
-	prog.Files = goFiles(doc, opts)
+	planProviders(prog, types)
+	prog.Files = goFiles(doc, opts, len(prog.Providers) > 0)
 	return &Plan{Doc: doc, Types: types, Program: prog}, nil
 }
 
@@ -168,6 +169,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 			Name:      e.Name.Value,
 			Method:    methods.Unique("Enqueue"+GoName(e.Name.Value), "effect "+e.Name.Value, e.Pos),
 			OnUnknown: string(e.OnUnknown.Value),
+			Payload:   ot.Payloads[e.Name.Value],
 		})
 	}
 	var diags []spec.Diagnostic
@@ -381,7 +383,7 @@ func nameWalkers(prog *ir.Program, names *Namespace) {
 }
 
 // goFiles lists the Go files of a package generated from doc.
-func goFiles(doc *spec.Document, opts Options) []ir.File {
+func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
 	base := specBase(doc.Path)
 	files := []ir.File{
 		{Path: path.Join(opts.GoDir, "idemgen.go"), Kind: ir.FileVersion},
@@ -390,6 +392,9 @@ func goFiles(doc *spec.Document, opts Options) []ir.File {
 	}
 	if opts.Tests {
 		files = append(files, ir.File{Path: path.Join(opts.GoDir, base+"_contract_test.go"), Kind: ir.FileContractTests})
+	}
+	if effects {
+		files = append(files, ir.File{Path: path.Join(opts.GoDir, base+"_effects.go"), Kind: ir.FileEffects})
 	}
 	slices.SortFunc(files, func(a, b ir.File) int { return cmp.Compare(a.Path, b.Path) })
 	return files

@@ -84,6 +84,9 @@ type OperationTypes struct {
 	// error rather than a handler that ignores the body. It is not part of
 	// PlanTypes' error, since an operation nobody generates may have it.
 	Unsupported *spec.Error
+	// Payloads holds the type of each effect's payload schema, by effect
+	// name; an effect without a payload schema has none.
+	Payloads map[string]*GoType
 }
 
 // ResponseTypes is one documented response of an operation.

@@ -32,6 +32,7 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 // errors, sorted by position.
 func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typePlanner {
 	p := &typePlanner{
+		doc:        doc,
 		file:       doc.Path,
 		opts:       opts,
 		byRef:      map[string]*GoType{},
@@ -72,6 +73,8 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 
 // typePlanner holds the state of one PlanTypes call.
 type typePlanner struct {
+	// doc is the document, whose component schemas effect payloads name.
+	doc  *spec.Document
 	file string
 	opts TypeOptions
 	plan *TypePlan
@@ -166,6 +169,27 @@ func (p *typePlanner) operation(op *spec.Operation) {
 		}
 	}
 	ot.Responses = p.responses(op, id, where)
+	ot.Payloads = p.payloads(op)
+}
+
+// payloads plans the types of an operation's effect payloads: each names
+// a component schema, which the payload shares with every other use.
+// References spec rule IDEM027 refuses are left out.
+func (p *typePlanner) payloads(op *spec.Operation) map[string]*GoType {
+	if op.Contract == nil || p.doc == nil || p.doc.OpenAPI == nil || p.doc.OpenAPI.Components == nil {
+		return nil
+	}
+	out := map[string]*GoType{}
+	for _, e := range op.Contract.Effects {
+		name, ok := strings.CutPrefix(e.Payload.Value, componentPrefix)
+		if !e.Payload.Set || !ok {
+			continue
+		}
+		if s := p.doc.OpenAPI.Components.Schemas[name]; s != nil && s.Value != nil {
+			out[e.Name.Value] = p.typeOf(&openapi3.SchemaRef{Ref: e.Payload.Value, Value: s.Value}, hint{})
+		}
+	}
+	return out
 }
 
 // responses plans the documented responses of an operation: the JSON body

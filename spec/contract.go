@@ -141,4 +141,8 @@ type Effect struct {
 	Pos       Position
 	Name      Field[string]
 	OnUnknown Field[OnUnknown]
+	// Payload is the reference of the schema of the effect's payload, a
+	// component schema such as #/components/schemas/ConfirmationEmail;
+	// unset, the payload is bytes the business method chooses.
+	Payload Field[string]
 }

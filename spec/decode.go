@@ -58,7 +58,7 @@ var (
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
-	effectFields      = []string{"name", "on-unknown"}
+	effectFields      = []string{"name", "on-unknown", "payload"}
 )
 
 // decodeBlock decodes the block whose key node is keyNode and whose value
@@ -188,6 +188,8 @@ func (d *decoder) effects(n *yaml.Node, path string) []Effect {
 				e.Name = d.nonEmptyString(v, fpath)
 			case "on-unknown":
 				e.OnUnknown = enum(d, v, fpath, OnUnknownRetry, OnUnknownVerify, OnUnknownHalt)
+			case "payload":
+				e.Payload = d.nonEmptyString(v, fpath)
 			}
 		})
 		if _, v := mappingEntry(item, "name"); v == nil {

@@ -38,4 +38,9 @@ func TestRulesDocumented(t *testing.T) {
 			t.Errorf("docs/rules.md table has no row for %s %s", r.ID, r.Name)
 		}
 	}
+	for _, id := range retiredRules {
+		if !strings.Contains(doc, "\n## "+id+" ") || !strings.Contains(doc, "| ["+id+"]") {
+			t.Errorf("docs/rules.md has no section and row for the retired rule %s", id)
+		}
+	}
 }

@@ -3,10 +3,13 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"strings"
 )
 
-// The rules on effects: unique identifier names, and no halt where there
-// is no recovery path.
+// The rules on effects: unique identifier names, payloads that name a
+// component schema, one payload per effect name. IDEM014 (halt-on-atomic)
+// is retired: the worker halts an atomic operation's effect in
+// requires_recovery while the operation's result stands.
 
 var ruleDuplicateEffect = Rule{
 	ID:       "IDEM011",
@@ -55,22 +58,103 @@ var ruleEffectNameNotIdentifier = Rule{
 	},
 }
 
-var ruleHaltOnAtomic = Rule{
-	ID:       "IDEM014",
-	Name:     "halt-on-atomic",
+var ruleEffectPayloadNotFound = Rule{
+	ID:       "IDEM027",
+	Name:     "effect-payload-not-found",
 	Severity: SeverityError,
-	Summary:  "an effect with on-unknown: halt on an operation in atomic mode",
+	Summary:  "an effect payload that does not name a schema under components/schemas",
 	check: func(r *ruleRun) {
-		if r.c == nil || r.c.Mode.Value != ModeAtomic {
+		if r.c == nil {
 			return
 		}
 		for i, e := range r.c.Effects {
-			if e.OnUnknown.Value != OnUnknownHalt {
+			if !e.Payload.Set {
 				continue
 			}
-			r.report(e.OnUnknown.Pos, fmt.Sprintf("x-idempotency.effects[%d].on-unknown", i),
-				fmt.Sprintf("effect %q halts on an unknown outcome, but %s is atomic: its transaction has committed before the effect runs, so there is no recovery point to halt at", e.Name.Value, r.opName()),
-				"choose on-unknown: verify, which asks the provider before any repeat; halt needs phased mode, which is not generated yet")
+			name, ok := strings.CutPrefix(e.Payload.Value, componentPrefix)
+			if ok && !strings.Contains(name, "/") && componentSchema(r.doc, name) {
+				continue
+			}
+			msg := fmt.Sprintf("payload %q of effect %q names no schema under components/schemas", e.Payload.Value, e.Name.Value)
+			if !ok || strings.Contains(name, "/") {
+				msg = fmt.Sprintf("payload %q of effect %q is not a component schema reference (%sName)", e.Payload.Value, e.Name.Value, componentPrefix)
+			}
+			r.report(e.Payload.Pos, fmt.Sprintf("x-idempotency.effects[%d].payload", i), msg,
+				"declare the payload's schema under components/schemas and name it as "+componentPrefix+"Name, or leave payload out for bytes")
 		}
 	},
+}
+
+// componentSchema reports whether doc declares the component schema name.
+func componentSchema(doc *Document, name string) bool {
+	if doc == nil || doc.OpenAPI == nil || doc.OpenAPI.Components == nil {
+		return false
+	}
+	s, ok := doc.OpenAPI.Components.Schemas[name]
+	return ok && s != nil && s.Value != nil
+}
+
+var ruleEffectPayloadDiffers = Rule{
+	ID:       "IDEM028",
+	Name:     "effect-payload-differs",
+	Severity: SeverityError,
+	Summary:  "an effect name that two operations declare with different payloads",
+	check: func(r *ruleRun) {
+		if r.c == nil {
+			return
+		}
+		for i, e := range r.c.Effects {
+			first, firstOp := firstEffect(r.doc, e.Name.Value)
+			if first == nil || first == &r.c.Effects[i] || first.Payload.Value == e.Payload.Value {
+				continue
+			}
+			r.report(fieldPos(e.Payload.Pos, e.Pos), fmt.Sprintf("x-idempotency.effects[%d].payload", i),
+				fmt.Sprintf("effect %q has payload %s here but %s in %s (line %d): one provider executes every effect of a name, so they need one payload", e.Name.Value, payloadName(e.Payload), payloadName(first.Payload), opLabel(firstOp), first.Pos.Line),
+				"give both the same payload, or give the effects different names")
+		}
+	},
+}
+
+// firstEffect returns the first declaration of the effect name in doc's
+// annotated operations, by position, and its operation.
+func firstEffect(doc *Document, name string) (*Effect, *Operation) {
+	var first *Effect
+	var firstOp *Operation
+	for _, op := range doc.Operations {
+		if op.Contract == nil {
+			continue
+		}
+		for i := range op.Contract.Effects {
+			e := &op.Contract.Effects[i]
+			if e.Name.Value == name && (first == nil || e.Pos.Before(first.Pos)) {
+				first, firstOp = e, op
+			}
+		}
+	}
+	return first, firstOp
+}
+
+// payloadName names a payload in messages.
+func payloadName(p Field[string]) string {
+	if !p.Set {
+		return "bytes (no payload)"
+	}
+	return p.Value
+}
+
+// opLabel names an operation in messages: its operationId, or METHOD path.
+func opLabel(op *Operation) string {
+	if op.ID != "" {
+		return op.ID
+	}
+	return op.Method + " " + op.Path
+}
+
+// fieldPos is a field's position, or its object's when it was not
+// written.
+func fieldPos(p, object Position) Position {
+	if p.Line == 0 {
+		return object
+	}
+	return p
 }

@@ -9,6 +9,9 @@
 //
 //	go run ./examples/orders -addr 127.0.0.1:8080
 //
+// The process also runs the effect worker (effects.go): the demo providers
+// in providers/ record every call in the table provider_calls.
+//
 // It is meant to be copied: the server's limits are in server.go, the
 // stand-in for authentication is demoTenant below.
 package main
@@ -42,19 +45,20 @@ const shutdownTimeout = 10 * time.Second
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "the address to serve on")
+	lease := flag.Duration("effect-lease", time.Minute, "how long the effect worker holds an effect it claimed; a crashed process's effects are taken over after it")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, log); err != nil {
+	if err := run(ctx, *addr, *lease, log); err != nil {
 		log.Error("orders", "err", err)
 		os.Exit(1)
 	}
 }
 
-// run opens the database, builds the service and serves it on addr until
-// ctx ends.
-func run(ctx context.Context, addr string, log *slog.Logger) error {
+// run opens the database, builds the service and its effect worker and
+// serves it on addr until ctx ends.
+func run(ctx context.Context, addr string, lease time.Duration, log *slog.Logger) error {
 	url, closeDB, err := openDatabase(ctx, log)
 	if err != nil {
 		return err
@@ -69,6 +73,19 @@ func run(ctx context.Context, addr string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	worker, err := newWorker(pool, lease, log)
+	if err != nil {
+		return err
+	}
+	workerCtx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- worker.Run(workerCtx) }()
+	defer func() {
+		stopWorker() // when the server failed to start, ctx has not ended
+		if err := <-workerDone; err != nil {
+			log.Error("effect worker stopped", "error", err)
+		}
+	}()
 	srv := newServer(addr, h, defaultLimits)
 	go func() {
 		<-ctx.Done()
@@ -83,7 +100,8 @@ func run(ctx context.Context, addr string, log *slog.Logger) error {
 	return nil
 }
 
-// newService creates the tables the service needs on pool, starts the
+// newService creates the tables the service needs on pool (the
+// idempotency tables, the shop's and the demo providers'), starts the
 // idempotency maintenance (retention) until ctx ends and returns its
 // routes: the generated idempotent operations and the plain read.
 func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http.Handler, error) {
@@ -92,6 +110,9 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 	}
 	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {
 		return nil, fmt.Errorf("shop schema: %w", err)
+	}
+	if _, err := pool.Exec(ctx, providerCallsSQL()); err != nil {
+		return nil, fmt.Errorf("provider_calls: %w", err)
 	}
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})
 	if err != nil {

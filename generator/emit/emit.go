@@ -26,6 +26,8 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 		emitOperations(f, prog)
 	case ir.FileContractTests:
 		emitContractTests(f, prog)
+	case ir.FileEffects:
+		emitProviders(f, prog)
 	default:
 		return nil, fmt.Errorf("emit: %s: unknown file kind %d", file.Path, file.Kind)
 	}

@@ -140,18 +140,42 @@ func emitHandle(f *jen.File, op *ir.Operation) {
 	fields = append(fields, jen.Id("op").Op("*").Qual(idemimplImport, "Operation"), jen.Id("tx").Qual(pgxImport, "Tx"))
 	f.Type().Id(op.HandleType).Struct(fields...)
 	for _, e := range op.Effects {
-		comment(f, fmt.Sprintf("%s writes the %s effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is %q.", e.Method, e.Name, e.OnUnknown))
+		emitEnqueuer(f, op, e)
+	}
+}
+
+// emitEnqueuer declares the method of the operation handle that writes one
+// effect to the outbox: with a payload schema it takes the typed payload
+// and encodes it as JSON (encoding/json: struct fields in declaration
+// order, map keys sorted), else the payload's bytes.
+func emitEnqueuer(f *jen.File, op *ir.Operation, e ir.Effect) {
+	enqueue := func(payload jen.Code) jen.Code {
+		return jen.Return(jen.Id("o").Dot("op").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
+			jen.Id("Name"):      jen.Lit(e.Name),
+			jen.Id("OnUnknown"): jen.Lit(e.OnUnknown),
+			jen.Id("Payload"):   payload,
+		})))
+	}
+	what := fmt.Sprintf("%s writes the %s effect to the outbox in the operation's transaction, so it exists exactly when the operation commits, and returns its key, which is stable across retries; when its outcome is unknown the policy is %q.", e.Method, e.Name, e.OnUnknown)
+	if e.Payload == nil {
+		comment(f, what+" The payload is bytes of the caller's choosing, handed to the provider as they are.")
 		f.Func().Params(jen.Id("o").Op("*").Id(op.HandleType)).Id(e.Method).Params(
 			jen.Id("ctx").Qual(contextImport, "Context"),
 			jen.Id("payload").Index().Byte(),
-		).Params(jen.String(), jen.Error()).Block(
-			jen.Return(jen.Id("o").Dot("op").Dot("Enqueue").Call(jen.Id("ctx"), jen.Id("o").Dot("tx"), jen.Qual(idemimplImport, "Effect").Values(jen.Dict{
-				jen.Id("Name"):      jen.Lit(e.Name),
-				jen.Id("OnUnknown"): jen.Lit(e.OnUnknown),
-				jen.Id("Payload"):   jen.Id("payload"),
-			}))),
-		)
+		).Params(jen.String(), jen.Error()).Block(enqueue(jen.Id("payload")))
+		return
 	}
+	comment(f, what+" The payload is stored as its JSON encoding and handed to the provider decoded.")
+	f.Func().Params(jen.Id("o").Op("*").Id(op.HandleType)).Id(e.Method).Params(
+		jen.Id("ctx").Qual(contextImport, "Context"),
+		jen.Id("payload").Add(typeCode(e.Payload)),
+	).Params(jen.String(), jen.Error()).Block(
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("payload")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Lit(""), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("effect "+e.Name+": payload: %w"), jen.Err())),
+		),
+		enqueue(jen.Id("b")),
+	)
 }
 
 // emitDecode declares the function that decodes the request body into its

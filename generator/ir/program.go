@@ -23,6 +23,14 @@ type Program struct {
 	// Unimplemented is the type whose methods answer every operation
 	// with 501 Not Implemented, for a service to embed.
 	Unimplemented string
+	// Providers holds one typed provider per effect name, sorted by name;
+	// empty when no operation has effects.
+	Providers []*Provider
+	// ProvidersType is the struct with one field per provider, and
+	// ProvidersFunc the function that turns it into the worker's
+	// registrations; both empty without providers.
+	ProvidersType string
+	ProvidersFunc string
 	// Files lists the Go files to emit, sorted by path.
 	Files []File
 }
@@ -43,6 +51,9 @@ const (
 	FileOperations
 	// FileContractTests declares the contract tests.
 	FileContractTests
+	// FileEffects declares the typed effect providers, their calls and
+	// the adapter to the worker's registrations.
+	FileEffects
 )
 
 // File is one Go file to emit: a slash-separated path relative to the
@@ -223,6 +234,31 @@ type Effect struct {
 	Name      string
 	Method    string
 	OnUnknown string
+	// Payload is the type the enqueuer takes, encoded as JSON; nil when
+	// the effect has no payload schema and the enqueuer takes bytes.
+	Payload *GoType
+}
+
+// Provider is the typed provider of one effect name: the interface a
+// service implements, the call it receives and the unexported adapter
+// that makes it a worker registration.
+type Provider struct {
+	// Effect is the effect's name in the contracts.
+	Effect string
+	// Interface, CallType, Adapter and Field (of the program's
+	// ProvidersType) are the Go names.
+	Interface string
+	CallType  string
+	Adapter   string
+	Field     string
+	// Payload is the call's payload type, decoded from the stored JSON;
+	// nil for bytes as enqueued.
+	Payload *GoType
+	// Verify is set when an operation declares the effect with
+	// on-unknown: verify: the interface has Verify.
+	Verify bool
+	// Operations name, for comments, the operations that enqueue it.
+	Operations []string
 }
 
 // Fingerprint is what an operation's typed fingerprint covers: the include

@@ -272,6 +272,11 @@ func (c *contracts) effects() {
 				effectsPos(c.b), he.Pos)
 			continue
 		}
+		if bp, hp := be.Payload.Value, he.Payload.Value; bp != hp {
+			c.add("effect-payload-changed", field+".payload", fmt.Sprintf("effect %s payload %s → %s", name, payloadWords(bp), payloadWords(hp)),
+				fmt.Sprintf("%s rows enqueued before the change hold the old payload; the provider generated after it decodes them as the new one, and a row that does not decode fails for good instead of running.", name),
+				fieldOr(be.Payload.Pos, be.Pos), fieldOr(he.Payload.Pos, he.Pos))
+		}
 		bu, hu := be.OnUnknown.Value, he.OnUnknown.Value
 		change := fmt.Sprintf("effect %s on-unknown %s → %s", name, bu, hu)
 		field += ".on-unknown"
@@ -299,6 +304,23 @@ func (c *contracts) effects() {
 				be.Pos, effectsPos(c.h))
 		}
 	}
+}
+
+// payloadWords names an effect's payload in a change: its schema
+// reference, or bytes without one.
+func payloadWords(ref string) string {
+	if ref == "" {
+		return "bytes"
+	}
+	return ref
+}
+
+// fieldOr is a field's position, or its object's when it was not written.
+func fieldOr(p, object spec.Position) spec.Position {
+	if p.Line == 0 {
+		return object
+	}
+	return p
 }
 
 // onUnknownWords says what a policy does with an unknown outcome.

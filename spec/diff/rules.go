@@ -61,6 +61,7 @@ var Rules = []Rule{
 	{"effect-on-unknown-loosened", Breaking, "an effect's on-unknown halt or verify to retry"},
 	{"effect-on-unknown-halt-to-verify", Risky, "an effect's on-unknown halt to verify"},
 	{"effect-on-unknown-tightened", Safe, "an effect's on-unknown tightened (retry to verify or halt, verify to halt)"},
+	{"effect-payload-changed", Breaking, "an effect's payload schema changed, added or removed"},
 }
 
 // levels maps each rule id to its level.

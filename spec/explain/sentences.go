@@ -212,15 +212,20 @@ func naturalKeySentence(c *spec.Contract) string {
 }
 
 func effectSentence(e spec.Effect) string {
-	// halt is not among them: it needs phased mode (IDEM014, IDEM020).
 	var what string
 	switch e.OnUnknown.Value {
+	case spec.OnUnknownHalt:
+		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), the worker stops it in `requires_recovery` for a person to settle with `idemgen ops resolve` or `idemgen ops retry`; the operation's result and its replay stand."
 	case spec.OnUnknownVerify:
 		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), the worker asks the provider's `Verify` first: done ends it, not done calls it again with the same effect key, and unknown asks again after a backoff, within the attempt limit."
 	default:
 		what = "when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again with the same effect key after a backoff, within the attempt limit, so the provider must treat a repeated key as a no-op."
 	}
-	return fmt.Sprintf("`%s`: %s", e.Name.Value, what)
+	name := "`" + e.Name.Value + "`"
+	if e.Payload.Set {
+		name += " (payload `" + e.Payload.Value + "`)"
+	}
+	return fmt.Sprintf("%s: %s", name, what)
 }
 
 // pathParams lists the operation's path parameters in the order the path

@@ -57,24 +57,34 @@ type CreateOrderOperation struct {
 // EnqueueConfirmationEmail writes the confirmation_email effect to the outbox
 // in the operation's transaction, so it exists exactly when the operation
 // commits, and returns its key, which is stable across retries; when its
-// outcome is unknown the policy is "retry".
-func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload []byte) (string, error) {
+// outcome is unknown the policy is "retry". The payload is stored as its JSON
+// encoding and handed to the provider decoded.
+func (o *CreateOrderOperation) EnqueueConfirmationEmail(ctx context.Context, payload ConfirmationEmail) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect confirmation_email: payload: %w", err)
+	}
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "confirmation_email",
 		OnUnknown: "retry",
-		Payload:   payload,
+		Payload:   b,
 	})
 }
 
 // EnqueueReserveStock writes the reserve_stock effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
-func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
+// the policy is "verify". The payload is stored as its JSON encoding and handed
+// to the provider decoded.
+func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload StockReservation) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect reserve_stock: payload: %w", err)
+	}
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",
 		OnUnknown: "verify",
-		Payload:   payload,
+		Payload:   b,
 	})
 }
 
@@ -291,24 +301,34 @@ type CancelOrderOperation struct {
 // EnqueueReleaseStock writes the release_stock effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
-func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload []byte) (string, error) {
+// the policy is "verify". The payload is stored as its JSON encoding and handed
+// to the provider decoded.
+func (o *CancelOrderOperation) EnqueueReleaseStock(ctx context.Context, payload StockReservation) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect release_stock: payload: %w", err)
+	}
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "release_stock",
 		OnUnknown: "verify",
-		Payload:   payload,
+		Payload:   b,
 	})
 }
 
 // EnqueueCancellationEmail writes the cancellation_email effect to the outbox
 // in the operation's transaction, so it exists exactly when the operation
 // commits, and returns its key, which is stable across retries; when its
-// outcome is unknown the policy is "retry".
-func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload []byte) (string, error) {
+// outcome is unknown the policy is "retry". The payload is stored as its JSON
+// encoding and handed to the provider decoded.
+func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, payload CancellationEmail) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("effect cancellation_email: payload: %w", err)
+	}
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "cancellation_email",
 		OnUnknown: "retry",
-		Payload:   payload,
+		Payload:   b,
 	})
 }
 

@@ -40,6 +40,12 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// CancellationEmail is the schema #/components/schemas/CancellationEmail.
+type CancellationEmail struct {
+	OrderID string `json:"order_id"`
+	Reason  string `json:"reason"`
+}
+
 // CancellationReason is the property reason of the schema
 // #/components/schemas/Cancellation.
 type CancellationReason string
@@ -60,6 +66,12 @@ func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
 	default:
 		d.NotOneOf("one of \"customer_request\", \"out_of_stock\", \"fraud\"")
 	}
+}
+
+// ConfirmationEmail is the schema #/components/schemas/ConfirmationEmail.
+type ConfirmationEmail struct {
+	CustomerID string `json:"customer_id"`
+	OrderID    string `json:"order_id"`
 }
 
 // Delivery is the schema #/components/schemas/Delivery.
@@ -279,4 +291,10 @@ type Problem struct {
 	Status *int64  `json:"status,omitempty"`
 	Title  *string `json:"title,omitempty"`
 	Type   *string `json:"type,omitempty"`
+}
+
+// StockReservation is the schema #/components/schemas/StockReservation.
+type StockReservation struct {
+	Items   []OrderItem `json:"items"`
+	OrderID string      `json:"order_id"`
 }

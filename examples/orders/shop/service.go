@@ -74,14 +74,10 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 			return outOfStock(ctx, tx, it)
 		}
 	}
-	payload, err := json.Marshal(map[string]any{"order_id": id, "customer_id": o.CustomerID})
-	if err != nil {
+	if _, err := op.EnqueueConfirmationEmail(ctx, ConfirmationEmail{OrderID: id, CustomerID: o.CustomerID}); err != nil {
 		return nil, err
 	}
-	if _, err := op.EnqueueConfirmationEmail(ctx, payload); err != nil {
-		return nil, err
-	}
-	if _, err := op.EnqueueReserveStock(ctx, payload); err != nil {
+	if _, err := op.EnqueueReserveStock(ctx, StockReservation{OrderID: id, Items: bySKU(o.Items)}); err != nil {
 		return nil, err
 	}
 	return CreateOrder201Response{
@@ -120,14 +116,10 @@ func (Service) CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperat
 				return nil, err
 			}
 		}
-		payload, err := json.Marshal(map[string]any{"order_id": order.ID, "reason": req.Body.Reason})
-		if err != nil {
+		if _, err := op.EnqueueReleaseStock(ctx, StockReservation{OrderID: order.ID, Items: order.Items}); err != nil {
 			return nil, err
 		}
-		if _, err := op.EnqueueReleaseStock(ctx, payload); err != nil {
-			return nil, err
-		}
-		if _, err := op.EnqueueCancellationEmail(ctx, payload); err != nil {
+		if _, err := op.EnqueueCancellationEmail(ctx, CancellationEmail{OrderID: order.ID, Reason: string(req.Body.Reason)}); err != nil {
 			return nil, err
 		}
 		order.Status = OrderStatusCancelled

@@ -57,7 +57,8 @@ type CreateBookingOperation struct {
 // EnqueueNotifyGuest writes the notify_guest effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "retry".
+// the policy is "retry". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_guest",
@@ -69,7 +70,8 @@ func (o *CreateBookingOperation) EnqueueNotifyGuest(ctx context.Context, payload
 // EnqueueChargeDeposit writes the charge_deposit effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_deposit",
@@ -279,7 +281,8 @@ type CheckInBookingOperation struct {
 // EnqueueIssueKeyCards writes the issue_key_cards effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "issue_key_cards",
@@ -291,7 +294,8 @@ func (o *CheckInBookingOperation) EnqueueIssueKeyCards(ctx context.Context, payl
 // EnqueueNotifyHousekeeping writes the notify_housekeeping effect to the outbox
 // in the operation's transaction, so it exists exactly when the operation
 // commits, and returns its key, which is stable across retries; when its
-// outcome is unknown the policy is "retry".
+// outcome is unknown the policy is "retry". The payload is bytes of the
+// caller's choosing, handed to the provider as they are.
 func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "notify_housekeeping",

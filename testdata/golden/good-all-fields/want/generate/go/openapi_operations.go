@@ -56,7 +56,8 @@ type CreateOrderOperation struct {
 // EnqueueChargeCard writes the charge_card effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateOrderOperation) EnqueueChargeCard(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "charge_card",
@@ -68,7 +69,8 @@ func (o *CreateOrderOperation) EnqueueChargeCard(ctx context.Context, payload []
 // EnqueueSendReceipt writes the send_receipt effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "retry".
+// the policy is "retry". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateOrderOperation) EnqueueSendReceipt(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "send_receipt",
@@ -80,7 +82,8 @@ func (o *CreateOrderOperation) EnqueueSendReceipt(ctx context.Context, payload [
 // EnqueueReserveStock writes the reserve_stock effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "reserve_stock",

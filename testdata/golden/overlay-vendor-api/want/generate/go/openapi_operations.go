@@ -53,7 +53,8 @@ type CreateTransferOperation struct {
 // EnqueueBankTransfer writes the bank_transfer effect to the outbox in the
 // operation's transaction, so it exists exactly when the operation commits, and
 // returns its key, which is stable across retries; when its outcome is unknown
-// the policy is "verify".
+// the policy is "verify". The payload is bytes of the caller's choosing, handed
+// to the provider as they are.
 func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, payload []byte) (string, error) {
 	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
 		Name:      "bank_transfer",
