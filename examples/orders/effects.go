@@ -1,9 +1,7 @@
 package main
 
 import (
-	_ "embed"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -12,19 +10,6 @@ import (
 	"github.com/idemgen/idemgen/examples/orders/shop"
 	"github.com/idemgen/idemgen/runtime/idem"
 )
-
-// providerCallsMigration is the example's own migration of the demo
-// providers' table, in goose's format beside the generated migrations.
-//
-//go:embed migrations/00100_demo_provider_calls.sql
-var providerCallsMigration string
-
-// providerCallsSQL is the Up section of providerCallsMigration, which the
-// example applies itself at start (it is idempotent).
-func providerCallsSQL() string {
-	up, _, _ := strings.Cut(providerCallsMigration, "-- +goose Down")
-	return up
-}
 
 // newWorker returns the effect worker of the shop's effects, executed by
 // the demo providers (recording in provider_calls) through the generated

@@ -31,6 +31,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemgen/idemgen/examples/orders/providers"
 	"github.com/idemgen/idemgen/examples/orders/shop"
 	"github.com/idemgen/idemgen/runtime/idem"
 )
@@ -111,7 +112,7 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {
 		return nil, fmt.Errorf("shop schema: %w", err)
 	}
-	if _, err := pool.Exec(ctx, providerCallsSQL()); err != nil {
+	if _, err := pool.Exec(ctx, providers.SchemaSQL); err != nil {
 		return nil, fmt.Errorf("provider_calls: %w", err)
 	}
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})

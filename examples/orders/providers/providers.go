@@ -19,8 +19,7 @@ import (
 )
 
 // New returns the demo providers of every effect of the shop, recording
-// on pool (the table of migrations/00100_demo_provider_calls.sql), for
-// shop.Providers.
+// on pool (the table SchemaSQL creates), for shop.Providers.
 func New(pool *pgxpool.Pool) shop.EffectProviders {
 	r := recorder{pool}
 	return shop.EffectProviders{

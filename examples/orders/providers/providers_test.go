@@ -2,7 +2,6 @@ package providers
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,9 +13,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// providerCallsMigration is the example's migration of provider_calls.
-const providerCallsMigration = "../migrations/00100_demo_provider_calls.sql"
-
 // The generated adapter, driven as the worker drives it: it decodes the
 // stored payload into the typed call, passes Verify on for verify effects
 // only, fails an undecodable payload for good, and leaves nil providers
@@ -27,12 +23,7 @@ func TestProvidersThroughTheGeneratedAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	migration, err := os.ReadFile(providerCallsMigration)
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, _, _ := strings.Cut(string(migration), "-- +goose Down")
-	if _, err := pool.Exec(t.Context(), up); err != nil {
+	if _, err := pool.Exec(t.Context(), SchemaSQL); err != nil {
 		t.Fatal(err)
 	}
 	regs := shop.Providers(New(pool))

@@ -1,10 +1,10 @@
--- The example's own migration, beside idemgen's generated ones: the demo
--- providers' record of every call (examples/orders/providers). A real
--- service has no such table; its mail service and warehouse keep their own
--- record of the idempotency keys they have seen. The example applies the
--- Up section itself at start; goose applies it like the others.
+-- The demo providers' record of every call (SchemaSQL), created by the
+-- example at start. It stands for the providers' own databases, so it is
+-- not among the service's migrations: a real service has no such table;
+-- its mail service and warehouse keep their own record of the idempotency
+-- keys they have seen. (Kept out of migrations/ also keeps goose's
+-- version order to idemgen's generated steps.)
 
--- +goose Up
 CREATE TABLE IF NOT EXISTS provider_calls (
     id         bigserial   PRIMARY KEY,
     effect     text        NOT NULL,
@@ -21,6 +21,3 @@ CREATE TABLE IF NOT EXISTS provider_calls (
 CREATE UNIQUE INDEX IF NOT EXISTS provider_calls_acted_once ON provider_calls (effect_key) WHERE NOT duplicate;
 
 CREATE INDEX IF NOT EXISTS provider_calls_order ON provider_calls (order_id, effect);
-
--- +goose Down
-DROP TABLE IF EXISTS provider_calls;
