@@ -9,8 +9,8 @@ import (
 )
 
 // emitTypes adds every declaration to f: structs with json tags,
-// enum string types with their constants, and a DecodeForm method on each
-// struct a form body reaches. It makes no decisions; names, field order and
+// enum string types with their constants, and DecodeForm and checkForm
+// methods on each struct a form body reaches. It makes no decisions; names, field order and
 // pointers come from the plan.
 func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
 	for _, d := range decls {
@@ -19,6 +19,7 @@ func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
 			emitStruct(f, d)
 			if d.Form {
 				emitDecodeForm(f, d)
+				emitCheckForm(f, d)
 			}
 		case ir.DeclEnum:
 			emitEnum(f, d)

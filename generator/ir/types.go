@@ -160,3 +160,9 @@ const FormMethod = "DecodeForm"
 // reaches gets: it decodes the type from a runtime/jsondecode Decoder and
 // checks its schema. Being unexported, it cannot collide with a field.
 const JSONMethod = "decodeJSON"
+
+// FormCheckMethod is the unexported method every struct reached from a
+// form body gets besides its FormMethod: it checks the decoded value
+// against its schema, reporting every violation to a runtime/jsondecode
+// Decoder at the JSON pointer the same body sent as JSON would have.
+const FormCheckMethod = "checkForm"

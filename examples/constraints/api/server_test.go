@@ -31,6 +31,14 @@ func (service) CreateWidget(context.Context, pgx.Tx, *CreateWidgetOperation, *Cr
 	return CreateWidget201Response{}, nil
 }
 
+func (service) ArchiveWidget(context.Context, pgx.Tx, *ArchiveWidgetOperation, *ArchiveWidgetRequest) (ArchiveWidgetResponse, error) {
+	return ArchiveWidget204Response{}, nil
+}
+
+func (service) CreateGadget(context.Context, pgx.Tx, *CreateGadgetOperation, *CreateGadgetRequest) (CreateGadgetResponse, error) {
+	return CreateGadget201Response{}, nil
+}
+
 func (service) PostCustomers(context.Context, pgx.Tx, *PostCustomersOperation, *PostCustomersRequest) (PostCustomersResponse, error) {
 	return PostCustomers200Response{}, nil
 }

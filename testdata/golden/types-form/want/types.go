@@ -5,6 +5,7 @@ package golden
 import (
 	"encoding/json"
 	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"time"
 )
 
@@ -37,6 +38,21 @@ func (o *Address) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a Address decoded from a form against its schema, reporting
+// every violation to d.
+func (o *Address) checkForm(d *jsondecode.Decoder) {
+	if o.City != nil {
+		d.Enter("city")
+		d.Text(*o.City)
+		d.Leave()
+	}
+	if o.Line1 != nil {
+		d.Enter("line1")
+		d.Text(*o.Line1)
+		d.Leave()
+	}
+}
+
 // Charge is the schema #/components/schemas/charge.
 type Charge struct {
 	Amount   int64           `json:"amount"`
@@ -56,6 +72,10 @@ func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
 	}
 	return nil
 }
+
+// checkForm checks a DeleteChargesChargeBody decoded from a form against its
+// schema, reporting every violation to d.
+func (o *DeleteChargesChargeBody) checkForm(d *jsondecode.Decoder) {}
 
 // PostChargesBody is the request body of PostCharges (POST /v1/charges).
 type PostChargesBody struct {
@@ -197,6 +217,50 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a PostChargesBody decoded from a form against its schema,
+// reporting every violation to d.
+func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
+	if o.CaptureMethod != nil {
+		d.Enter("capture_method")
+		d.Text(string(*o.CaptureMethod))
+		switch *o.CaptureMethod {
+		case PostChargesBodyCaptureMethodAutomatic, PostChargesBodyCaptureMethodManual:
+		default:
+			d.NotOneOf("one of \"automatic\", \"manual\"")
+		}
+		d.Leave()
+	}
+	{
+		d.Enter("currency")
+		d.Text(o.Currency)
+		d.Leave()
+	}
+	if o.Expand != nil {
+		d.Enter("expand")
+		for i0 := range o.Expand {
+			d.EnterIndex(i0)
+			d.Text(o.Expand[i0])
+			d.MaxLength(o.Expand[i0], 5000)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Items != nil {
+		d.Enter("items")
+		for i0 := range o.Items {
+			d.EnterIndex(i0)
+			o.Items[i0].checkForm(d)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Shipping != nil {
+		d.Enter("shipping")
+		o.Shipping.checkForm(d)
+		d.Leave()
+	}
+}
+
 // PostChargesBodyCaptureMethod is the property capture_method of the request
 // body of PostCharges (POST /v1/charges).
 type PostChargesBodyCaptureMethod string
@@ -239,6 +303,16 @@ func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a PostChargesBodyItemsItem decoded from a form against its
+// schema, reporting every violation to d.
+func (o *PostChargesBodyItemsItem) checkForm(d *jsondecode.Decoder) {
+	{
+		d.Enter("sku")
+		d.Text(o.Sku)
+		d.Leave()
+	}
+}
+
 // PostChargesBodyShipping is the property shipping of the request body of
 // PostCharges (POST /v1/charges).
 type PostChargesBodyShipping struct {
@@ -269,4 +343,19 @@ func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 		return form.Missing(n, "name")
 	}
 	return nil
+}
+
+// checkForm checks a PostChargesBodyShipping decoded from a form against its
+// schema, reporting every violation to d.
+func (o *PostChargesBodyShipping) checkForm(d *jsondecode.Decoder) {
+	if o.Address != nil {
+		d.Enter("address")
+		o.Address.checkForm(d)
+		d.Leave()
+	}
+	{
+		d.Enter("name")
+		d.Text(o.Name)
+		d.Leave()
+	}
 }
