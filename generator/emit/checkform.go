@@ -23,7 +23,9 @@ func emitCheckForm(f *jen.File, t *ir.TypeDecl) {
 		field := jen.Id("o").Dot(fd.Name)
 		t := fd.Type
 		var stmts []jen.Code
-		if t.Kind == ir.TypePointer {
+		if t.Kind == ir.TypeNullable {
+			stmts = checkFormValue(field.Clone().Dot("Value"), t.Elem, 0)
+		} else if t.Kind == ir.TypePointer {
 			stmts = checkFormValue(jen.Op("*").Add(field.Clone()), t.Elem, 0)
 			if t.Elem.Kind == ir.TypeDeclared && t.Elem.Decl.Kind == ir.DeclStruct {
 				stmts = checkFormValue(field.Clone(), t.Elem, 0)
@@ -34,6 +36,8 @@ func emitCheckForm(f *jen.File, t *ir.TypeDecl) {
 		block := append([]jen.Code{jen.Id(dec).Dot("Enter").Call(jen.Lit(fd.JSONName))}, stmts...)
 		block = append(block, jen.Id(dec).Dot("Leave").Call())
 		switch {
+		case t.Kind == ir.TypeNullable:
+			body = append(body, jen.If(field.Clone().Dot("Set").Op("&&").Op("!").Add(field.Clone()).Dot("Null")).Block(block...))
 		case t.Kind == ir.TypePointer, !fd.Required && (t.Kind == ir.TypeSlice || t.Kind == ir.TypeMap):
 			body = append(body, jen.If(field.Clone().Op("!=").Nil()).Block(block...))
 		default:
@@ -52,7 +56,7 @@ func formChecked(t *ir.GoType) bool {
 		return t.Checks != nil
 	case ir.TypeDeclared:
 		return true
-	case ir.TypePointer:
+	case ir.TypePointer, ir.TypeNullable:
 		return formChecked(t.Elem)
 	case ir.TypeSlice, ir.TypeMap:
 		return t.Checks != nil || formChecked(t.Elem)

@@ -520,9 +520,9 @@ func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 	w.BeginObject()
 	if v.At != nil {
 		w.Key("at")
-		w.String((*v.At).Format(time.RFC3339Nano))
+		w.String(*v.At)
 	}
-	if len(v.Attrs) > 0 {
+	if v.Attrs != nil {
 		w.Key("attrs")
 		keys0 := make([]string, 0, len(v.Attrs))
 		for k0 := range v.Attrs {
@@ -568,7 +568,7 @@ func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 		w.Key("sku")
 		w.String(*v.Sku)
 	}
-	if len(v.Tags) > 0 {
+	if v.Tags != nil {
 		w.Key("tags")
 		w.BeginArray()
 		for _, e0 := range v.Tags {
@@ -607,7 +607,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("email")
 		w.String(*v.Email)
 	}
-	if len(v.Expand) > 0 {
+	if v.Expand != nil {
 		w.Key("expand")
 		w.BeginArray()
 		for _, e0 := range v.Expand {
@@ -643,7 +643,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("phone")
 		w.String(*v.Phone)
 	}
-	if len(v.PreferredLocales) > 0 {
+	if v.PreferredLocales != nil {
 		w.Key("preferred_locales")
 		w.BeginArray()
 		for _, e0 := range v.PreferredLocales {
@@ -671,7 +671,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("tax_exempt")
 		w.String(string(*v.TaxExempt))
 	}
-	if len(v.TaxIDData) > 0 {
+	if v.TaxIDData != nil {
 		w.Key("tax_id_data")
 		w.BeginArray()
 		for _, e0 := range v.TaxIDData {
@@ -696,9 +696,9 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	}
 	if v.At != nil {
 		w.Key("at")
-		w.String((*v.At).Format(time.RFC3339Nano))
+		w.String(*v.At)
 	}
-	if len(v.Attrs) > 0 {
+	if v.Attrs != nil {
 		w.Key("attrs")
 		keys0 := make([]string, 0, len(v.Attrs))
 		for k0 := range v.Attrs {
@@ -744,9 +744,13 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	}
 	w.Key("name")
 	w.String(v.Name)
-	if v.Nickname != nil {
+	if v.Nickname.Set {
 		w.Key("nickname")
-		w.String(*v.Nickname)
+		if v.Nickname.Null {
+			w.Null()
+		} else {
+			w.String(v.Nickname.Value)
+		}
 	}
 	if v.Owner != nil {
 		w.Key("owner")
@@ -764,7 +768,7 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		w.Key("size")
 		fingerprintWidgetSize(w, v.Size)
 	}
-	if len(v.Tags) > 0 {
+	if v.Tags != nil {
 		w.Key("tags")
 		w.BeginArray()
 		for _, e0 := range v.Tags {

@@ -5,12 +5,12 @@ package api
 import (
 	"encoding/json"
 	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"maps"
 	"math"
 	"regexp"
 	"slices"
-	"time"
 )
 
 // The patterns of the request schemas, compiled once.
@@ -21,8 +21,8 @@ var (
 
 // Gadget is the schema #/components/schemas/Gadget.
 type Gadget struct {
-	At       *time.Time       `json:"at,omitempty"`
-	Attrs    map[string]int64 `json:"attrs,omitempty"`
+	At       *string          `json:"at,omitempty"`
+	Attrs    map[string]int64 `json:"attrs,omitzero"`
 	Color    *GadgetColor     `json:"color,omitempty"`
 	Dims     *GadgetDims      `json:"dims,omitempty"`
 	Email    *string          `json:"email,omitempty"`
@@ -32,7 +32,7 @@ type Gadget struct {
 	Price    *float64         `json:"price,omitempty"`
 	Quantity int32            `json:"quantity"`
 	Sku      *string          `json:"sku,omitempty"`
-	Tags     []string         `json:"tags,omitempty"`
+	Tags     []string         `json:"tags,omitzero"`
 }
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
@@ -42,7 +42,7 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		return err
 	}
 	if c := n.Get("at"); c != nil {
-		v0, err := form.Time(c)
+		v0, err := form.String(c)
 		if err != nil {
 			return err
 		}
@@ -153,6 +153,12 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 // checkForm checks a Gadget decoded from a form against its schema, reporting
 // every violation to d.
 func (o *Gadget) checkForm(d *jsondecode.Decoder) {
+	if o.At != nil {
+		d.Enter("at")
+		d.Text(*o.At)
+		d.CheckFormat(*o.At, jsondecode.FormatDateTime)
+		d.Leave()
+	}
 	if o.Attrs != nil {
 		d.Enter("attrs")
 		d.MaxProperties(len(o.Attrs), 2)
@@ -324,7 +330,7 @@ type PostCustomersBody struct {
 	Coupon              *string                           `json:"coupon,omitempty"`
 	Description         *string                           `json:"description,omitempty"`
 	Email               *string                           `json:"email,omitempty"`
-	Expand              []string                          `json:"expand,omitempty"`
+	Expand              []string                          `json:"expand,omitzero"`
 	InvoicePrefix       *string                           `json:"invoice_prefix,omitempty"`
 	InvoiceSettings     *PostCustomersBodyInvoiceSettings `json:"invoice_settings,omitempty"`
 	Metadata            json.RawMessage                   `json:"metadata,omitempty"`
@@ -332,13 +338,13 @@ type PostCustomersBody struct {
 	NextInvoiceSequence *int64                            `json:"next_invoice_sequence,omitempty"`
 	PaymentMethod       *string                           `json:"payment_method,omitempty"`
 	Phone               *string                           `json:"phone,omitempty"`
-	PreferredLocales    []string                          `json:"preferred_locales,omitempty"`
+	PreferredLocales    []string                          `json:"preferred_locales,omitzero"`
 	PromotionCode       *string                           `json:"promotion_code,omitempty"`
 	Shipping            json.RawMessage                   `json:"shipping,omitempty"`
 	Source              *string                           `json:"source,omitempty"`
 	Tax                 *PostCustomersBodyTax             `json:"tax,omitempty"`
 	TaxExempt           *PostCustomersBodyTaxExempt       `json:"tax_exempt,omitempty"`
-	TaxIDData           []PostCustomersBodyTaxIDDataItem  `json:"tax_id_data,omitempty"`
+	TaxIDData           []PostCustomersBodyTaxIDDataItem  `json:"tax_id_data,omitzero"`
 	TestClock           *string                           `json:"test_clock,omitempty"`
 }
 
@@ -724,25 +730,25 @@ func (v *PostCustomersBodyTaxIDDataItemType) decodeJSON(d *jsondecode.Decoder) {
 
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
-	Active   *bool            `json:"active,omitempty"`
-	At       *time.Time       `json:"at,omitempty"`
-	Attrs    map[string]int64 `json:"attrs,omitempty"`
-	Big      *int64           `json:"big,omitempty"`
-	Color    WidgetColor      `json:"color"`
-	Count    int32            `json:"count"`
-	Email    *string          `json:"email,omitempty"`
-	Homepage *string          `json:"homepage,omitempty"`
-	ID       string           `json:"id"`
-	Kind     *WidgetKind      `json:"kind,omitempty"`
-	Launch   *string          `json:"launch,omitempty"`
-	Level    *int64           `json:"level,omitempty"`
-	Name     string           `json:"name"`
-	Nickname *string          `json:"nickname,omitempty"`
-	Owner    *WidgetOwner     `json:"owner,omitempty"`
-	Ratio    *float64         `json:"ratio,omitempty"`
-	Shape    json.RawMessage  `json:"shape,omitempty"`
-	Size     *WidgetSize      `json:"size,omitempty"`
-	Tags     []string         `json:"tags,omitempty"`
+	Active   *bool                 `json:"active,omitempty"`
+	At       *string               `json:"at,omitempty"`
+	Attrs    map[string]int64      `json:"attrs,omitzero"`
+	Big      *int64                `json:"big,omitempty"`
+	Color    WidgetColor           `json:"color"`
+	Count    int32                 `json:"count"`
+	Email    *string               `json:"email,omitempty"`
+	Homepage *string               `json:"homepage,omitempty"`
+	ID       string                `json:"id"`
+	Kind     *WidgetKind           `json:"kind,omitempty"`
+	Launch   *string               `json:"launch,omitempty"`
+	Level    *int64                `json:"level,omitempty"`
+	Name     string                `json:"name"`
+	Nickname idem.Nullable[string] `json:"nickname,omitzero"`
+	Owner    *WidgetOwner          `json:"owner,omitempty"`
+	Ratio    *float64              `json:"ratio,omitempty"`
+	Shape    json.RawMessage       `json:"shape,omitempty"`
+	Size     *WidgetSize           `json:"size,omitempty"`
+	Tags     []string              `json:"tags,omitzero"`
 }
 
 // decodeJSON decodes a Widget from d and checks it against its schema,
@@ -758,7 +764,8 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			x0 := d.Bool()
 			v.Active = &x0
 		case "at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.At = &x0
 		case "attrs":
 			if d.BeginObject() {
@@ -818,12 +825,12 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
 		case "nickname":
+			v.Nickname.Set = true
 			if d.IsNull() {
-				v.Nickname = nil
+				v.Nickname.Null = true
 			} else {
-				x0 := d.String()
-				d.MaxLength(x0, 5)
-				v.Nickname = &x0
+				v.Nickname.Value = d.String()
+				d.MaxLength(v.Nickname.Value, 5)
 			}
 		case "owner":
 			x0 := new(WidgetOwner)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"time"
 )
 
 // Address is the schema #/components/schemas/address.
@@ -83,12 +82,12 @@ type PostChargesBody struct {
 	Capture       *bool                         `json:"capture,omitempty"`
 	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
 	Currency      string                        `json:"currency"`
-	Expand        []string                      `json:"expand,omitempty"`
+	Expand        []string                      `json:"expand,omitzero"`
 	Fee           *float64                      `json:"fee,omitempty"`
-	Items         []PostChargesBodyItemsItem    `json:"items,omitempty"`
+	Items         []PostChargesBodyItemsItem    `json:"items,omitzero"`
 	Metadata      json.RawMessage               `json:"metadata,omitempty"`
-	PaidAt        *time.Time                    `json:"paid_at,omitempty"`
-	Scores        map[string][]*int64           `json:"scores,omitempty"`
+	PaidAt        *string                       `json:"paid_at,omitempty"`
+	Scores        map[string][]*int64           `json:"scores,omitzero"`
 	Shipping      *PostChargesBodyShipping      `json:"shipping,omitempty"`
 }
 
@@ -176,7 +175,7 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		o.Metadata = v0
 	}
 	if c := n.Get("paid_at"); c != nil {
-		v0, err := form.Time(c)
+		v0, err := form.String(c)
 		if err != nil {
 			return err
 		}
@@ -252,6 +251,12 @@ func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
 			o.Items[i0].checkForm(d)
 			d.Leave()
 		}
+		d.Leave()
+	}
+	if o.PaidAt != nil {
+		d.Enter("paid_at")
+		d.Text(*o.PaidAt)
+		d.CheckFormat(*o.PaidAt, jsondecode.FormatDateTime)
 		d.Leave()
 	}
 	if o.Shipping != nil {
