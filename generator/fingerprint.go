@@ -133,9 +133,9 @@ func checkWalkPath(t *GoType, segs []string, exclude bool) string {
 	return ""
 }
 
-// deref strips pointers.
+// deref strips pointers and Nullables.
 func deref(t *GoType) *GoType {
-	for t.Kind == TypePointer {
+	for t.Kind == TypePointer || t.Kind == TypeNullable {
 		t = t.Elem
 	}
 	return t

@@ -197,10 +197,8 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	p.Contract = runtimeContract(op, params)
 	if ot.Request != nil {
 		p.Contract.MediaTypes = ot.Request.Accept
-		if ot.Request.MediaType == MediaJSON {
-			checkParams(p.Params, ot.Params)
-		}
 	}
+	checkParams(p.Params, ot.Params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
 		Fingerprint: "TestFingerprint" + ot.Name,
@@ -402,8 +400,8 @@ func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
 
 // checkParams sets on each parameter of a typed request the checks of the
 // scalar parameter of the same place and name (a header's name in any
-// case), so that the JSON body's decoder reports its violations with the
-// body's.
+// case), so that the request's decoder reports its violations, with the
+// body's when it has one.
 func checkParams(params []ir.Param, checks []*ParamCheck) {
 	for i := range params {
 		for _, c := range checks {

@@ -141,6 +141,7 @@ const (
 	TypeSlice    = ir.TypeSlice
 	TypeMap      = ir.TypeMap
 	TypePointer  = ir.TypePointer
+	TypeNullable = ir.TypeNullable
 	TypeDeclared = ir.TypeDeclared
 	TypeExternal = ir.TypeExternal
 	DeclStruct   = ir.DeclStruct

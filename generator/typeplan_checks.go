@@ -213,15 +213,23 @@ func number(v any) (float64, bool) {
 }
 
 // markJSON sets JSON on the declarations a JSON request body reaches and
-// names the patterns their decoders check, in the order they are met.
+// names the patterns the decoders check, in the order they are met: those
+// of every operation's parameters and JSON body, then those of the form
+// bodies (whose declarations stay unmarked).
 func (p *typePlanner) markJSON() {
 	seen := map[*GoType]bool{}
 	for _, ot := range p.plan.Operations {
+		for _, pm := range ot.Params {
+			p.markJSONType(pm.Type, seen)
+		}
 		if ot.Request != nil && ot.Request.MediaType == MediaJSON {
-			for _, pm := range ot.Params {
-				p.markJSONType(pm.Type, seen)
-			}
 			p.markJSONType(ot.Request.Type, seen)
+		}
+	}
+	decls := map[*TypeDecl]bool{}
+	for _, ot := range p.plan.Operations {
+		if ot.Request != nil && ot.Request.MediaType == MediaForm {
+			p.nameFormPatterns(ot.Request.Type, decls)
 		}
 	}
 }
@@ -231,13 +239,10 @@ func (p *typePlanner) markJSONType(t *GoType, seen map[*GoType]bool) {
 		return
 	}
 	seen[t] = true
-	if c := t.Checks; c != nil && c.Pattern != nil && c.Pattern.Var == "" {
-		c.Pattern.Var = "pattern" + strconv.Itoa(len(p.plan.Patterns))
-		p.plan.Patterns = append(p.plan.Patterns, c.Pattern)
-	}
+	p.namePattern(t)
 	if t.Union != nil {
-		for _, b := range t.Union.Branches {
-			p.markJSONType(b, seen)
+		for _, br := range t.Union.Branches {
+			p.markJSONType(br, seen)
 		}
 	}
 	switch {
@@ -248,5 +253,27 @@ func (p *typePlanner) markJSONType(t *GoType, seen map[*GoType]bool) {
 		for _, f := range t.Decl.Fields {
 			p.markJSONType(f.Type, seen)
 		}
+	}
+}
+
+// nameFormPatterns names the patterns a form body's checks reach.
+func (p *typePlanner) nameFormPatterns(t *GoType, decls map[*TypeDecl]bool) {
+	p.namePattern(t)
+	switch {
+	case t.Elem != nil:
+		p.nameFormPatterns(t.Elem, decls)
+	case t.Decl != nil && !decls[t.Decl]:
+		decls[t.Decl] = true
+		for _, f := range t.Decl.Fields {
+			p.nameFormPatterns(f.Type, decls)
+		}
+	}
+}
+
+// namePattern names the pattern of t, when it has one not yet named.
+func (p *typePlanner) namePattern(t *GoType) {
+	if c := t.Checks; c != nil && c.Pattern != nil && c.Pattern.Var == "" {
+		c.Pattern.Var = "pattern" + strconv.Itoa(len(p.plan.Patterns))
+		p.plan.Patterns = append(p.plan.Patterns, c.Pattern)
 	}
 }

@@ -56,6 +56,7 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 	p.name()
 	p.markForm()
 	p.markJSON()
+	p.pointerNullables()
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *spec.Error) int {
 			if a.Pos.Before(b.Pos) {

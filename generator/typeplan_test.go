@@ -52,6 +52,8 @@ func typeString(t *GoType) string {
 		return "map[string]" + typeString(t.Elem)
 	case TypePointer:
 		return "*" + typeString(t.Elem)
+	case TypeNullable:
+		return "idem.Nullable[" + typeString(t.Elem) + "]"
 	case TypeDeclared:
 		return t.Decl.Name
 	case TypeExternal:
@@ -140,22 +142,22 @@ func TestPlanStructs(t *testing.T) {
 			// holds both.
 			{"Labels", "labels", "json.RawMessage", false, false},
 			{"Metadata", "metadata", "map[string]string", false, false},
-			{"Note", "note", "*string", false, true},
+			{"Note", "note", "idem.Nullable[string]", false, true},
 		}},
 		{"CreateOrderBodyDelivery", []fieldRow{
 			{"Address", "address", "Address", true, false},
-			{"NotBefore", "not_before", "*time.Time", false, false},
+			{"NotBefore", "not_before", "*string", false, false},
 			{"Window", "window", "*CreateOrderBodyDeliveryWindow", false, false},
 		}},
 		// allOf: the properties and required lists of both parts.
 		{"Order", []fieldRow{
-			{"CreatedAt", "created_at", "*time.Time", false, false},
+			{"CreatedAt", "created_at", "*string", false, false},
 			{"ID", "id", "string", true, false},
 			{"Items", "items", "[]Item", true, false},
 			// allOf with a oneOf part cannot be one struct.
 			{"Payment", "payment", "json.RawMessage", false, false},
 			// allOf of a $ref and a description is the $ref.
-			{"PreviousStatus", "previous_status", "*Status", false, true},
+			{"PreviousStatus", "previous_status", "idem.Nullable[Status]", false, true},
 			{"Status", "status", "Status", true, false},
 			{"Tags", "tags", "[]string", false, false},
 			{"Totals", "totals", "map[string]*int64", false, false},
@@ -222,13 +224,13 @@ func TestPlanRecursion(t *testing.T) {
 func TestPlanOpenAPI31(t *testing.T) {
 	plan, _ := planCase(t, "openapi31", TypeOptions{})
 	want := []fieldRow{
-		{"Capacity", "capacity", "*int64", false, true},
-		{"Features", "features", "[]string", false, true},
+		{"Capacity", "capacity", "idem.Nullable[int64]", false, true},
+		{"Features", "features", "idem.Nullable[[]string]", false, true},
 		{"Floor", "floor", "int64", true, false},
 		{"Mixed", "mixed", "json.RawMessage", false, false},
 		{"Name", "name", "*string", true, true},
 		{"Tags", "tags", "json.RawMessage", false, false},
-		{"View", "view", "*UpdateRoomBodyView", false, true},
+		{"View", "view", "idem.Nullable[UpdateRoomBodyView]", false, true},
 	}
 	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "UpdateRoomBody"))); diff != "" {
 		t.Errorf("UpdateRoomBody fields (-want +got):\n%s", diff)

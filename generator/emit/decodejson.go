@@ -167,6 +167,12 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 		)}
 	case ir.TypeDeclared:
 		return []jen.Code{lv.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
+	case ir.TypeNullable:
+		return []jen.Code{
+			lv.Clone().Dot("Set").Op("=").True(),
+			jen.If(d.Clone().Dot("IsNull").Call()).Block(lv.Clone().Dot("Null").Op("=").True()).
+				Else().Block(jsonValue(lv.Clone().Dot("Value"), t.Elem, false, depth)...),
+		}
 	case ir.TypePointer:
 		x := jen.Id("x" + n)
 		var stmts []jen.Code

@@ -75,6 +75,9 @@ func (e *fingerprintEmitter) selected(expr jen.Code, t *ir.GoType, segs []string
 	case ir.TypeMap:
 		return []jen.Code{jen.If(jen.List(v, jen.Id("ok")).Op(":=").Add(expr).Index(jen.Lit(s)), jen.Id("ok")).Block(
 			e.selected(v, t.Elem, segs[1:], ex, un, depth+1)...)}
+	case ir.TypeNullable:
+		return []jen.Code{jen.If(jen.Op("!").Add(expr).Dot("Null")).Block(
+			e.selected(jen.Add(expr).Dot("Value"), t.Elem, segs, ex, un, depth)...)}
 	case ir.TypeDeclared:
 		if t.Decl.Kind != ir.DeclStruct {
 			return nil
@@ -94,7 +97,7 @@ func (e *fingerprintEmitter) selected(expr jen.Code, t *ir.GoType, segs []string
 }
 
 // present is selected for an optional field whose presence condition
-// already holds: the field is not nil, nor empty.
+// already holds: the field is present.
 func (e *fingerprintEmitter) present(field jen.Code, t *ir.GoType, segs []string, ex, un relative, depth int) []jen.Code {
 	switch {
 	case t.Kind == ir.TypePointer && len(segs) == 0:
@@ -110,16 +113,20 @@ func (e *fingerprintEmitter) present(field jen.Code, t *ir.GoType, segs []string
 	return e.selected(field, t, segs, ex, un, depth)
 }
 
-// presence is the condition under which encoding/json writes a field, or
-// nil when it always does.
+// presence is the condition under which encoding/json writes a field (an
+// optional array or map is tagged omitzero: written when not nil, even
+// empty, as the decoder keeps an empty one sent), or nil when it always
+// does.
 func presence(field *jen.Statement, f *ir.StructField) jen.Code {
 	if f.Required {
 		return nil
 	}
 	switch f.Type.Kind {
-	case ir.TypePointer:
+	case ir.TypePointer, ir.TypeSlice, ir.TypeMap:
 		return jen.Add(field).Op("!=").Nil()
-	case ir.TypeSlice, ir.TypeMap, ir.TypeRaw:
+	case ir.TypeNullable:
+		return jen.Add(field).Dot("Set")
+	case ir.TypeRaw:
 		return jen.Len(field).Op(">").Lit(0)
 	}
 	return nil
@@ -150,6 +157,9 @@ func (e *fingerprintEmitter) value(expr jen.Code, t *ir.GoType, ex, un relative,
 	case ir.TypePointer:
 		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
 			Else().Block(e.pointee(expr, t.Elem, ex, un, depth)...)}
+	case ir.TypeNullable:
+		return []jen.Code{jen.If(jen.Add(expr).Dot("Null")).Block(jen.Id(writer).Dot("Null").Call()).
+			Else().Block(e.value(jen.Add(expr).Dot("Value"), t.Elem, ex, un, depth)...)}
 	case ir.TypeSlice, ir.TypeMap:
 		return []jen.Code{jen.If(jen.Add(expr).Op("==").Nil()).Block(jen.Id(writer).Dot("Null").Call()).
 			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
@@ -255,6 +265,8 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *ir.TypeDecl, ex, un 
 			write = append(write, e.value(field, f.Type, exF, unF, depth)...)
 		case f.Type.Kind == ir.TypePointer:
 			write = append(write, e.pointee(field, f.Type.Elem, exF, unF, depth)...)
+		case f.Type.Kind == ir.TypeNullable:
+			write = append(write, e.value(field, f.Type, exF, unF, depth)...)
 		default:
 			write = append(write, e.nonNil(field, f.Type, exF, unF, depth)...)
 		}

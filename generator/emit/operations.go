@@ -193,10 +193,16 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 	}
 	body = append(body, jen.Var().Id("v").Add(t))
 	if req.MediaType == ir.MediaForm {
+		d := jen.Id(dec)
+		body = append(body, d.Clone().Op(":=").Qual(jsondecodeImport, "NewValues").Call())
+		body = append(body, paramChecks(op.Params)...)
 		body = append(body,
-			jen.List(jen.Id("values"), jen.Err()).Op(":=").Qual(urlImport, "ParseQuery").Call(jen.String().Call(jen.Id("r").Dot("Body"))),
-			jen.If(jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
-			jen.If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
+			jen.If(jen.List(jen.Id("values"), jen.Err()).Op(":=").Qual(urlImport, "ParseQuery").Call(jen.String().Call(jen.Id("r").Dot("Body"))), jen.Err().Op("!=").Nil()).Block(
+				d.Clone().Dot("ViolateAt").Call(jen.Lit(""), jen.Lit("invalid form body: ").Op("+").Err().Dot("Error").Call()),
+			).Else().If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
+				d.Clone().Dot("ViolateAt").Call(jen.Qual(formImport, "Locate").Call(jen.Err())),
+			).Else().Block(jen.Id("v").Dot(ir.FormCheckMethod).Call(d.Clone())),
+			jen.If(jen.Err().Op(":=").Add(d.Clone()).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
 		)
 	} else {
 		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "New").Call(jen.Id("r").Dot("Body")))
@@ -205,7 +211,7 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 		body = append(body, jen.If(jen.Err().Op(":=").Id(dec).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())))
 	}
 	body = append(body, jen.Return(jen.Op("&").Id("v"), jen.Nil()))
-	what := "decodes the form request body of " + op.Doc
+	what := "decodes the form request body of " + op.Doc + " and checks it and its parameters against their schemas, reporting every violation at once"
 	if req.MediaType != ir.MediaForm {
 		what = "decodes the JSON request body of " + op.Doc + " and checks it against the schema, reporting every violation at once"
 	}

@@ -34,6 +34,12 @@ func emitRequest(f *jen.File, op *ir.Operation) {
 	f.Type().Id(op.RequestType).Struct(fields...)
 
 	body := []jen.Code{jen.Id("req").Op(":=").Op("&").Id(op.RequestType).Values()}
+	if checks := paramChecks(op.Params); op.Request == nil && len(checks) > 0 {
+		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "NewValues").Call())
+		body = append(body, checks...)
+		body = append(body, jen.If(jen.Err().Op(":=").Id(dec).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %w"), jen.Qual(idemimplImport, "ErrInvalidBody"), jen.Err()))))
+	}
 	if op.Request != nil {
 		body = append(body,
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Id(op.DecodeFunc).Call(jen.Id("r")),

@@ -9,8 +9,8 @@ import (
 )
 
 // emitTypes adds every declaration to f: structs with json tags,
-// enum string types with their constants, and a DecodeForm method on each
-// struct a form body reaches. It makes no decisions; names, field order and
+// enum string types with their constants, and DecodeForm and checkForm
+// methods on each struct a form body reaches. It makes no decisions; names, field order and
 // pointers come from the plan.
 func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
 	for _, d := range decls {
@@ -19,6 +19,7 @@ func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
 			emitStruct(f, d)
 			if d.Form {
 				emitDecodeForm(f, d)
+				emitCheckForm(f, d)
 			}
 		case ir.DeclEnum:
 			emitEnum(f, d)
@@ -51,6 +52,8 @@ func typeCode(t *ir.GoType) *jen.Statement {
 		return jen.Map(jen.String()).Add(typeCode(t.Elem))
 	case ir.TypePointer:
 		return jen.Op("*").Add(typeCode(t.Elem))
+	case ir.TypeNullable:
+		return jen.Qual(idemImport, "Nullable").Types(typeCode(t.Elem))
 	case ir.TypeDeclared:
 		return jen.Id(t.Decl.Name)
 	case ir.TypeExternal:
@@ -73,7 +76,13 @@ func emitStruct(f *jen.File, d *ir.TypeDecl) {
 	fields := make([]jen.Code, len(d.Fields))
 	for i, fd := range d.Fields {
 		tag := fd.JSONName
-		if !fd.Required {
+		switch {
+		case fd.Required:
+		case fd.Type.Kind == ir.TypeSlice || fd.Type.Kind == ir.TypeMap || fd.Type.Kind == ir.TypeNullable:
+			// omitzero: an empty array or object, or a null, sent is
+			// kept, and written again, apart from one not sent.
+			tag += ",omitzero"
+		default:
 			tag += ",omitempty"
 		}
 		fields[i] = jen.Id(fd.Name).Add(typeCode(fd.Type)).Tag(map[string]string{"json": tag})
@@ -115,9 +124,14 @@ func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
 // fieldDecode is the block that reads one field: decode the child into v0
 // when the form has the key, and fail when it is required and absent.
 func fieldDecode(fd *ir.StructField) jen.Code {
-	t, val := fd.Type, jen.Id("v0")
-	if t.Kind == ir.TypePointer {
+	t, val := fd.Type, jen.Code(jen.Id("v0"))
+	switch t.Kind {
+	case ir.TypePointer:
 		t, val = t.Elem, jen.Op("&").Id("v0")
+	case ir.TypeNullable:
+		// A form has no null: a key given is a value.
+		val = typeCode(t).Values(jen.Dict{jen.Id("Value"): jen.Id("v0"), jen.Id("Set"): jen.True()})
+		t = t.Elem
 	}
 	stmts := append(decodeValue(t, 0), jen.Id("o").Dot(fd.Name).Op("=").Add(val))
 	get := jen.If(jen.Id("c").Op(":=").Id("n").Dot("Get").Call(jen.Lit(fd.JSONName)), jen.Id("c").Op("!=").Nil()).Block(stmts...)

@@ -173,12 +173,12 @@ type Param struct {
 	// TypeString.
 	Type     *GoType
 	Required bool
-	// Checked is the parameter as the JSON body's decoder checks it
-	// against its schema, before the body and into the same list of
-	// violations: a TypeString, TypeInt32, TypeInt64, TypeFloat64 or
-	// TypeBool with the schema's Checks (an enum is TypeString with
-	// Checks.Strings). Nil when it is not checked there: a parameter of
-	// another shape, a cookie, or an operation without a JSON body.
+	// Checked is the parameter as the request's decoder checks it
+	// against its schema, before the body (JSON or form) and into the
+	// same list of violations: a TypeString, TypeInt32, TypeInt64,
+	// TypeFloat64 or TypeBool with the schema's Checks (an enum is
+	// TypeString with Checks.Strings). Nil when it is not checked: a
+	// parameter of another shape, or a cookie.
 	Checked *GoType
 }
 

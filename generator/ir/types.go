@@ -38,10 +38,11 @@ const (
 	TypeInt32
 	TypeInt64
 	TypeFloat64
-	// TypeString is also uuid and every other string format but
-	// date-time: the text is kept as sent, so it fingerprints as sent.
+	// TypeString is also uuid, date-time and every other string format
+	// of a schema: the text is kept as sent, so it fingerprints as sent.
 	TypeString
-	// TypeTime is time.Time, for format date-time.
+	// TypeTime is time.Time, for a date-time parameter or response
+	// header.
 	TypeTime
 	// TypeSlice is []Elem.
 	TypeSlice
@@ -53,6 +54,9 @@ const (
 	TypeDeclared
 	// TypeExternal is an existing type bound with x-go-type.
 	TypeExternal
+	// TypeNullable is idem.Nullable[Elem]: an optional field whose schema
+	// allows null, so that null and absent stay apart.
+	TypeNullable
 )
 
 // GoType is a Go type expression.
@@ -162,10 +166,11 @@ type TypeDecl struct {
 type StructField struct {
 	Name     string
 	JSONName string
-	// Type is the field's Go type as declared: a TypePointer for optional
-	// fields (except slices, maps and raw JSON, which have their own nil),
-	// nullable fields, and fields that would otherwise make a type contain
-	// itself.
+	// Type is the field's Go type as declared: a TypeNullable for
+	// optional fields that allow null (except raw JSON, which keeps its
+	// null), a TypePointer for other optional fields (except slices, maps
+	// and raw JSON, which have their own nil), required nullable fields,
+	// and fields that would otherwise make a type contain itself.
 	Type *GoType
 	// Required is whether the schema lists the property as required;
 	// optional fields are tagged omitempty.
@@ -187,3 +192,9 @@ const FormMethod = "DecodeForm"
 // reaches gets: it decodes the type from a runtime/jsondecode Decoder and
 // checks its schema. Being unexported, it cannot collide with a field.
 const JSONMethod = "decodeJSON"
+
+// FormCheckMethod is the unexported method every struct reached from a
+// form body gets besides its FormMethod: it checks the decoded value
+// against its schema, reporting every violation to a runtime/jsondecode
+// Decoder at the JSON pointer the same body sent as JSON would have.
+const FormCheckMethod = "checkForm"

@@ -59,11 +59,12 @@
 // generator's to handle. encoding/json accepts duplicate names, invalid UTF-8
 // and lone surrogates, which [Spec.Sum] rejects; generated decoders
 // (runtime/jsondecode) refuse them too, and integers beyond ±(2^53−1),
-// which this package would round. And a typed decode folds wire forms
-// that differ here: "a":null and a missing a become one nil pointer, "a":[]
-// and a missing a one empty slice. Generated types must keep such a
-// difference (a three-state optional) wherever it reaches the fingerprint,
-// or the two paths disagree on those requests.
+// which this package would round. And a typed decode could fold wire
+// forms that differ here, so generated types keep them apart: an optional
+// member that allows null is an idem.Nullable ("a":null is not a missing
+// a), an optional array or object is nil only when absent ("a":[] is kept
+// and written, the field tagged omitzero), and a date-time keeps its text
+// (10:00:00Z and 10:00:00.000Z are different strings here).
 //
 // This package imports only the standard library and runtime/jsonpointer
 // (a leaf); it must not import other idemgen packages, pgx, or

@@ -286,3 +286,22 @@ func TestJSON(t *testing.T) {
 		t.Error("JSON[int] of an array: want an error")
 	}
 }
+
+// A decoding error names its key as a JSON pointer, as the same body sent
+// as JSON would place the value.
+func TestErrorPointer(t *testing.T) {
+	for key, want := range map[string]string{
+		"": "", "amount": "/amount", "items[0][qty]": "/items/0/qty", "expand[]": "/expand", "a/b[c~d]": "/a~1b/c~0d", "[x": "",
+	} {
+		if got := (&Error{Key: key}).Pointer(); got != want {
+			t.Errorf("Pointer of %q = %q, want %q", key, got, want)
+		}
+	}
+	p, reason := Locate(&Error{Key: "items[1][sku]", Msg: "required key is missing"})
+	if p != "/items/1/sku" || reason != "required key is missing" {
+		t.Errorf("Locate = %q, %q", p, reason)
+	}
+	if p, reason := Locate(errors.New("boom")); p != "" || reason != "boom" {
+		t.Errorf("Locate of another error = %q, %q", p, reason)
+	}
+}

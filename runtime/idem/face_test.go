@@ -185,6 +185,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"EventWaitTimeout", "EventWaited", "Executor", "Executor.Maintain", "Executor.Sweep", "MaintainOptions",
 		"MaintainOptions.BatchSize", "MaintainOptions.BatchTimeout", "MaintainOptions.Interval",
 		"MaintainOptions.MaxClockSkew", "MaintainOptions.NaturalKeyLifetime", "Migrate", "NewExecutor", "NewWorker",
+		"Nullable", "Nullable.IsZero", "Nullable.MarshalJSON", "Nullable.Null", "Nullable.Set", "Nullable.UnmarshalJSON", "Nullable.Value",
 		"Observer", "Observer.Observe", "OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown",
 		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",

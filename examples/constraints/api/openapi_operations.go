@@ -7,14 +7,139 @@ import (
 	"errors"
 	"fmt"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
 	"math"
 	"net/http"
+	"net/url"
 	"time"
 )
+
+// contractCreateGadget is the run-time contract of createGadget (POST
+// /gadgets).
+var contractCreateGadget = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
+	Fingerprint: fingerprint.Spec{},
+	Key: idemimpl.KeySpec{
+		Header:    "Idempotency-Key",
+		MaxLength: 255,
+	},
+	MediaTypes:    []string{"application/x-www-form-urlencoded"},
+	Method:        "POST",
+	Operation:     "createGadget",
+	Retention:     72 * time.Hour,
+	Route:         "/gadgets",
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
+	Tombstone:     720 * time.Hour,
+	WaitTimeout:   5 * time.Second,
+}
+
+// CreateGadgetOperation is what the business method of createGadget (POST
+// /gadgets) gets besides the request: the operation's id, scope and key, and
+// one enqueuer per side effect of the contract.
+type CreateGadgetOperation struct {
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// CreateGadgetParams holds the query, header and cookie parameters of
+// createGadget (POST /gadgets).
+type CreateGadgetParams struct {
+	// Notify is the query parameter notify.
+	Notify *bool
+}
+
+// CreateGadgetRequest is the typed request of createGadget (POST /gadgets) that
+// its business method receives: its parameters and its body, decoded before
+// anything is claimed.
+type CreateGadgetRequest struct {
+	Params CreateGadgetParams
+	// Body is the decoded request body.
+	Body *Gadget
+}
+
+// requestCreateGadget builds the typed request of createGadget (POST /gadgets)
+// from the raw request.
+func requestCreateGadget(r *idemimpl.Request) (*CreateGadgetRequest, error) {
+	req := &CreateGadgetRequest{}
+	b, err := decodeCreateGadget(r)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = b
+	if err := idemimpl.OptionalParam(r, "query", "notify", &req.Params.Notify); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// CreateGadgetResponse is an answer of createGadget (POST /gadgets):
+// CreateGadget201Response. Only the documented answers implement it; the
+// business method returns one of them, or an error (an *idem.Rejection for a
+// problem).
+type CreateGadgetResponse interface {
+	responseCreateGadget() (*idemimpl.Response, error)
+}
+
+// CreateGadget201Response is the 201 answer of createGadget (POST /gadgets):
+// created.
+type CreateGadget201Response struct{}
+
+// responseCreateGadget renders the answer for the runtime, which stores and
+// replays it as the contract of createGadget (POST /gadgets) says.
+func (r CreateGadget201Response) responseCreateGadget() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 201,
+	}, nil
+}
+
+// decodeCreateGadget decodes the form request body of createGadget (POST
+// /gadgets) and checks it and its parameters against their schemas, reporting
+// every violation at once.
+func decodeCreateGadget(r *idemimpl.Request) (*Gadget, error) {
+	var v Gadget
+	d := jsondecode.NewValues()
+	if s0, ok := d.Param("query", "notify", r.Query.Get("notify"), r.Query.Has("notify"), false); ok {
+		_ = d.ParamBool(s0)
+	}
+	d.EndParams()
+	if values, err := url.ParseQuery(string(r.Body)); err != nil {
+		d.ViolateAt("", "invalid form body: "+err.Error())
+	} else if err := form.Decode(values, &v); err != nil {
+		d.ViolateAt(form.Locate(err))
+	} else {
+		v.checkForm(d)
+	}
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	return &v, nil
+}
+
+// fingerprintCreateGadget is the fingerprint of a createGadget (POST /gadgets)
+// request: the runtime's canonical form of its significant fields, computed
+// from the typed request without reflection.
+func fingerprintCreateGadget(req *Gadget, params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/gadgets", params, func(w *fingerprint.Writer) {
+		if req == nil {
+			return
+		}
+		fingerprintGadget(w, req)
+	})
+}
 
 // contractPostCustomers is the run-time contract of PostCustomers (POST
 // /v1/customers).
@@ -260,6 +385,200 @@ func fingerprintCreateWidget(req *Widget, params map[string]string) (fingerprint
 	})
 }
 
+// contractArchiveWidget is the run-time contract of archiveWidget (POST
+// /widgets/{widget-id}/archive).
+var contractArchiveWidget = idemimpl.Contract{
+	Concurrency: idemimpl.ConcurrencyWait,
+	Fingerprint: fingerprint.Spec{},
+	Key: idemimpl.KeySpec{
+		Header:    "Idempotency-Key",
+		MaxLength: 255,
+	},
+	Method:        "POST",
+	Operation:     "archiveWidget",
+	PathParams:    []string{"widget-id"},
+	Retention:     72 * time.Hour,
+	Route:         "/widgets/{widget-id}/archive",
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
+	Tombstone:     720 * time.Hour,
+	WaitTimeout:   5 * time.Second,
+}
+
+// ArchiveWidgetOperation is what the business method of archiveWidget (POST
+// /widgets/{widget-id}/archive) gets besides the request: the operation's id,
+// scope and key, and one enqueuer per side effect of the contract.
+type ArchiveWidgetOperation struct {
+	// ID is the operation's id, a UUID the runtime generated, for logs and
+	// support.
+	ID string
+	// Scope is the trusted scope (tenant) the key lives in.
+	Scope string
+	// Key is the idempotency key.
+	Key string
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// ArchiveWidgetParams holds the query, header and cookie parameters of
+// archiveWidget (POST /widgets/{widget-id}/archive).
+type ArchiveWidgetParams struct {
+	// Reason is the query parameter reason.
+	Reason string
+	// XPriority is the header parameter X-Priority.
+	XPriority *int64
+}
+
+// ArchiveWidgetRequest is the typed request of archiveWidget (POST
+// /widgets/{widget-id}/archive) that its business method receives: its
+// parameters and its body, decoded before anything is claimed.
+type ArchiveWidgetRequest struct {
+	// WidgetID is the path parameter widget-id.
+	WidgetID string
+	Params   ArchiveWidgetParams
+}
+
+// requestArchiveWidget builds the typed request of archiveWidget (POST
+// /widgets/{widget-id}/archive) from the raw request.
+func requestArchiveWidget(r *idemimpl.Request) (*ArchiveWidgetRequest, error) {
+	req := &ArchiveWidgetRequest{}
+	d := jsondecode.NewValues()
+	if s0, ok := d.Param("path", "widget-id", r.PathParams["widget-id"], true, true); ok {
+		d.CheckFormat(s0, jsondecode.FormatUUID)
+	}
+	if s1, ok := d.Param("query", "reason", r.Query.Get("reason"), r.Query.Has("reason"), true); ok {
+		switch s1 {
+		case "sold", "broken":
+		default:
+			d.NotOneOf("one of \"sold\", \"broken\"")
+		}
+	}
+	if s2, ok := d.Param("header", "X-Priority", r.Header.Get("X-Priority"), len(r.Header.Values("X-Priority")) > 0, false); ok {
+		p2 := d.ParamInt(s2, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		d.Minimum(float64(p2), 1.0, false)
+		d.Maximum(float64(p2), 5.0, false)
+	}
+	d.EndParams()
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	if err := idemimpl.Param(r, "path", "widget-id", true, &req.WidgetID); err != nil {
+		return nil, err
+	}
+	if err := idemimpl.Param(r, "query", "reason", true, &req.Params.Reason); err != nil {
+		return nil, err
+	}
+	if err := idemimpl.OptionalParam(r, "header", "X-Priority", &req.Params.XPriority); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// ArchiveWidgetResponse is an answer of archiveWidget (POST
+// /widgets/{widget-id}/archive): ArchiveWidget204Response. Only the documented
+// answers implement it; the business method returns one of them, or an error
+// (an *idem.Rejection for a problem).
+type ArchiveWidgetResponse interface {
+	responseArchiveWidget() (*idemimpl.Response, error)
+}
+
+// ArchiveWidget204Response is the 204 answer of archiveWidget (POST
+// /widgets/{widget-id}/archive): archived.
+type ArchiveWidget204Response struct{}
+
+// responseArchiveWidget renders the answer for the runtime, which stores and
+// replays it as the contract of archiveWidget (POST
+// /widgets/{widget-id}/archive) says.
+func (r ArchiveWidget204Response) responseArchiveWidget() (*idemimpl.Response, error) {
+	header := http.Header{}
+	return &idemimpl.Response{
+		Header: header,
+		Status: 204,
+	}, nil
+}
+
+// fingerprintArchiveWidget is the fingerprint of a archiveWidget (POST
+// /widgets/{widget-id}/archive) request: the runtime's canonical form of its
+// significant fields, computed from the typed request without reflection.
+func fingerprintArchiveWidget(params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/widgets/{widget-id}/archive", params, nil)
+}
+
+// pathValuesArchiveWidget takes the path of a archiveWidget (POST
+// /widgets/{widget-id}/archive) request apart: it reads the router's wildcards
+// and sets each path parameter under its OpenAPI name, reporting false when the
+// path does not have the template's shape.
+func pathValuesArchiveWidget(r *http.Request) bool {
+	s0 := r.PathValue("widgetID")
+	r.SetPathValue("widget-id", s0)
+	return true
+}
+
+// fingerprintGadget writes a Gadget value for a typed fingerprint, as
+// runtime/fingerprint would canonicalise its JSON encoding.
+func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
+	w.BeginObject()
+	if v.At != nil {
+		w.Key("at")
+		w.String(*v.At)
+	}
+	if v.Attrs != nil {
+		w.Key("attrs")
+		keys0 := make([]string, 0, len(v.Attrs))
+		for k0 := range v.Attrs {
+			keys0 = append(keys0, k0)
+		}
+		w.BeginObject()
+		for _, k0 := range fingerprint.SortKeys(keys0) {
+			w.Key(k0)
+			e0 := v.Attrs[k0]
+			w.Int(e0)
+		}
+		w.EndObject()
+	}
+	if v.Color != nil {
+		w.Key("color")
+		w.String(string(*v.Color))
+	}
+	if v.Dims != nil {
+		w.Key("dims")
+		fingerprintGadgetDims(w, v.Dims)
+	}
+	if v.Email != nil {
+		w.Key("email")
+		w.String(*v.Email)
+	}
+	if v.Homepage != nil {
+		w.Key("homepage")
+		w.String(*v.Homepage)
+	}
+	if v.Launch != nil {
+		w.Key("launch")
+		w.String(*v.Launch)
+	}
+	w.Key("name")
+	w.String(v.Name)
+	if v.Price != nil {
+		w.Key("price")
+		w.Float(*v.Price)
+	}
+	w.Key("quantity")
+	w.Int(int64(v.Quantity))
+	if v.Sku != nil {
+		w.Key("sku")
+		w.String(*v.Sku)
+	}
+	if v.Tags != nil {
+		w.Key("tags")
+		w.BeginArray()
+		for _, e0 := range v.Tags {
+			w.String(e0)
+		}
+		w.EndArray()
+	}
+	w.EndObject()
+}
+
 // fingerprintPostCustomersBody writes a PostCustomersBody value for a typed
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
@@ -288,7 +607,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("email")
 		w.String(*v.Email)
 	}
-	if len(v.Expand) > 0 {
+	if v.Expand != nil {
 		w.Key("expand")
 		w.BeginArray()
 		for _, e0 := range v.Expand {
@@ -324,7 +643,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("phone")
 		w.String(*v.Phone)
 	}
-	if len(v.PreferredLocales) > 0 {
+	if v.PreferredLocales != nil {
 		w.Key("preferred_locales")
 		w.BeginArray()
 		for _, e0 := range v.PreferredLocales {
@@ -352,7 +671,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("tax_exempt")
 		w.String(string(*v.TaxExempt))
 	}
-	if len(v.TaxIDData) > 0 {
+	if v.TaxIDData != nil {
 		w.Key("tax_id_data")
 		w.BeginArray()
 		for _, e0 := range v.TaxIDData {
@@ -377,9 +696,9 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	}
 	if v.At != nil {
 		w.Key("at")
-		w.String((*v.At).Format(time.RFC3339Nano))
+		w.String(*v.At)
 	}
-	if len(v.Attrs) > 0 {
+	if v.Attrs != nil {
 		w.Key("attrs")
 		keys0 := make([]string, 0, len(v.Attrs))
 		for k0 := range v.Attrs {
@@ -429,9 +748,13 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	}
 	w.Key("name")
 	w.String(v.Name)
-	if v.Nickname != nil {
+	if v.Nickname.Set {
 		w.Key("nickname")
-		w.String(*v.Nickname)
+		if v.Nickname.Null {
+			w.Null()
+		} else {
+			w.String(v.Nickname.Value)
+		}
 	}
 	if v.Owner != nil {
 		w.Key("owner")
@@ -453,7 +776,7 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		w.Key("size")
 		fingerprintWidgetSize(w, v.Size)
 	}
-	if len(v.Tags) > 0 {
+	if v.Tags != nil {
 		w.Key("tags")
 		w.BeginArray()
 		for _, e0 := range v.Tags {
@@ -461,6 +784,19 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		}
 		w.EndArray()
 	}
+	w.EndObject()
+}
+
+// fingerprintGadgetDims writes a GadgetDims value for a typed fingerprint, as
+// runtime/fingerprint would canonicalise its JSON encoding.
+func fingerprintGadgetDims(w *fingerprint.Writer, v *GadgetDims) {
+	w.BeginObject()
+	if v.Unit != nil {
+		w.Key("unit")
+		w.String(string(*v.Unit))
+	}
+	w.Key("w")
+	w.Float(v.W)
 	w.EndObject()
 }
 
@@ -566,6 +902,15 @@ func fingerprintPostCustomersBodyCashBalanceSettings(w *fingerprint.Writer, v *P
 // implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
 // implement the operations one at a time.
 type Handlers interface {
+	// CreateGadget runs createGadget (POST /gadgets) inside the transaction
+	// that also holds its idempotency record: what it does through tx
+	// commits exactly when the answer is stored. It returns one of the
+	// documented answers (CreateGadgetResponse); one whose status matches
+	// the contract's store-failures rolls the business changes back and is
+	// stored and replayed like a refusal. Returning an *idem.Rejection
+	// answers with that problem, stored the same way; any other error rolls
+	// everything back and frees the key.
+	CreateGadget(ctx context.Context, tx pgx.Tx, op *CreateGadgetOperation, req *CreateGadgetRequest) (CreateGadgetResponse, error)
 	// PostCustomers runs PostCustomers (POST /v1/customers) inside the
 	// transaction that also holds its idempotency record: what it does
 	// through tx commits exactly when the answer is stored. It returns one
@@ -584,6 +929,15 @@ type Handlers interface {
 	// answers with that problem, stored the same way; any other error rolls
 	// everything back and frees the key.
 	CreateWidget(ctx context.Context, tx pgx.Tx, op *CreateWidgetOperation, req *CreateWidgetRequest) (CreateWidgetResponse, error)
+	// ArchiveWidget runs archiveWidget (POST /widgets/{widget-id}/archive)
+	// inside the transaction that also holds its idempotency record: what
+	// it does through tx commits exactly when the answer is stored. It
+	// returns one of the documented answers (ArchiveWidgetResponse); one
+	// whose status matches the contract's store-failures rolls the business
+	// changes back and is stored and replayed like a refusal. Returning an
+	// *idem.Rejection answers with that problem, stored the same way; any
+	// other error rolls everything back and frees the key.
+	ArchiveWidget(ctx context.Context, tx pgx.Tx, op *ArchiveWidgetOperation, req *ArchiveWidgetRequest) (ArchiveWidgetResponse, error)
 }
 
 // UnimplementedHandlers answers every operation with 501 Not Implemented (an
@@ -592,6 +946,15 @@ type Handlers interface {
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
+
+// CreateGadget answers createGadget (POST /gadgets) with 501 Not Implemented.
+func (UnimplementedHandlers) CreateGadget(context.Context, pgx.Tx, *CreateGadgetOperation, *CreateGadgetRequest) (CreateGadgetResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "createGadget (POST /gadgets) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
 
 // PostCustomers answers PostCustomers (POST /v1/customers) with 501 Not
 // Implemented.
@@ -612,6 +975,16 @@ func (UnimplementedHandlers) CreateWidget(context.Context, pgx.Tx, *CreateWidget
 	}
 }
 
+// ArchiveWidget answers archiveWidget (POST /widgets/{widget-id}/archive) with
+// 501 Not Implemented.
+func (UnimplementedHandlers) ArchiveWidget(context.Context, pgx.Tx, *ArchiveWidgetOperation, *ArchiveWidgetRequest) (ArchiveWidgetResponse, error) {
+	return nil, &idem.Rejection{
+		Detail: "archiveWidget (POST /widgets/{widget-id}/archive) is not implemented.",
+		Status: http.StatusNotImplemented,
+		Title:  "Not Implemented",
+	}
+}
+
 // Route is one generated operation for any router: its method, its path pattern
 // and its handler. The pattern has one {name} wildcard per templated segment,
 // named so that net/http's ServeMux and chi accept it; the handler reads the
@@ -624,6 +997,41 @@ type Route struct {
 
 	// pattern is the ServeMux pattern Register mounts.
 	pattern string
+}
+
+// typedCreateGadget binds createGadget (POST /gadgets) to h: its contract,
+// typed request, typed fingerprint and business method.
+func typedCreateGadget(h Handlers) idemimpl.Typed[CreateGadgetRequest] {
+	return idemimpl.Typed[CreateGadgetRequest]{
+		Contract: contractCreateGadget,
+		Decode:   requestCreateGadget,
+		Fingerprint: func(r *CreateGadgetRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintCreateGadget(r.Body, params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateGadgetRequest) (*idemimpl.Response, error) {
+			res, err := h.CreateGadget(ctx, tx, &CreateGadgetOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
+				return nil, err
+			}
+			if res == nil {
+				return nil, errors.New("createGadget (POST /gadgets) returned no answer")
+			}
+			return res.responseCreateGadget()
+		},
+	}
+}
+
+// mountCreateGadget returns the ServeMux pattern of createGadget (POST
+// /gadgets) and its handler h as the router serves it; Routes and the contract
+// tests mount the operation through it.
+func mountCreateGadget(h http.Handler) (string, http.Handler) {
+	return "POST /gadgets", h
 }
 
 // typedPostCustomers binds PostCustomers (POST /v1/customers) to h: its
@@ -696,12 +1104,66 @@ func mountCreateWidget(h http.Handler) (string, http.Handler) {
 	return "POST /widgets", h
 }
 
+// typedArchiveWidget binds archiveWidget (POST /widgets/{widget-id}/archive) to
+// h: its contract, typed request, typed fingerprint and business method.
+func typedArchiveWidget(h Handlers) idemimpl.Typed[ArchiveWidgetRequest] {
+	return idemimpl.Typed[ArchiveWidgetRequest]{
+		Contract: contractArchiveWidget,
+		Decode:   requestArchiveWidget,
+		Fingerprint: func(_ *ArchiveWidgetRequest, params map[string]string) (fingerprint.Sum, error) {
+			return fingerprintArchiveWidget(params)
+		},
+		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *ArchiveWidgetRequest) (*idemimpl.Response, error) {
+			res, err := h.ArchiveWidget(ctx, tx, &ArchiveWidgetOperation{
+				ID:    op.ID,
+				Key:   op.Key,
+				Scope: op.Scope,
+				op:    op,
+				tx:    tx,
+			}, req)
+			if err != nil {
+				return nil, err
+			}
+			if res == nil {
+				return nil, errors.New("archiveWidget (POST /widgets/{widget-id}/archive) returned no answer")
+			}
+			return res.responseArchiveWidget()
+		},
+	}
+}
+
+// mountArchiveWidget returns the ServeMux pattern of archiveWidget (POST
+// /widgets/{widget-id}/archive) and its handler h as the router serves it;
+// Routes and the contract tests mount the operation through it.
+func mountArchiveWidget(h http.Handler) (string, http.Handler) {
+	return "POST /widgets/{widgetID}/archive", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !pathValuesArchiveWidget(r) {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method. scope gives the trusted scope (tenant) of each request from
 // authentication the server already did; exec runs the operations on
 // PostgreSQL.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	var routes []Route
+	{
+		handler, err := idemimpl.NewTypedHandler(exec, typedCreateGadget(h), scope, opts...)
+		if err != nil {
+			return nil, err
+		}
+		pattern, served := mountCreateGadget(handler)
+		routes = append(routes, Route{
+			Handler: served,
+			Method:  "POST",
+			Path:    "/gadgets",
+			pattern: pattern,
+		})
+	}
 	{
 		handler, err := idemimpl.NewTypedHandler(exec, typedPostCustomers(h), scope, opts...)
 		if err != nil {
@@ -725,6 +1187,19 @@ func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemi
 			Handler: served,
 			Method:  "POST",
 			Path:    "/widgets",
+			pattern: pattern,
+		})
+	}
+	{
+		handler, err := idemimpl.NewTypedHandler(exec, typedArchiveWidget(h), scope, opts...)
+		if err != nil {
+			return nil, err
+		}
+		pattern, served := mountArchiveWidget(handler)
+		routes = append(routes, Route{
+			Handler: served,
+			Method:  "POST",
+			Path:    "/widgets/{widgetID}/archive",
 			pattern: pattern,
 		})
 	}

@@ -4,15 +4,322 @@ package api
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
+	"maps"
 	"math"
 	"regexp"
-	"time"
+	"slices"
 )
 
 // The patterns of the request schemas, compiled once.
 var (
 	pattern0 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
+	pattern1 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
+)
+
+// Gadget is the schema #/components/schemas/Gadget.
+type Gadget struct {
+	At       *string          `json:"at,omitempty"`
+	Attrs    map[string]int64 `json:"attrs,omitzero"`
+	Color    *GadgetColor     `json:"color,omitempty"`
+	Dims     *GadgetDims      `json:"dims,omitempty"`
+	Email    *string          `json:"email,omitempty"`
+	Homepage *string          `json:"homepage,omitempty"`
+	Launch   *string          `json:"launch,omitempty"`
+	Name     string           `json:"name"`
+	Price    *float64         `json:"price,omitempty"`
+	Quantity int32            `json:"quantity"`
+	Sku      *string          `json:"sku,omitempty"`
+	Tags     []string         `json:"tags,omitzero"`
+}
+
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
+func (o *Gadget) DecodeForm(n *form.Node) error {
+	if err := form.Object(n); err != nil {
+		return err
+	}
+	if c := n.Get("at"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.At = &v0
+	}
+	if c := n.Get("attrs"); c != nil {
+		k0, err := form.Members(c)
+		if err != nil {
+			return err
+		}
+		v0 := make(map[string]int64, len(k0))
+		for _, k := range k0 {
+			c := c.Get(k)
+			v1, err := form.Int64(c)
+			if err != nil {
+				return err
+			}
+			v0[k] = v1
+		}
+		o.Attrs = v0
+	}
+	if c := n.Get("color"); c != nil {
+		s0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		v0 := GadgetColor(s0)
+		o.Color = &v0
+	}
+	if c := n.Get("dims"); c != nil {
+		var v0 GadgetDims
+		if err := v0.DecodeForm(c); err != nil {
+			return err
+		}
+		o.Dims = &v0
+	}
+	if c := n.Get("email"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Email = &v0
+	}
+	if c := n.Get("homepage"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Homepage = &v0
+	}
+	if c := n.Get("launch"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Launch = &v0
+	}
+	if c := n.Get("name"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Name = v0
+	} else {
+		return form.Missing(n, "name")
+	}
+	if c := n.Get("price"); c != nil {
+		v0, err := form.Float64(c)
+		if err != nil {
+			return err
+		}
+		o.Price = &v0
+	}
+	if c := n.Get("quantity"); c != nil {
+		v0, err := form.Int32(c)
+		if err != nil {
+			return err
+		}
+		o.Quantity = v0
+	} else {
+		return form.Missing(n, "quantity")
+	}
+	if c := n.Get("sku"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Sku = &v0
+	}
+	if c := n.Get("tags"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]string, len(e0))
+		for i0, c := range e0 {
+			v1, err := form.String(c)
+			if err != nil {
+				return err
+			}
+			v0[i0] = v1
+		}
+		o.Tags = v0
+	}
+	return nil
+}
+
+// checkForm checks a Gadget decoded from a form against its schema, reporting
+// every violation to d.
+func (o *Gadget) checkForm(d *jsondecode.Decoder) {
+	if o.At != nil {
+		d.Enter("at")
+		d.Text(*o.At)
+		d.CheckFormat(*o.At, jsondecode.FormatDateTime)
+		d.Leave()
+	}
+	if o.Attrs != nil {
+		d.Enter("attrs")
+		d.MaxProperties(len(o.Attrs), 2)
+		for _, k0 := range slices.Sorted(maps.Keys(o.Attrs)) {
+			d.Enter(k0)
+			d.Text(k0)
+			e0 := o.Attrs[k0]
+			d.Minimum(float64(e0), 0.0, false)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Color != nil {
+		d.Enter("color")
+		d.Text(string(*o.Color))
+		switch *o.Color {
+		case GadgetColorRed, GadgetColorGreen:
+		default:
+			d.NotOneOf("one of \"red\", \"green\"")
+		}
+		d.Leave()
+	}
+	if o.Dims != nil {
+		d.Enter("dims")
+		o.Dims.checkForm(d)
+		d.Leave()
+	}
+	if o.Email != nil {
+		d.Enter("email")
+		d.Text(*o.Email)
+		d.CheckFormat(*o.Email, jsondecode.FormatEmail)
+		d.Leave()
+	}
+	if o.Homepage != nil {
+		d.Enter("homepage")
+		d.Text(*o.Homepage)
+		d.CheckFormat(*o.Homepage, jsondecode.FormatURI)
+		d.Leave()
+	}
+	if o.Launch != nil {
+		d.Enter("launch")
+		d.Text(*o.Launch)
+		d.CheckFormat(*o.Launch, jsondecode.FormatDate)
+		d.Leave()
+	}
+	{
+		d.Enter("name")
+		d.Text(o.Name)
+		d.MinLength(o.Name, 2)
+		d.MaxLength(o.Name, 10)
+		d.Pattern(o.Name, pattern1, "^[a-z][a-z0-9-]*$")
+		d.Leave()
+	}
+	if o.Price != nil {
+		d.Enter("price")
+		d.Minimum(*o.Price, 0.0, true)
+		d.MultipleOf(*o.Price, 0.5)
+		d.Leave()
+	}
+	{
+		d.Enter("quantity")
+		d.Minimum(float64(o.Quantity), 1.0, false)
+		d.Maximum(float64(o.Quantity), 100.0, false)
+		d.Leave()
+	}
+	if o.Sku != nil {
+		d.Enter("sku")
+		d.Text(*o.Sku)
+		d.CheckFormat(*o.Sku, jsondecode.FormatUUID)
+		d.Leave()
+	}
+	if o.Tags != nil {
+		d.Enter("tags")
+		d.MinItems(len(o.Tags), 1)
+		d.MaxItems(len(o.Tags), 3)
+		seen0 := make(map[string]bool, len(o.Tags))
+		for i0, e0 := range o.Tags {
+			if seen0[e0] {
+				d.Repeated(i0)
+			}
+			seen0[e0] = true
+		}
+		for i0 := range o.Tags {
+			d.EnterIndex(i0)
+			d.Text(o.Tags[i0])
+			d.MinLength(o.Tags[i0], 1)
+			d.Leave()
+		}
+		d.Leave()
+	}
+}
+
+// GadgetColor is the property color of the schema #/components/schemas/Gadget.
+type GadgetColor string
+
+// The values of GadgetColor.
+const (
+	GadgetColorRed   GadgetColor = "red"
+	GadgetColorGreen GadgetColor = "green"
+)
+
+// GadgetDims is the property dims of the schema #/components/schemas/Gadget.
+type GadgetDims struct {
+	Unit *GadgetDimsUnit `json:"unit,omitempty"`
+	W    float64         `json:"w"`
+}
+
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
+func (o *GadgetDims) DecodeForm(n *form.Node) error {
+	if err := form.Object(n); err != nil {
+		return err
+	}
+	if c := n.Get("unit"); c != nil {
+		s0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		v0 := GadgetDimsUnit(s0)
+		o.Unit = &v0
+	}
+	if c := n.Get("w"); c != nil {
+		v0, err := form.Float64(c)
+		if err != nil {
+			return err
+		}
+		o.W = v0
+	} else {
+		return form.Missing(n, "w")
+	}
+	return nil
+}
+
+// checkForm checks a GadgetDims decoded from a form against its schema,
+// reporting every violation to d.
+func (o *GadgetDims) checkForm(d *jsondecode.Decoder) {
+	if o.Unit != nil {
+		d.Enter("unit")
+		d.Text(string(*o.Unit))
+		switch *o.Unit {
+		case GadgetDimsUnitCm, GadgetDimsUnitIn:
+		default:
+			d.NotOneOf("one of \"cm\", \"in\"")
+		}
+		d.Leave()
+	}
+	{
+		d.Enter("w")
+		d.Minimum(o.W, 0.0, false)
+		d.Leave()
+	}
+}
+
+// GadgetDimsUnit is the property unit of the property dims of the schema
+// #/components/schemas/Gadget.
+type GadgetDimsUnit string
+
+// The values of GadgetDimsUnit.
+const (
+	GadgetDimsUnitCm GadgetDimsUnit = "cm"
+	GadgetDimsUnitIn GadgetDimsUnit = "in"
 )
 
 // Gear is the schema #/components/schemas/Gear.
@@ -57,7 +364,7 @@ type PostCustomersBody struct {
 	Coupon              *string                           `json:"coupon,omitempty"`
 	Description         *string                           `json:"description,omitempty"`
 	Email               *string                           `json:"email,omitempty"`
-	Expand              []string                          `json:"expand,omitempty"`
+	Expand              []string                          `json:"expand,omitzero"`
 	InvoicePrefix       *string                           `json:"invoice_prefix,omitempty"`
 	InvoiceSettings     *PostCustomersBodyInvoiceSettings `json:"invoice_settings,omitempty"`
 	Metadata            json.RawMessage                   `json:"metadata,omitempty"`
@@ -65,13 +372,13 @@ type PostCustomersBody struct {
 	NextInvoiceSequence *int64                            `json:"next_invoice_sequence,omitempty"`
 	PaymentMethod       *string                           `json:"payment_method,omitempty"`
 	Phone               *string                           `json:"phone,omitempty"`
-	PreferredLocales    []string                          `json:"preferred_locales,omitempty"`
+	PreferredLocales    []string                          `json:"preferred_locales,omitzero"`
 	PromotionCode       *string                           `json:"promotion_code,omitempty"`
 	Shipping            json.RawMessage                   `json:"shipping,omitempty"`
 	Source              *string                           `json:"source,omitempty"`
 	Tax                 *PostCustomersBodyTax             `json:"tax,omitempty"`
 	TaxExempt           *PostCustomersBodyTaxExempt       `json:"tax_exempt,omitempty"`
-	TaxIDData           []PostCustomersBodyTaxIDDataItem  `json:"tax_id_data,omitempty"`
+	TaxIDData           []PostCustomersBodyTaxIDDataItem  `json:"tax_id_data,omitzero"`
 	TestClock           *string                           `json:"test_clock,omitempty"`
 }
 
@@ -901,27 +1208,27 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
-	Active   *bool            `json:"active,omitempty"`
-	At       *time.Time       `json:"at,omitempty"`
-	Attrs    map[string]int64 `json:"attrs,omitempty"`
-	Big      *int64           `json:"big,omitempty"`
-	Color    WidgetColor      `json:"color"`
-	Count    int32            `json:"count"`
-	Email    *string          `json:"email,omitempty"`
-	Homepage *string          `json:"homepage,omitempty"`
-	ID       string           `json:"id"`
-	Kind     *WidgetKind      `json:"kind,omitempty"`
-	Launch   *string          `json:"launch,omitempty"`
-	Level    *int64           `json:"level,omitempty"`
-	Mount    json.RawMessage  `json:"mount,omitempty"`
-	Name     string           `json:"name"`
-	Nickname *string          `json:"nickname,omitempty"`
-	Owner    *WidgetOwner     `json:"owner,omitempty"`
-	Part     json.RawMessage  `json:"part,omitempty"`
-	Ratio    *float64         `json:"ratio,omitempty"`
-	Shape    json.RawMessage  `json:"shape,omitempty"`
-	Size     *WidgetSize      `json:"size,omitempty"`
-	Tags     []string         `json:"tags,omitempty"`
+	Active   *bool                 `json:"active,omitempty"`
+	At       *string               `json:"at,omitempty"`
+	Attrs    map[string]int64      `json:"attrs,omitzero"`
+	Big      *int64                `json:"big,omitempty"`
+	Color    WidgetColor           `json:"color"`
+	Count    int32                 `json:"count"`
+	Email    *string               `json:"email,omitempty"`
+	Homepage *string               `json:"homepage,omitempty"`
+	ID       string                `json:"id"`
+	Kind     *WidgetKind           `json:"kind,omitempty"`
+	Launch   *string               `json:"launch,omitempty"`
+	Level    *int64                `json:"level,omitempty"`
+	Mount    json.RawMessage       `json:"mount,omitempty"`
+	Name     string                `json:"name"`
+	Nickname idem.Nullable[string] `json:"nickname,omitzero"`
+	Owner    *WidgetOwner          `json:"owner,omitempty"`
+	Part     json.RawMessage       `json:"part,omitempty"`
+	Ratio    *float64              `json:"ratio,omitempty"`
+	Shape    json.RawMessage       `json:"shape,omitempty"`
+	Size     *WidgetSize           `json:"size,omitempty"`
+	Tags     []string              `json:"tags,omitzero"`
 }
 
 // decodeJSON decodes a Widget from d and checks it against its schema,
@@ -937,7 +1244,8 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			x0 := d.Bool()
 			v.Active = &x0
 		case "at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.At = &x0
 		case "attrs":
 			if d.BeginObject() {
@@ -1007,12 +1315,12 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
 		case "nickname":
+			v.Nickname.Set = true
 			if d.IsNull() {
-				v.Nickname = nil
+				v.Nickname.Null = true
 			} else {
-				x0 := d.String()
-				d.MaxLength(x0, 5)
-				v.Nickname = &x0
+				v.Nickname.Value = d.String()
+				d.MaxLength(v.Nickname.Value, 5)
 			}
 		case "owner":
 			x0 := new(WidgetOwner)

@@ -19,6 +19,8 @@ var fuzzSeeds = []string{
 	`{"items":[{"quantity":1e0,"sku":"B"},{"sku":"A","quantity":3}],"delivery":{"country":"SE","postal_code":"x","city":"c","street":"s","name":"n"},"customer_id":"\u00f8","external_order_id":"e\"","shop_id":"s\\","client_sent_at":"2026-12-01T10:00:00+01:00"}`,
 	`{}`, `null`, `[]`, ``, `{"customer_id":"c42","CUSTOMER_ID":"evil"}`, `{"customer_id":"c42","customer_id":"evil"}`,
 	`{"customer_id":"c\u0000x"}`, `{"items":[{"sku":"A","quantity":9007199254740993}]}`, `{"items":[{"sku":"A","quantity":-5}]}`,
+	`{"shop_id":"s","external_order_id":"e","customer_id":"c","items":[{"sku":"A","quantity":1}],"delivery":{"name":"A","street":"S","city":"C","postal_code":"1","country":"NO"},"client_sent_at":"2026-12-01T10:00:00.000Z"}`,
+	`{"shop_id":"s","external_order_id":"e","customer_id":"c","items":[{"sku":"A","quantity":1}],"delivery":{"name":"A","street":"S","city":"C","postal_code":"1","country":"NO"},"client_sent_at":"2026-12-01T10:00:00+00:00"}`,
 	`{"reason":"fraud"}`, `{"reason":"bored"}`, `{"reason":"\ud800"}`, "{\"reason\":\"\xff\"}", `{"a":{"b":[1,2,{"c":null}]}}`,
 }
 

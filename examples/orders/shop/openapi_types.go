@@ -5,7 +5,6 @@ package shop
 import (
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"regexp"
-	"time"
 )
 
 // The patterns of the request schemas, compiled once.
@@ -144,7 +143,7 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
-	ClientSentAt    *time.Time  `json:"client_sent_at,omitempty"`
+	ClientSentAt    *string     `json:"client_sent_at,omitempty"`
 	CustomerID      string      `json:"customer_id"`
 	Delivery        Delivery    `json:"delivery"`
 	ExternalOrderID string      `json:"external_order_id"`
@@ -162,7 +161,8 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "client_sent_at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.ClientSentAt = &x0
 		case "customer_id":
 			has1 = true

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -98,33 +99,10 @@ func (s *shop) records() (records, orders int) {
 	return records, orders
 }
 
-// pointers returns the violations' pointers of a 400 problem.
+// pointers returns the violations' places of a 400 problem.
 func pointers(t *testing.T, rec *httptest.ResponseRecorder) []string {
 	t.Helper()
-	var p struct {
-		Type       string `json:"type"`
-		Violations []struct {
-			Pointer   string `json:"pointer"`
-			In        string `json:"in"`
-			Parameter string `json:"parameter"`
-			Reason    string `json:"reason"`
-		} `json:"violations"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
-		t.Fatalf("problem %s: %v", rec.Body, err)
-	}
-	if p.Type != idem.ProblemInvalidBody {
-		t.Fatalf("problem type %s, want %s", p.Type, idem.ProblemInvalidBody)
-	}
-	out := []string{}
-	for _, v := range p.Violations {
-		if v.Parameter != "" {
-			out = append(out, v.In+":"+v.Parameter)
-			continue
-		}
-		out = append(out, v.Pointer)
-	}
-	return out
+	return idemtest.Violations(t, idemtest.Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()})
 }
 
 // order is a valid createOrder body with edit applied to its JSON object.

@@ -36,7 +36,7 @@ func TestDecodeForm(t *testing.T) {
 	method := PostChargesBodyCaptureMethodManual
 	city := "Paris"
 	one, two := int64(1), int64(2)
-	paid := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	paid := "2026-11-30T12:00:00Z"
 	want := PostChargesBody{
 		Amount: 2000, Currency: "eur", Capture: &capture, Fee: &fee,
 		Expand:        []string{"customer", "invoice"},
@@ -159,7 +159,7 @@ func randomCharge(rng *rand.Rand) PostChargesBody {
 		}
 	}
 	if maybe() {
-		at := time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).UTC()
+		at := time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).UTC().Format(time.RFC3339Nano)
 		r.PaidAt = &at
 	}
 	return r

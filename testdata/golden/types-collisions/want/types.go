@@ -7,7 +7,7 @@ import "github.com/idemgen/idemgen/runtime/jsondecode"
 // CreateCallBody is the schema #/components/schemas/CreateCallBody.
 type CreateCallBody struct {
 	Sid         *string      `json:"sid,omitempty"`
-	SourceTypes []SourceType `json:"source_types,omitempty"`
+	SourceTypes []SourceType `json:"source_types,omitzero"`
 }
 
 // CreateCallBody2 is the request body of CreateCall (POST /calls).

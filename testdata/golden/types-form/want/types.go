@@ -5,7 +5,7 @@ package golden
 import (
 	"encoding/json"
 	"github.com/idemgen/idemgen/runtime/form"
-	"time"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // Address is the schema #/components/schemas/address.
@@ -37,6 +37,21 @@ func (o *Address) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a Address decoded from a form against its schema, reporting
+// every violation to d.
+func (o *Address) checkForm(d *jsondecode.Decoder) {
+	if o.City != nil {
+		d.Enter("city")
+		d.Text(*o.City)
+		d.Leave()
+	}
+	if o.Line1 != nil {
+		d.Enter("line1")
+		d.Text(*o.Line1)
+		d.Leave()
+	}
+}
+
 // Charge is the schema #/components/schemas/charge.
 type Charge struct {
 	Amount   int64           `json:"amount"`
@@ -57,18 +72,22 @@ func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a DeleteChargesChargeBody decoded from a form against its
+// schema, reporting every violation to d.
+func (o *DeleteChargesChargeBody) checkForm(d *jsondecode.Decoder) {}
+
 // PostChargesBody is the request body of PostCharges (POST /v1/charges).
 type PostChargesBody struct {
 	Amount        int64                         `json:"amount"`
 	Capture       *bool                         `json:"capture,omitempty"`
 	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
 	Currency      string                        `json:"currency"`
-	Expand        []string                      `json:"expand,omitempty"`
+	Expand        []string                      `json:"expand,omitzero"`
 	Fee           *float64                      `json:"fee,omitempty"`
-	Items         []PostChargesBodyItemsItem    `json:"items,omitempty"`
+	Items         []PostChargesBodyItemsItem    `json:"items,omitzero"`
 	Metadata      json.RawMessage               `json:"metadata,omitempty"`
-	PaidAt        *time.Time                    `json:"paid_at,omitempty"`
-	Scores        map[string][]*int64           `json:"scores,omitempty"`
+	PaidAt        *string                       `json:"paid_at,omitempty"`
+	Scores        map[string][]*int64           `json:"scores,omitzero"`
 	Shipping      *PostChargesBodyShipping      `json:"shipping,omitempty"`
 }
 
@@ -156,7 +175,7 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		o.Metadata = v0
 	}
 	if c := n.Get("paid_at"); c != nil {
-		v0, err := form.Time(c)
+		v0, err := form.String(c)
 		if err != nil {
 			return err
 		}
@@ -195,6 +214,56 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		o.Shipping = &v0
 	}
 	return nil
+}
+
+// checkForm checks a PostChargesBody decoded from a form against its schema,
+// reporting every violation to d.
+func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
+	if o.CaptureMethod != nil {
+		d.Enter("capture_method")
+		d.Text(string(*o.CaptureMethod))
+		switch *o.CaptureMethod {
+		case PostChargesBodyCaptureMethodAutomatic, PostChargesBodyCaptureMethodManual:
+		default:
+			d.NotOneOf("one of \"automatic\", \"manual\"")
+		}
+		d.Leave()
+	}
+	{
+		d.Enter("currency")
+		d.Text(o.Currency)
+		d.Leave()
+	}
+	if o.Expand != nil {
+		d.Enter("expand")
+		for i0 := range o.Expand {
+			d.EnterIndex(i0)
+			d.Text(o.Expand[i0])
+			d.MaxLength(o.Expand[i0], 5000)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Items != nil {
+		d.Enter("items")
+		for i0 := range o.Items {
+			d.EnterIndex(i0)
+			o.Items[i0].checkForm(d)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.PaidAt != nil {
+		d.Enter("paid_at")
+		d.Text(*o.PaidAt)
+		d.CheckFormat(*o.PaidAt, jsondecode.FormatDateTime)
+		d.Leave()
+	}
+	if o.Shipping != nil {
+		d.Enter("shipping")
+		o.Shipping.checkForm(d)
+		d.Leave()
+	}
 }
 
 // PostChargesBodyCaptureMethod is the property capture_method of the request
@@ -239,6 +308,16 @@ func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 	return nil
 }
 
+// checkForm checks a PostChargesBodyItemsItem decoded from a form against its
+// schema, reporting every violation to d.
+func (o *PostChargesBodyItemsItem) checkForm(d *jsondecode.Decoder) {
+	{
+		d.Enter("sku")
+		d.Text(o.Sku)
+		d.Leave()
+	}
+}
+
 // PostChargesBodyShipping is the property shipping of the request body of
 // PostCharges (POST /v1/charges).
 type PostChargesBodyShipping struct {
@@ -269,4 +348,19 @@ func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 		return form.Missing(n, "name")
 	}
 	return nil
+}
+
+// checkForm checks a PostChargesBodyShipping decoded from a form against its
+// schema, reporting every violation to d.
+func (o *PostChargesBodyShipping) checkForm(d *jsondecode.Decoder) {
+	if o.Address != nil {
+		d.Enter("address")
+		o.Address.checkForm(d)
+		d.Leave()
+	}
+	{
+		d.Enter("name")
+		d.Text(o.Name)
+		d.Leave()
+	}
 }

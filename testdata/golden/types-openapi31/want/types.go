@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
@@ -15,13 +16,13 @@ type UpdateRoom200BodyItem struct {
 
 // UpdateRoomBody is the request body of updateRoom (PATCH /rooms).
 type UpdateRoomBody struct {
-	Capacity *int64              `json:"capacity,omitempty"`
-	Features []string            `json:"features,omitempty"`
-	Floor    int64               `json:"floor"`
-	Mixed    json.RawMessage     `json:"mixed,omitempty"`
-	Name     *string             `json:"name"`
-	Tags     json.RawMessage     `json:"tags,omitempty"`
-	View     *UpdateRoomBodyView `json:"view,omitempty"`
+	Capacity idem.Nullable[int64]              `json:"capacity,omitzero"`
+	Features idem.Nullable[[]string]           `json:"features,omitzero"`
+	Floor    int64                             `json:"floor"`
+	Mixed    json.RawMessage                   `json:"mixed,omitempty"`
+	Name     *string                           `json:"name"`
+	Tags     json.RawMessage                   `json:"tags,omitempty"`
+	View     idem.Nullable[UpdateRoomBodyView] `json:"view,omitzero"`
 }
 
 // decodeJSON decodes a UpdateRoomBody from d and checks it against its schema,
@@ -34,21 +35,22 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "capacity":
+			v.Capacity.Set = true
 			if d.IsNull() {
-				v.Capacity = nil
+				v.Capacity.Null = true
 			} else {
-				x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-				v.Capacity = &x0
+				v.Capacity.Value = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			}
 		case "features":
+			v.Features.Set = true
 			if d.IsNull() {
-				v.Features = nil
+				v.Features.Null = true
 			} else {
 				if d.BeginArray() {
-					v.Features = []string{}
+					v.Features.Value = []string{}
 					for d.Next() {
 						e0 := d.String()
-						v.Features = append(v.Features, e0)
+						v.Features.Value = append(v.Features.Value, e0)
 					}
 				}
 			}
@@ -68,12 +70,11 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		case "tags":
 			v.Tags = d.Raw()
 		case "view":
+			v.View.Set = true
 			if d.IsNull() {
-				v.View = nil
+				v.View.Null = true
 			} else {
-				x0 := new(UpdateRoomBodyView)
-				x0.decodeJSON(d)
-				v.View = x0
+				v.View.Value.decodeJSON(d)
 			}
 		default:
 			d.Skip()

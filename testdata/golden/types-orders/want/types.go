@@ -4,9 +4,9 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"math"
-	"time"
 )
 
 // Address is the schema #/components/schemas/Address.
@@ -47,8 +47,8 @@ type CreateOrderBody struct {
 	Extra      json.RawMessage         `json:"extra,omitempty"`
 	Items      []Item                  `json:"items"`
 	Labels     json.RawMessage         `json:"labels,omitempty"`
-	Metadata   map[string]string       `json:"metadata,omitempty"`
-	Note       *string                 `json:"note,omitempty"`
+	Metadata   map[string]string       `json:"metadata,omitzero"`
+	Note       idem.Nullable[string]   `json:"note,omitzero"`
 }
 
 // decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
@@ -99,11 +99,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "note":
+			v.Note.Set = true
 			if d.IsNull() {
-				v.Note = nil
+				v.Note.Null = true
 			} else {
-				x0 := d.String()
-				v.Note = &x0
+				v.Note.Value = d.String()
 			}
 		default:
 			d.Skip()
@@ -124,7 +124,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 // createOrder (POST /orders).
 type CreateOrderBodyDelivery struct {
 	Address   Address                        `json:"address"`
-	NotBefore *time.Time                     `json:"not_before,omitempty"`
+	NotBefore *string                        `json:"not_before,omitempty"`
 	Window    *CreateOrderBodyDeliveryWindow `json:"window,omitempty"`
 }
 
@@ -141,7 +141,8 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 			has0 = true
 			v.Address.decodeJSON(d)
 		case "not_before":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.NotBefore = &x0
 		case "window":
 			x0 := new(CreateOrderBodyDeliveryWindow)
@@ -220,14 +221,14 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
-	CreatedAt      *time.Time        `json:"created_at,omitempty"`
-	ID             string            `json:"id"`
-	Items          []Item            `json:"items"`
-	Payment        json.RawMessage   `json:"payment,omitempty"`
-	PreviousStatus *Status           `json:"previous_status,omitempty"`
-	Status         Status            `json:"status"`
-	Tags           []string          `json:"tags,omitempty"`
-	Totals         map[string]*int64 `json:"totals,omitempty"`
+	CreatedAt      *string               `json:"created_at,omitempty"`
+	ID             string                `json:"id"`
+	Items          []Item                `json:"items"`
+	Payment        json.RawMessage       `json:"payment,omitempty"`
+	PreviousStatus idem.Nullable[Status] `json:"previous_status,omitzero"`
+	Status         Status                `json:"status"`
+	Tags           []string              `json:"tags,omitzero"`
+	Totals         map[string]*int64     `json:"totals,omitzero"`
 }
 
 // decodeJSON decodes a Order from d and checks it against its schema, reporting
@@ -240,7 +241,8 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "created_at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.CreatedAt = &x0
 		case "id":
 			has1 = true
@@ -259,12 +261,11 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 		case "payment":
 			v.Payment = d.Raw()
 		case "previous_status":
+			v.PreviousStatus.Set = true
 			if d.IsNull() {
-				v.PreviousStatus = nil
+				v.PreviousStatus.Null = true
 			} else {
-				x0 := new(Status)
-				x0.decodeJSON(d)
-				v.PreviousStatus = x0
+				v.PreviousStatus.Value.decodeJSON(d)
 			}
 		case "status":
 			has5 = true

@@ -14,14 +14,14 @@ type Branch struct {
 
 // Leaf is the schema #/components/schemas/Leaf.
 type Leaf struct {
-	List []json.RawMessage `json:"list,omitempty"`
+	List []json.RawMessage `json:"list,omitzero"`
 	Tree *Tree             `json:"tree"`
 }
 
 // Node is the schema #/components/schemas/Node.
 type Node struct {
-	ByName   map[string]Node `json:"by_name,omitempty"`
-	Children []Node          `json:"children,omitempty"`
+	ByName   map[string]Node `json:"by_name,omitzero"`
+	Children []Node          `json:"children,omitzero"`
 	Name     string          `json:"name"`
 	Parent   *Node           `json:"parent"`
 	Self     *Node           `json:"self"`

@@ -115,7 +115,7 @@ func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fin
 		w.Key("/client_sent_at")
 		w.BeginArray()
 		if req.ClientSentAt != nil {
-			w.String((*req.ClientSentAt).Format(time.RFC3339Nano))
+			w.String(*req.ClientSentAt)
 		}
 		w.EndArray()
 		w.Key("/customer_id")

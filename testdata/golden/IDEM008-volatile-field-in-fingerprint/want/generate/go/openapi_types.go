@@ -2,14 +2,11 @@
 
 package golden
 
-import (
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"time"
-)
+import "github.com/idemgen/idemgen/runtime/jsondecode"
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
-	ClientSentAt *time.Time                 `json:"client_sent_at,omitempty"`
+	ClientSentAt *string                    `json:"client_sent_at,omitempty"`
 	CustomerID   string                     `json:"customer_id"`
 	Items        []CreateOrderBodyItemsItem `json:"items"`
 	Note         *string                    `json:"note,omitempty"`
@@ -25,7 +22,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "client_sent_at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.ClientSentAt = &x0
 		case "customer_id":
 			has1 = true

@@ -162,6 +162,12 @@ type GetOrderRequest struct {
 // from the raw request.
 func requestGetOrder(r *idemimpl.Request) (*GetOrderRequest, error) {
 	req := &GetOrderRequest{}
+	d := jsondecode.NewValues()
+	_, _ = d.Param("path", "order_id", r.PathParams["order_id"], true, true)
+	d.EndParams()
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
 	if err := idemimpl.Param(r, "path", "order_id", true, &req.OrderID); err != nil {
 		return nil, err
 	}

@@ -2,10 +2,7 @@
 
 package golden
 
-import (
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"time"
-)
+import "github.com/idemgen/idemgen/runtime/jsondecode"
 
 // Booking is the schema #/components/schemas/Booking.
 type Booking struct {
@@ -129,13 +126,13 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 
 // NewBooking is the schema #/components/schemas/NewBooking.
 type NewBooking struct {
-	BookingRequestID string     `json:"booking_request_id"`
-	CheckIn          string     `json:"check_in"`
-	CheckOut         string     `json:"check_out"`
-	Guest            Guest      `json:"guest"`
-	Guests           int64      `json:"guests"`
-	RequestedAt      *time.Time `json:"requested_at,omitempty"`
-	RoomID           string     `json:"room_id"`
+	BookingRequestID string  `json:"booking_request_id"`
+	CheckIn          string  `json:"check_in"`
+	CheckOut         string  `json:"check_out"`
+	Guest            Guest   `json:"guest"`
+	Guests           int64   `json:"guests"`
+	RequestedAt      *string `json:"requested_at,omitempty"`
+	RoomID           string  `json:"room_id"`
 }
 
 // decodeJSON decodes a NewBooking from d and checks it against its schema,
@@ -167,7 +164,8 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
 		case "requested_at":
-			x0 := d.Time()
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.RequestedAt = &x0
 		case "room_id":
 			has6 = true

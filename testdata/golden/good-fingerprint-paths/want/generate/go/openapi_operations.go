@@ -148,7 +148,7 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 				w.Int(int64(e0.Quantity))
 				w.Key("sku")
 				w.String(e0.Sku)
-				if len(e0.Tags) > 0 {
+				if e0.Tags != nil {
 					w.Key("tags")
 					w.BeginUnorderedArray()
 					for _, e1 := range e0.Tags {
@@ -160,7 +160,7 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 			}
 			w.EndUnorderedArray()
 		}
-		if len(req.Metadata) > 0 {
+		if req.Metadata != nil {
 			w.Key("metadata")
 			keys0 := make([]string, 0, len(req.Metadata))
 			for k0 := range req.Metadata {
@@ -182,10 +182,14 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 			w.String(string(*req.Priority))
 		}
 		w.Key("ship_by")
-		w.String(req.ShipBy.Format(time.RFC3339Nano))
-		if req.Weight != nil {
+		w.String(req.ShipBy)
+		if req.Weight.Set {
 			w.Key("weight")
-			w.Float(*req.Weight)
+			if req.Weight.Null {
+				w.Null()
+			} else {
+				w.Float(req.Weight.Value)
+			}
 		}
 		w.EndObject()
 	})
@@ -344,8 +348,12 @@ func fingerprintRerouteShipment(req *Shipment, params map[string]string) (finger
 		w.EndArray()
 		w.Key("/weight")
 		w.BeginArray()
-		if req.Weight != nil {
-			w.Float(*req.Weight)
+		if req.Weight.Set {
+			if req.Weight.Null {
+				w.Null()
+			} else {
+				w.Float(req.Weight.Value)
+			}
 		}
 		w.EndArray()
 		w.EndObject()

@@ -4,9 +4,9 @@ package golden
 
 import (
 	"encoding/json"
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"math"
-	"time"
 )
 
 // Line is the schema #/components/schemas/Line.
@@ -14,7 +14,7 @@ type Line struct {
 	Note     *string  `json:"note,omitempty"`
 	Quantity int32    `json:"quantity"`
 	Sku      string   `json:"sku"`
-	Tags     []string `json:"tags,omitempty"`
+	Tags     []string `json:"tags,omitzero"`
 }
 
 // decodeJSON decodes a Line from d and checks it against its schema, reporting
@@ -57,13 +57,13 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 
 // Shipment is the schema #/components/schemas/Shipment.
 type Shipment struct {
-	Destination *ShipmentDestination `json:"destination,omitempty"`
-	Extra       json.RawMessage      `json:"extra,omitempty"`
-	Lines       []Line               `json:"lines"`
-	Metadata    map[string]string    `json:"metadata,omitempty"`
-	Priority    *ShipmentPriority    `json:"priority,omitempty"`
-	ShipBy      time.Time            `json:"ship_by"`
-	Weight      *float64             `json:"weight,omitempty"`
+	Destination *ShipmentDestination   `json:"destination,omitempty"`
+	Extra       json.RawMessage        `json:"extra,omitempty"`
+	Lines       []Line                 `json:"lines"`
+	Metadata    map[string]string      `json:"metadata,omitzero"`
+	Priority    *ShipmentPriority      `json:"priority,omitempty"`
+	ShipBy      string                 `json:"ship_by"`
+	Weight      idem.Nullable[float64] `json:"weight,omitzero"`
 }
 
 // decodeJSON decodes a Shipment from d and checks it against its schema,
@@ -106,13 +106,14 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 			v.Priority = x0
 		case "ship_by":
 			has5 = true
-			v.ShipBy = d.Time()
+			v.ShipBy = d.String()
+			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
 		case "weight":
+			v.Weight.Set = true
 			if d.IsNull() {
-				v.Weight = nil
+				v.Weight.Null = true
 			} else {
-				x0 := d.Float()
-				v.Weight = &x0
+				v.Weight.Value = d.Float()
 			}
 		default:
 			d.Skip()

@@ -190,6 +190,12 @@ type ReverseTransferRequest struct {
 // /transfers/{transfer_id}/reversals) from the raw request.
 func requestReverseTransfer(r *idemimpl.Request) (*ReverseTransferRequest, error) {
 	req := &ReverseTransferRequest{}
+	d := jsondecode.NewValues()
+	_, _ = d.Param("path", "transfer_id", r.PathParams["transfer_id"], true, true)
+	d.EndParams()
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
 	if err := idemimpl.Param(r, "path", "transfer_id", true, &req.TransferID); err != nil {
 		return nil, err
 	}

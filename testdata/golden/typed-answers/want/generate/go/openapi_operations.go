@@ -64,6 +64,14 @@ type CreateStatementRequest struct {
 // /accounts/{account_id}/statements) from the raw request.
 func requestCreateStatement(r *idemimpl.Request) (*CreateStatementRequest, error) {
 	req := &CreateStatementRequest{}
+	d := jsondecode.NewValues()
+	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], true, true); ok {
+		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+	}
+	d.EndParams()
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
 	if err := idemimpl.Param(r, "path", "account_id", true, &req.AccountID); err != nil {
 		return nil, err
 	}
