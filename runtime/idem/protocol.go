@@ -12,17 +12,22 @@ type Protocol int
 // The store protocols.
 const (
 	// ProtocolAuto, the zero value, chooses once, before the first
-	// operation, from the server's version(): ProtocolAdvisory on
-	// PostgreSQL, ProtocolClaimFirst on CockroachDB, YugabyteDB and any
-	// other engine.
+	// operation, from the server's version() and the session's
+	// default_transaction_isolation: ProtocolAdvisory on PostgreSQL under
+	// READ COMMITTED, ProtocolClaimFirst on CockroachDB, YugabyteDB, any
+	// other engine, and under REPEATABLE READ or SERIALIZABLE (where the
+	// advisory protocol's recheck would read a snapshot older than its
+	// lock wait).
 	ProtocolAuto Protocol = iota
 	// ProtocolAdvisory writes the record once, completed with its
 	// response, at the end of the business transaction; a concurrent
 	// duplicate waits on a transaction-level advisory lock on the key's
 	// 64-bit hash (pg_advisory_xact_lock). A replay is one round trip; a
 	// new operation costs one round trip before the business method and
-	// one after, as a bare transaction does. PostgreSQL only; while an
-	// operation runs, no row of it is visible to anyone.
+	// one after, as a bare transaction does. PostgreSQL under READ
+	// COMMITTED only; while an operation runs, no row of it is visible to
+	// anyone. Every replay ends its pipeline with a deliberate error, which
+	// the server logs (docs/benchmarks.md).
 	ProtocolAdvisory
 	// ProtocolClaimFirst claims the key with an in-progress row (INSERT …
 	// ON CONFLICT) on which a concurrent duplicate waits, and updates that

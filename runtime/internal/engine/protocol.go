@@ -17,9 +17,10 @@ type Protocol int
 // The store protocols.
 const (
 	// ProtocolAuto chooses by the database engine, once, before the first
-	// operation: ProtocolAdvisory on PostgreSQL, ProtocolClaimFirst on
-	// CockroachDB, YugabyteDB and any other engine whose version() does
-	// not read as PostgreSQL's.
+	// operation: ProtocolAdvisory on PostgreSQL whose sessions default to
+	// READ COMMITTED, ProtocolClaimFirst on CockroachDB, YugabyteDB, any
+	// other engine whose version() does not read as PostgreSQL's, and a
+	// PostgreSQL whose default_transaction_isolation is stricter.
 	ProtocolAuto Protocol = iota
 	// ProtocolAdvisory writes the record once, completed, at the end of
 	// the business transaction; duplicates wait on a transaction-level
@@ -48,25 +49,32 @@ func (p Protocol) String() string {
 }
 
 // protocolFor is the protocol ProtocolAuto chooses for a server whose
-// version() is version: the advisory protocol on PostgreSQL itself only.
-// CockroachDB reports "CockroachDB CCL v…" and lacks a usable
-// pg_advisory_xact_lock before its 2026 releases; YugabyteDB reports
-// "PostgreSQL 11.2-YB-…" and has advisory locks only behind flags.
-func protocolFor(version string) Protocol {
-	if strings.HasPrefix(version, "PostgreSQL ") && !strings.Contains(version, "-YB-") {
+// version() is version and whose sessions' default_transaction_isolation
+// is isolation: the advisory protocol on PostgreSQL itself, under READ
+// COMMITTED, only. CockroachDB reports "CockroachDB CCL v…" and lacks a
+// usable pg_advisory_xact_lock before its 2026 releases; YugabyteDB
+// reports "PostgreSQL 11.2-YB-…" and has advisory locks only behind flags.
+// Under REPEATABLE READ or SERIALIZABLE the advisory protocol's recheck
+// would read the snapshot taken before the lock wait and miss a record
+// committed meanwhile, so that a waiting duplicate ran the business
+// function before the primary key refused its record; claim-first's
+// in-progress row stops it before the business function instead.
+func protocolFor(version, isolation string) Protocol {
+	if strings.HasPrefix(version, "PostgreSQL ") && !strings.Contains(version, "-YB-") && isolation == "read committed" {
 		return ProtocolAdvisory
 	}
 	return ProtocolClaimFirst
 }
 
-// detectProtocol reads the server's version() through conn and returns
-// the protocol ProtocolAuto runs with on it.
+// detectProtocol reads the server's version() and the session's default
+// isolation through conn and returns the protocol ProtocolAuto runs with
+// on it.
 func detectProtocol(ctx context.Context, conn *pgx.Conn) (Protocol, error) {
-	var version string
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+	var version, isolation string
+	if err := conn.QueryRow(ctx, "SELECT version(), coalesce(current_setting('default_transaction_isolation', true), '')").Scan(&version, &isolation); err != nil {
 		return 0, fmt.Errorf("idem: read the server version: %w", err)
 	}
-	return protocolFor(version), nil
+	return protocolFor(version, isolation), nil
 }
 
 // complete stores the response of a running operation and commits, as

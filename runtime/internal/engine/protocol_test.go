@@ -9,8 +9,14 @@ import (
 )
 
 // ProtocolAuto takes the advisory protocol on PostgreSQL only, by the
-// version() strings the engines report.
+// version() strings the engines report, and only under READ COMMITTED.
 func TestProtocolForVersion(t *testing.T) {
+	const pg = "PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit"
+	for _, isolation := range []string{"repeatable read", "serializable", ""} {
+		if got := protocolFor(pg, isolation); got != ProtocolClaimFirst {
+			t.Errorf("protocolFor(PostgreSQL, %q) = %v, want claim-first", isolation, got)
+		}
+	}
 	for version, want := range map[string]Protocol{
 		"PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit": ProtocolAdvisory,
 		"PostgreSQL 17.2 on aarch64-unknown-linux-gnu, compiled by gcc (GCC) 12.4.0, 64-bit":                                          ProtocolAdvisory,
@@ -18,7 +24,7 @@ func TestProtocolForVersion(t *testing.T) {
 		"PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6, 64-bit":                             ProtocolClaimFirst,
 		"": ProtocolClaimFirst,
 	} {
-		if got := protocolFor(version); got != want {
+		if got := protocolFor(version, "read committed"); got != want {
 			t.Errorf("protocolFor(%q) = %v, want %v", version, got, want)
 		}
 	}
