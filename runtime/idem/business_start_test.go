@@ -24,18 +24,17 @@ import (
 // starts it exactly once, and all 64 answers are the same response. It
 // runs on the protocol protocolEnv names (TestMain runs both).
 func TestDuplicateNeverStartsTheBusiness(t *testing.T) {
-	duplicatesStartOnce(t, idem.Config{Protocol: testProtocol()}, false)
+	duplicatesStartOnce(t, idem.Config{Protocol: testProtocol()})
 }
 
 // Under a pool whose sessions default to REPEATABLE READ, ProtocolAuto
 // takes claim-first (the advisory recheck would read the snapshot taken
 // before the lock wait and let a waiting duplicate run), and a duplicate's
 // business function still never starts. A duplicate that waited on the
-// claim row meets a serialization failure there instead of the record, and
-// answers 503 temporarily-unavailable (nothing kept, retry the same
-// request), never another body.
+// claim row meets a serialization failure there, claims again in a new
+// transaction and replays, as under READ COMMITTED.
 func TestAutoProtocolUnderRepeatableRead(t *testing.T) {
-	duplicatesStartOnce(t, idem.Config{}, true, func(pc *pgxpool.Config) {
+	duplicatesStartOnce(t, idem.Config{}, func(pc *pgxpool.Config) {
 		pc.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
 	})
 }
@@ -43,8 +42,8 @@ func TestAutoProtocolUnderRepeatableRead(t *testing.T) {
 // duplicatesStartOnce sends one key from 64 goroutines over 4 executors
 // made with cfg, each on a pool of its own made with configure, for 20
 // rounds, and fails unless every round starts the business function once
-// and answers all 64 alike (or, with unavailable, 503 where not alike).
-func duplicatesStartOnce(t *testing.T, cfg idem.Config, unavailable bool, configure ...func(*pgxpool.Config)) {
+// and answers all 64 alike.
+func duplicatesStartOnce(t *testing.T, cfg idem.Config, configure ...func(*pgxpool.Config)) {
 	const (
 		rounds     = 20
 		goroutines = 64
@@ -71,18 +70,11 @@ func duplicatesStartOnce(t *testing.T, cfg idem.Config, unavailable bool, config
 		if n := starts.Load(); n != 1 {
 			t.Fatalf("round %d: the business function started %d times, want once", round, n)
 		}
-		var first *idemtest.Response
 		for i, r := range got {
-			if unavailable && r.Status == http.StatusServiceUnavailable && bytes.Contains(r.Body, []byte("#temporarily-unavailable")) {
-				continue
-			}
-			if first == nil {
-				first = &got[i]
-			}
-			if r.Status != http.StatusCreated || !bytes.Equal(r.Body, first.Body) ||
-				r.Header.Get("Location") != first.Header.Get("Location") {
+			if r.Status != http.StatusCreated || !bytes.Equal(r.Body, got[0].Body) ||
+				r.Header.Get("Location") != got[0].Header.Get("Location") {
 				t.Fatalf("round %d goroutine %d: status %d Location %q body %s, want 201 %q %s",
-					round, i, r.Status, r.Header.Get("Location"), r.Body, first.Header.Get("Location"), first.Body)
+					round, i, r.Status, r.Header.Get("Location"), r.Body, got[0].Header.Get("Location"), got[0].Body)
 			}
 		}
 	}

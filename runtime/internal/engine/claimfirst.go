@@ -11,7 +11,8 @@ import (
 )
 
 // maxClaimAttempts bounds the claim loop: a retry only happens when the
-// record holding the key was swept between the claim and the read.
+// record holding the key was swept between the claim and the read, or
+// when the claim met a serialization failure (below).
 const maxClaimAttempts = 3
 
 // claimFirst runs a keyed call under ProtocolClaimFirst on conn: one
@@ -30,6 +31,13 @@ func (e *Executor) claimFirst(ctx context.Context, conn *pgx.Conn, c *Contract, 
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
+		if err != nil && isSerializationFailure(err) {
+			// Under REPEATABLE READ or SERIALIZABLE a claim that waited
+			// for a duplicate's row and then met its commit fails so
+			// (nothing ran yet): a new transaction sees the record.
+			rollback(ctx, conn)
+			continue
+		}
 		if err != nil {
 			return nil, e.takeFailed(ctx, conn, c, call, op, "claim", err, start)
 		}
@@ -45,7 +53,7 @@ func (e *Executor) claimFirst(ctx context.Context, conn *pgx.Conn, c *Contract, 
 			return e.answer(ctx, c, call, rec, claim.CreatedAt, start)
 		}
 	}
-	return nil, fmt.Errorf("idem: claim: the record holding the key vanished %d times", maxClaimAttempts)
+	return nil, fmt.Errorf("idem: claim: the key was neither claimed nor its record read in %d attempts", maxClaimAttempts)
 }
 
 // readHolder reads the committed record that holds the key the claim did

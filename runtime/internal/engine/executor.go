@@ -407,6 +407,12 @@ func isLockTimeout(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
+// isSerializationFailure reports SQLSTATE 40001 (serialization_failure).
+func isSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
+}
+
 func newUUID() ([16]byte, error) {
 	var u [16]byte
 	if _, err := rand.Read(u[:]); err != nil {
