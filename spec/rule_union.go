@@ -56,12 +56,10 @@ var ruleOneOfOverlap = Rule{
 				return
 			}
 			open, objects := 0, 0
-			n := 0
-			for _, b := range s.OneOf {
-				if b == nil || b.Value == nil || b.Value.Type != nil && b.Value.Type.Is(openapi3.TypeNull) {
+			for i, b := range nonNullBranches(s.OneOf) {
+				if b == nil || b.Value == nil {
 					continue
 				}
-				n++
 				v := b.Value
 				if !(v.Type != nil && v.Type.Is(openapi3.TypeObject) || len(v.Properties) > 0) {
 					continue
@@ -69,7 +67,7 @@ var ruleOneOfOverlap = Rule{
 				objects++
 				closed := v.AdditionalProperties.Has != nil && !*v.AdditionalProperties.Has
 				if open == 0 && len(v.Required) == 0 && !closed {
-					open = n
+					open = i + 1
 				}
 			}
 			if open == 0 || objects < 2 {
@@ -112,8 +110,8 @@ func walkUnions(s *openapi3.Schema, at pointer, onPath map[*openapi3.Schema]bool
 	onPath[s] = true
 	defer delete(onPath, s)
 	branches := 0
-	for _, b := range slices.Concat(s.OneOf, s.AnyOf) {
-		if b != nil && b.Value != nil && !(b.Value.Type != nil && b.Value.Type.Is(openapi3.TypeNull)) {
+	for _, b := range nonNullBranches(slices.Concat(s.OneOf, s.AnyOf)) {
+		if b != nil && b.Value != nil {
 			branches++
 		}
 	}
@@ -156,17 +154,9 @@ func UncheckedUnion(s *openapi3.Schema) string {
 	case len(s.OneOf) > 0 && len(s.AnyOf) > 0:
 		return "it has both oneOf and anyOf"
 	}
-	n := 0
-	for _, b := range slices.Concat(s.OneOf, s.AnyOf) {
-		if b == nil || b.Value == nil {
-			continue
-		}
-		if v := b.Value; v.Type != nil && v.Type.Is(openapi3.TypeNull) {
-			continue
-		}
-		n++
-		if freeForm(b.Value) {
-			return fmt.Sprintf("branch %d has no shape of its own (no type but object, no properties, items, enum or union), which the decoder keeps as raw JSON", n)
+	for i, b := range nonNullBranches(slices.Concat(s.OneOf, s.AnyOf)) {
+		if b != nil && b.Value != nil && freeForm(b.Value) {
+			return fmt.Sprintf("branch %d has no shape of its own (no type but object, no properties, items, enum or union), which the decoder keeps as raw JSON", i+1)
 		}
 	}
 	return ""

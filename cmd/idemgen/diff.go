@@ -78,12 +78,7 @@ OpenAPI, a contract that does not decode, an unknown revision).`,
 					// Text shows each on stderr, as the loader words it;
 					// the other formats carry them in the report.
 					if f == diff.FormatText {
-						e := &spec.Error{Pos: d.Pos, Path: d.Path, Msg: d.Message}
-						line := e.Error()
-						if d.Severity == spec.SeverityWarning {
-							line = d.Pos.String() + ": warning: " + (&spec.Error{Path: d.Path, Msg: d.Message}).Error()
-						}
-						fmt.Fprintln(cmd.ErrOrStderr(), s.rewrite(line))
+						fmt.Fprintln(cmd.ErrOrStderr(), s.rewrite(loadLine(d)))
 					}
 					d.Pos.File = s.name(d.Pos.File, f == diff.FormatGitHub)
 					d.Message = s.rewrite(d.Message)

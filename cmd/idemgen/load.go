@@ -43,24 +43,23 @@ func (f *loadFlags) options() (spec.LoadOptions, error) {
 // unusable it prints every positioned reason on its own line to stderr and
 // returns nil. Overlay warnings go to stderr too, one a line.
 func loadSpec(ctx context.Context, path string, opts spec.LoadOptions, stderr io.Writer) *spec.Document {
-	doc, err := loadDocument(ctx, path, opts, stderr)
+	doc, err := spec.Load(ctx, path, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil
 	}
+	for _, d := range spec.WarningDiagnostics(doc) {
+		fmt.Fprintln(stderr, loadLine(d))
+	}
 	return doc
 }
 
-// loadDocument loads one spec file with the overlays applied and prints
-// the overlay warnings to stderr; the error, when not nil, says why the
-// spec is unusable.
-func loadDocument(ctx context.Context, path string, opts spec.LoadOptions, stderr io.Writer) (*spec.Document, error) {
-	doc, err := spec.Load(ctx, path, opts)
-	if err != nil {
-		return nil, err
+// loadLine words a reason a spec is unusable, or an overlay warning, as
+// the loader's errors read on stderr: file:line:col: path: message, with
+// "warning: " after the position for a warning.
+func loadLine(d spec.Diagnostic) string {
+	if d.Severity == spec.SeverityWarning {
+		return d.Pos.String() + ": warning: " + (&spec.Error{Path: d.Path, Msg: d.Message}).Error()
 	}
-	for _, w := range doc.Warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", w.Pos, (&spec.Error{Path: w.Path, Msg: w.Msg}).Error())
-	}
-	return doc, nil
+	return (&spec.Error{Pos: d.Pos, Path: d.Path, Msg: d.Message}).Error()
 }
