@@ -19,14 +19,7 @@ var ruleUnionNotValidated = Rule{
 	Severity: SeverityWarning,
 	Summary:  "a oneOf/anyOf union of a JSON request body that the generated decoder cannot check against its branches",
 	check: func(r *ruleRun) {
-		if r.c == nil {
-			return
-		}
-		kind, media, _ := generatedBody(r.op)
-		if kind != mediaJSON || media.Schema == nil {
-			return
-		}
-		walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, func(s *openapi3.Schema, at pointer) {
+		eachBodyUnion(r, func(s *openapi3.Schema, at pointer) {
 			why := UncheckedUnion(s)
 			if why == "" {
 				return
@@ -44,14 +37,7 @@ var ruleOneOfOverlap = Rule{
 	Severity: SeverityWarning,
 	Summary:  "a oneOf of a JSON request body with an open object branch that requires no member, which the other branches' objects match too",
 	check: func(r *ruleRun) {
-		if r.c == nil {
-			return
-		}
-		kind, media, _ := generatedBody(r.op)
-		if kind != mediaJSON || media.Schema == nil {
-			return
-		}
-		walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, func(s *openapi3.Schema, at pointer) {
+		eachBodyUnion(r, func(s *openapi3.Schema, at pointer) {
 			if len(s.OneOf) == 0 || s.Discriminator != nil || UncheckedUnion(s) != "" {
 				return
 			}
@@ -99,6 +85,19 @@ func Ordinal(n int) string {
 		suffix = "rd"
 	}
 	return strconv.Itoa(n) + suffix
+}
+
+// eachBodyUnion calls visit for every union of the JSON request body of
+// an annotated operation, with its pointer.
+func eachBodyUnion(r *ruleRun, visit func(*openapi3.Schema, pointer)) {
+	if r.c == nil {
+		return
+	}
+	kind, media, _ := generatedBody(r.op)
+	if kind != mediaJSON || media.Schema == nil {
+		return
+	}
+	walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, visit)
 }
 
 // walkUnions calls visit for every union below s, with its pointer; it
