@@ -26,7 +26,8 @@ const (
 	// new operation costs one round trip before the business method and
 	// one after, as a bare transaction does. PostgreSQL under READ
 	// COMMITTED only; while an operation runs, no row of it is visible to
-	// anyone. Every replay ends its pipeline with a deliberate error, which
+	// anyone. Every replay, and every refusal under the reject policy, is
+	// one round trip that ends its pipeline with a deliberate error, which
 	// the server logs (docs/benchmarks.md).
 	ProtocolAdvisory
 	// ProtocolClaimFirst claims the key with an in-progress row (INSERT …

@@ -12,7 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
 // rtConn sees the database round trips of a connection: each turn from
@@ -169,6 +171,49 @@ func TestRoundTrips(t *testing.T) {
 		if got := rt.measure(tc.f); got != tc.want {
 			t.Errorf("%s: %d round trips, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Under the reject policy, a request whose key another session holds is
+// refused 409 in the opening pipeline's one round trip on the advisory
+// protocol (the lock taken ends the pipeline as a record does), and in two
+// on claim-first (the claim's lock wait fails, then ROLLBACK); once the
+// holder is gone the key is free, nothing of the refusal stored.
+func TestRejectRefusalRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	d := newDB(t)
+	c := orderContract()
+	c.Concurrency = idemimpl.ConcurrencyReject
+	for _, p := range []struct {
+		protocol idem.Protocol
+		hold     string // what the other session does, with the key
+		want     int
+	}{
+		{idem.ProtocolAdvisory, "SELECT pg_advisory_xact_lock($1) FROM (SELECT $2::text, $3::text) AS k", 1},
+		{idem.ProtocolClaimFirst, `INSERT INTO idempotency_record (scope, idempotency_key, fingerprint, state, operation_id,
+			created_at, expires_at, purge_at) SELECT $2, $3, '\x00', 'in_progress', gen_random_uuid(), now(), now() + interval '1 hour',
+			now() + interval '2 hours' FROM (SELECT $1::bigint) AS k`, 2},
+	} {
+		rt := newRoundTrips(t, d)
+		h := newHandler(t, rt.pool, c, idem.Config{Protocol: p.protocol}, createOrder)
+		body := `{"customer":"c-1","amount":1}`
+		mustCreate(t, post(h, "t", "warm-"+p.protocol.String(), body)) // warm the statement caches
+		key := "busy-" + p.protocol.String()
+		holder, err := d.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := holder.Exec(ctx, p.hold, pgstore.KeyHash("t", key), "t", key); err != nil {
+			t.Fatal(err)
+		}
+		var r idemtest.Response
+		if got := rt.measure(func() { r = post(h, "t", key, body) }); got != p.want || r.Status != http.StatusConflict {
+			t.Errorf("%s: refused with %d %s in %d round trips, want 409 in %d", p.protocol, r.Status, r.Body, got, p.want)
+		}
+		if err := holder.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, post(h, "t", key, body))
 	}
 }
 

@@ -11,14 +11,15 @@ import (
 )
 
 // advisory runs a keyed call under ProtocolAdvisory on conn. One pipeline
-// reads the committed record and, when there is none, begins the
-// transaction, takes the key's advisory lock (waiting at most lockTimeout
-// under the wait policy, not at all under reject) and reads the record
-// again: a record found first is a replay in that one round trip; one
-// found by the recheck, committed while the lock was awaited, is answered
-// after a rollback, and the business function never runs. Holding the
-// lock with no record, the operation runs and its record is inserted once,
-// completed, pipelined with COMMIT (see run).
+// reads the committed record and, in the same statement when there is
+// none, takes the key's advisory lock (waiting at most lockTimeout under
+// the wait policy, not at all under reject), then reads the record again
+// and begins the transaction: a record found first is a replay in that
+// one round trip, as is a refusal under reject; one found by the recheck,
+// committed while the lock was awaited, is answered after a rollback, and
+// the business function never runs. Holding the lock with no record, the
+// operation runs and its record is inserted once, completed, pipelined
+// with COMMIT (see run).
 func (e *Executor) advisory(ctx context.Context, conn *pgx.Conn, c *Contract, call Call, op *Operation, fn BusinessFunc, claim pgstore.Claim, lockTimeout time.Duration, start time.Time) (*Result, error) {
 	opts := pgstore.OpenOptions{LockTimeout: lockTimeout, Try: c.Concurrency == ConcurrencyReject, Savepoint: len(c.StoreFailures) > 0}
 	if err := e.store.PrepareOpen(ctx, conn, opts); err != nil {
@@ -28,17 +29,15 @@ func (e *Executor) advisory(ctx context.Context, conn *pgx.Conn, c *Contract, ca
 	e.store.QueueOpen(&b, call.Scope, call.Key, opts)
 	br := conn.SendBatch(ctx, &b)
 	opened, err := e.store.ReadOpen(br, opts)
-	if cerr := br.Close(); err == nil && opened.Record == nil {
-		err = cerr // after a replay's lookup the pipeline failed on purpose
-	}
 	if err != nil {
 		return nil, e.takeFailed(ctx, conn, c, call, op, "open", err, start)
 	}
 	if opened.Locked {
 		return e.run(ctx, conn, &ownedTx{tx: br.Tx()}, c, call, op, fn, claim, opts.Savepoint, start)
 	}
-	// A no-op when the pipeline ended its transaction itself; with no
-	// record, the reject policy met the lock taken.
+	// A no-op unless the recheck found the record: the pipeline ended its
+	// transaction itself after a record or, under reject, a lock taken
+	// (then there is no record).
 	rollback(ctx, conn)
 	if opened.Record == nil {
 		return nil, e.refuse(ctx, c, call, start, inProgressEvent(c), &RefusalError{Err: ErrInProgress, RetryAfter: c.retryAfter()})

@@ -369,6 +369,9 @@ func (e *Executor) emit(ctx context.Context, c *Contract, call Call, kind EventK
 	if e.observe != nil {
 		e.observe(Event{Kind: kind, Operation: c.Operation, Duration: d, Class: class})
 	}
+	if !e.log.Enabled(ctx, slog.LevelDebug) {
+		return // spares the key's HMAC on every call when debug logging is off
+	}
 	e.log.LogAttrs(ctx, slog.LevelDebug, "idempotent operation",
 		slog.String("operation", c.Operation), slog.String("outcome", kind.String()),
 		slog.String("key_hash", e.keyHash(call.Scope, call.Key)), slog.String("operation_id", opID),

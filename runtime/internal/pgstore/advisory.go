@@ -20,15 +20,17 @@ import (
 // meet on a transaction-level advisory lock on the key's hash instead of
 // on an in-progress row.
 //
-//  1. One pipeline, one round trip: LookupRecord, LockKey (or TryLockKey)
-//     and GetRecord in the pipeline's implicit transaction, then BEGIN [,
+//  1. One pipeline, one round trip: OpenKey (or TryOpenKey), which reads
+//     the record and, when there is none, takes the key's lock, and
+//     RecheckKey in the pipeline's implicit transaction, then BEGIN [,
 //     SAVEPOINT], which makes that transaction the operation's. When
-//     LookupRecord finds a record, LockKey fails and the server rolls the
-//     pipeline back by itself: a replay costs this one round trip. A lock
-//     wait that times out is rolled back the same way. Otherwise the
-//     transaction is open, the key's lock held and the record rechecked
-//     after the lock, by a statement of its own that sees what was
-//     committed while the lock was awaited.
+//     OpenKey finds a record (or, under TryOpenKey, the lock taken), it
+//     takes no lock and RecheckKey fails, so the server rolls the pipeline
+//     back by itself: a replay costs this one round trip. A lock wait that
+//     times out is rolled back the same way. Otherwise the transaction is
+//     open, the key's lock held and the record rechecked after the lock,
+//     by a statement of its own that sees what was committed while the
+//     lock was awaited.
 //  2. The business function, in that transaction.
 //  3. [ROLLBACK TO SAVEPOINT,] InsertRecord and COMMIT, pipelined.
 //
@@ -58,9 +60,9 @@ type Opened struct {
 	Locked bool
 }
 
-// replayAbort is the SQLSTATE of LockKey's and TryLockKey's failure after
-// a LookupRecord that found a record (invalid_text_representation: the
-// cast of the sentence "idemgen replay: …" to an integer).
+// replayAbort is the SQLSTATE of RecheckKey's failure after an OpenKey or
+// TryOpenKey that took no lock (invalid_text_representation: the cast of
+// the sentence "idemgen replay: …" to an integer).
 const replayAbort = "22P02"
 
 // KeyHash is the 64-bit advisory lock key of (scope, key): FNV-1a over
@@ -98,11 +100,11 @@ func (s *Store) PrepareOpen(ctx context.Context, conn *pgx.Conn, o OpenOptions) 
 
 // openStatements are the statements QueueOpen queues, in order.
 func (s *Store) openStatements(o OpenOptions) []string {
-	lock := s.lock
+	open := s.open
 	if o.Try {
-		lock = s.tryLock
+		open = s.tryOpen
 	}
-	sqls := []string{s.lookup, lock, s.get, "BEGIN"}
+	sqls := []string{open, s.recheck, "BEGIN"}
 	if o.Savepoint {
 		sqls = append(sqls, "SAVEPOINT "+BusinessSavepoint)
 	}
@@ -110,60 +112,64 @@ func (s *Store) openStatements(o OpenOptions) []string {
 }
 
 // QueueOpen appends the opening pipeline for (scope, key) to b, which must
-// be empty; call PrepareOpen on the connection first. The batch begins a transaction (pgx.Batch.BeginTx) whose first
-// statement is LookupRecord, so the pgx.Tx of the BatchResults is the
-// transaction the pipeline's BEGIN opens, and is closed when the pipeline
-// rolled back by itself. Read the results with ReadOpen.
+// be empty; call PrepareOpen on the connection first. The batch begins a
+// transaction (pgx.Batch.BeginTx) whose first statement is OpenKey, so the
+// pgx.Tx of the BatchResults is the transaction the pipeline's BEGIN
+// opens, and is closed when the pipeline rolled back by itself. Read the
+// results with ReadOpen.
 func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
 	sqls := s.openStatements(o)
 	b.BeginTx(pgx.TxOptions{BeginQuery: sqls[0]})
-	b.QueuedQueries[0].Arguments = []any{scope, key}
 	if o.Try {
-		b.Queue(sqls[1], KeyHash(scope, key))
+		b.QueuedQueries[0].Arguments = []any{KeyHash(scope, key), scope, key}
 	} else {
-		b.Queue(sqls[1], KeyHash(scope, key), lockTimeoutSetting(o.LockTimeout))
+		b.QueuedQueries[0].Arguments = []any{KeyHash(scope, key), lockTimeoutSetting(o.LockTimeout), scope, key}
 	}
-	b.Queue(sqls[2], scope, key)
-	for _, sql := range sqls[3:] { // BEGIN [, SAVEPOINT]
+	b.Queue(sqls[1], scope, key)
+	for _, sql := range sqls[2:] { // BEGIN [, SAVEPOINT]
 		b.Queue(sql)
 	}
 }
 
-// ReadOpen reads the results of a QueueOpen with the same options. An
-// error leaves the transaction, if any, for the caller to roll back; a
-// lock wait past LockTimeout fails with SQLSTATE 55P03
-// (lock_not_available), and leaves no transaction.
+// ReadOpen reads the results of a QueueOpen with the same options and
+// closes br, whose pipeline may have ended on purpose. An error leaves the
+// transaction, if any, for the caller to roll back; a lock wait past
+// LockTimeout fails with SQLSTATE 55P03 (lock_not_available), and leaves
+// no transaction.
 func (s *Store) ReadOpen(br pgx.BatchResults, o OpenOptions) (Opened, error) {
-	var replay string
-	rec, err := scanRecord(br.QueryRow(), &replay)
+	opened, ended, err := s.readOpen(br, o)
+	if cerr := br.Close(); err == nil && !ended {
+		err = cerr
+	}
+	return opened, err
+}
+
+// readOpen reads what ReadOpen returns, and whether the pipeline ended
+// itself on purpose, after which closing br returns that failure.
+func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bool, _ error) {
+	var opened string
+	rec, err := scanRecord(br.QueryRow(), &opened)
 	if err != nil {
-		return Opened{}, err
+		return Opened{}, false, err
 	}
-	locked := true
-	if o.Try {
-		err = br.QueryRow().Scan(&locked)
-	} else {
-		_, err = br.Exec()
-	}
-	if rec != nil {
+	var restored string
+	recheck, err := scanRecord(br.QueryRow(), &restored)
+	if rec != nil || opened != "" { // no lock taken: the recheck ended the pipeline
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != replayAbort {
-			return Opened{}, fmt.Errorf("pgstore: lookup found a record but the pipeline went on (%v)", err)
+			return Opened{}, false, fmt.Errorf("pgstore: the key was not locked but the pipeline went on (%v)", err)
 		}
-		return Opened{Record: rec}, nil
+		return Opened{Record: rec}, true, nil
 	}
 	if err != nil {
-		return Opened{}, err
+		return Opened{}, false, err
 	}
-	if rec, err = scanRecord(br.QueryRow()); err != nil {
-		return Opened{}, err
-	}
-	for range len(s.openStatements(o)) - 3 { // BEGIN [, SAVEPOINT]
+	for range len(s.openStatements(o)) - 2 { // BEGIN [, SAVEPOINT]
 		if _, err := br.Exec(); err != nil {
-			return Opened{}, err
+			return Opened{}, false, err
 		}
 	}
-	return Opened{Record: rec, Locked: locked && rec == nil}, nil
+	return Opened{Record: recheck, Locked: recheck == nil}, false, nil
 }
 
 // Insertion is the record a new operation writes once, at its end.

@@ -27,7 +27,7 @@ type Store struct {
 	claimNatural         string
 	naturalHolder        string
 
-	lookup, lock, tryLock, insert string // the advisory protocol's (advisory.go)
+	open, tryOpen, recheck, insert string // the advisory protocol's (advisory.go)
 }
 
 // tableNames matches the store's tables in its SQL, so New can qualify
@@ -53,9 +53,9 @@ func New(schema string) *Store {
 		purge:     q(sqlcdb.DeletePurged),
 		enqueue:   q(sqlcdb.EnqueueEffect),
 
-		lookup:  q(sqlcdb.LookupRecord),
-		lock:    sqlcdb.LockKey,
-		tryLock: sqlcdb.TryLockKey,
+		open:    q(sqlcdb.OpenKey),
+		tryOpen: q(sqlcdb.TryOpenKey),
+		recheck: q(sqlcdb.RecheckKey),
 		insert:  q(sqlcdb.InsertRecord),
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),

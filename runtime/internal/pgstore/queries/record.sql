@@ -20,12 +20,12 @@ ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout;
 
 -- name: GetRecord :one
--- Reads the committed record that holds (scope, key), after a ClaimRecord
--- that returned no row, or after LockKey. It runs as its own statement so
--- that, under READ COMMITTED, it sees the record committed by the
--- transaction the claim or the lock waited for. No row means no record
--- holds the key: it went (swept) since the claim, or none was committed
--- while the lock was awaited.
+-- Reads the committed record that holds (scope, key): after a ClaimRecord
+-- that returned no row, as its own statement so that, under READ
+-- COMMITTED, it sees the record committed by the transaction the claim
+-- waited for; and after an advisory-protocol InsertRecord that met a
+-- unique violation. No row means no record holds the key: it went
+-- (swept) since the claim.
 SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
        completed_at, expires_at
 FROM idempotency_record
@@ -70,41 +70,55 @@ WHERE (scope, idempotency_key) IN (
     FOR UPDATE SKIP LOCKED
 );
 
--- name: LookupRecord :one
+-- name: OpenKey :one
 -- The advisory protocol's first statement, in the implicit transaction of
 -- its pipeline (before its BEGIN): reads the committed record that holds
--- (scope, key) and, when there is one, sets idem.replay to a sentence for
--- the rest of that transaction, so that LockKey (or TryLockKey), the next
--- statement, fails casting it to an integer (SQLSTATE 22P02) and the
--- server rolls the pipeline back by itself at its Sync. A replay is then
--- this one round trip, and leaves the connection idle; the server logs
--- the sentence as the error's text.
-SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
-       completed_at, expires_at,
-       set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true) AS replay
-FROM idempotency_record
-WHERE scope = @scope AND idempotency_key = @idempotency_key;
+-- (scope, key) and, when there is none, takes the transaction-level
+-- advisory lock on the key's 64-bit hash, its wait bounded by the FROM
+-- clause (SET LOCAL lock_timeout semantics, SQLSTATE 55P03 past it; the
+-- previous value saved for RecheckKey to put back). When there is a
+-- record it takes no lock and sets idem.replay to a sentence for the rest
+-- of that transaction, so that RecheckKey, the next statement, fails
+-- casting it to an integer (SQLSTATE 22P02) and the server rolls the
+-- pipeline back by itself at its Sync: a replay is then this one round
+-- trip and leaves the connection idle; the server logs the sentence as
+-- the error's text. opened is '' when the lock is held.
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock(@key_hash::bigint)::text
+            ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
+       END AS opened
+FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
+             set_config('lock_timeout', @lock_timeout::text, true) AS bounded) AS b
+LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @idempotency_key;
 
--- name: LockKey :exec
--- Takes the transaction-level advisory lock on the 64-bit hash of (scope,
--- key), still in the pipeline's implicit transaction, which the BEGIN that
--- follows turns into the operation's transaction, lock and all. The FROM
--- clause fails after a LookupRecord that found a record, and otherwise
--- bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03 past
--- it); the select list, evaluated in order, puts the previous lock_timeout
--- back once the lock is held, so the business function's own lock waits
--- are not cut short. (idem.replay is '' once a transaction that set it has
--- ended.)
-SELECT pg_advisory_xact_lock(@key_hash::bigint) AS locked, set_config('lock_timeout', b.saved, true) AS restored
-FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', @lock_timeout::text, true) AS bounded
-      WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b;
+-- name: TryOpenKey :one
+-- OpenKey without waiting for the lock, for the reject policy: a lock
+-- another transaction holds ends the pipeline the same way as a record
+-- does, with its own sentence, so a refusal is one round trip too.
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       CASE WHEN r.operation_id IS NOT NULL
+                THEN set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
+            WHEN pg_try_advisory_xact_lock(@key_hash::bigint) THEN ''
+            ELSE set_config('idem.replay', 'idemgen: an attempt holds the key, this error ends the pipeline on purpose', true)
+       END AS opened
+FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved) AS b
+LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @idempotency_key;
 
--- name: TryLockKey :one
--- LockKey without waiting, for the reject policy: false when another
--- transaction holds the key's lock. It fails like LockKey after a
--- LookupRecord that found a record.
-SELECT pg_try_advisory_xact_lock(@key_hash::bigint) AS locked
-FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b;
+-- name: RecheckKey :one
+-- OpenKey's second statement: fails after an OpenKey that took no lock
+-- (see there); otherwise, holding the lock, reads the record again, as a
+-- statement of its own so that under READ COMMITTED it sees a record
+-- committed by the transaction the lock waited for, and puts the
+-- previous lock_timeout back, so the business function's own lock waits
+-- are not cut short. Its record columns are NULL when no record holds
+-- the key.
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
+FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS g
+LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @idempotency_key;
 
 -- name: InsertRecord :exec
 -- Writes the record of a new operation once, completed or failed with its

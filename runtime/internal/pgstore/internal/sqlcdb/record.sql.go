@@ -151,12 +151,12 @@ type GetRecordRow struct {
 	ExpiresAt       pgtype.Timestamptz
 }
 
-// Reads the committed record that holds (scope, key), after a ClaimRecord
-// that returned no row, or after LockKey. It runs as its own statement so
-// that, under READ COMMITTED, it sees the record committed by the
-// transaction the claim or the lock waited for. No row means no record
-// holds the key: it went (swept) since the claim, or none was committed
-// while the lock was awaited.
+// Reads the committed record that holds (scope, key): after a ClaimRecord
+// that returned no row, as its own statement so that, under READ
+// COMMITTED, it sees the record committed by the transaction the claim
+// waited for; and after an advisory-protocol InsertRecord that met a
+// unique violation. No row means no record holds the key: it went
+// (swept) since the claim.
 func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecordRow, error) {
 	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey)
 	var i GetRecordRow
@@ -222,67 +222,56 @@ func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) erro
 	return err
 }
 
-const LockKey = `-- name: LockKey :exec
-SELECT pg_advisory_xact_lock($1::bigint) AS locked, set_config('lock_timeout', b.saved, true) AS restored
-FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', $2::text, true) AS bounded
-      WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
+const OpenKey = `-- name: OpenKey :one
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock($1::bigint)::text
+            ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
+       END AS opened
+FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
+             set_config('lock_timeout', $2::text, true) AS bounded) AS b
+LEFT JOIN idempotency_record AS r ON r.scope = $3 AND r.idempotency_key = $4
 `
 
-type LockKeyParams struct {
-	KeyHash     int64
-	LockTimeout string
-}
-
-// Takes the transaction-level advisory lock on the 64-bit hash of (scope,
-// key), still in the pipeline's implicit transaction, which the BEGIN that
-// follows turns into the operation's transaction, lock and all. The FROM
-// clause fails after a LookupRecord that found a record, and otherwise
-// bounds the wait (SET LOCAL lock_timeout semantics; SQLSTATE 55P03 past
-// it); the select list, evaluated in order, puts the previous lock_timeout
-// back once the lock is held, so the business function's own lock waits
-// are not cut short. (idem.replay is ” once a transaction that set it has
-// ended.)
-func (q *Queries) LockKey(ctx context.Context, arg LockKeyParams) error {
-	_, err := q.db.Exec(ctx, LockKey, arg.KeyHash, arg.LockTimeout)
-	return err
-}
-
-const LookupRecord = `-- name: LookupRecord :one
-SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
-       completed_at, expires_at,
-       set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true) AS replay
-FROM idempotency_record
-WHERE scope = $1 AND idempotency_key = $2
-`
-
-type LookupRecordParams struct {
+type OpenKeyParams struct {
+	KeyHash        int64
+	LockTimeout    string
 	Scope          string
 	IdempotencyKey string
 }
 
-type LookupRecordRow struct {
+type OpenKeyRow struct {
 	OperationID     pgtype.UUID
 	Fingerprint     []byte
-	State           string
+	State           pgtype.Text
 	ResponseStatus  pgtype.Int4
 	ResponseHeaders []byte
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
-	Replay          string
+	Opened          interface{}
 }
 
 // The advisory protocol's first statement, in the implicit transaction of
 // its pipeline (before its BEGIN): reads the committed record that holds
-// (scope, key) and, when there is one, sets idem.replay to a sentence for
-// the rest of that transaction, so that LockKey (or TryLockKey), the next
-// statement, fails casting it to an integer (SQLSTATE 22P02) and the
-// server rolls the pipeline back by itself at its Sync. A replay is then
-// this one round trip, and leaves the connection idle; the server logs
-// the sentence as the error's text.
-func (q *Queries) LookupRecord(ctx context.Context, arg LookupRecordParams) (LookupRecordRow, error) {
-	row := q.db.QueryRow(ctx, LookupRecord, arg.Scope, arg.IdempotencyKey)
-	var i LookupRecordRow
+// (scope, key) and, when there is none, takes the transaction-level
+// advisory lock on the key's 64-bit hash, its wait bounded by the FROM
+// clause (SET LOCAL lock_timeout semantics, SQLSTATE 55P03 past it; the
+// previous value saved for RecheckKey to put back). When there is a
+// record it takes no lock and sets idem.replay to a sentence for the rest
+// of that transaction, so that RecheckKey, the next statement, fails
+// casting it to an integer (SQLSTATE 22P02) and the server rolls the
+// pipeline back by itself at its Sync: a replay is then this one round
+// trip and leaves the connection idle; the server logs the sentence as
+// the error's text. opened is ” when the lock is held.
+func (q *Queries) OpenKey(ctx context.Context, arg OpenKeyParams) (OpenKeyRow, error) {
+	row := q.db.QueryRow(ctx, OpenKey,
+		arg.KeyHash,
+		arg.LockTimeout,
+		arg.Scope,
+		arg.IdempotencyKey,
+	)
+	var i OpenKeyRow
 	err := row.Scan(
 		&i.OperationID,
 		&i.Fingerprint,
@@ -292,7 +281,56 @@ func (q *Queries) LookupRecord(ctx context.Context, arg LookupRecordParams) (Loo
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
-		&i.Replay,
+		&i.Opened,
+	)
+	return i, err
+}
+
+const RecheckKey = `-- name: RecheckKey :one
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
+FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS g
+LEFT JOIN idempotency_record AS r ON r.scope = $1 AND r.idempotency_key = $2
+`
+
+type RecheckKeyParams struct {
+	Scope          string
+	IdempotencyKey string
+}
+
+type RecheckKeyRow struct {
+	OperationID     pgtype.UUID
+	Fingerprint     []byte
+	State           pgtype.Text
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CompletedAt     pgtype.Timestamptz
+	ExpiresAt       pgtype.Timestamptz
+	Restored        string
+}
+
+// OpenKey's second statement: fails after an OpenKey that took no lock
+// (see there); otherwise, holding the lock, reads the record again, as a
+// statement of its own so that under READ COMMITTED it sees a record
+// committed by the transaction the lock waited for, and puts the
+// previous lock_timeout back, so the business function's own lock waits
+// are not cut short. Its record columns are NULL when no record holds
+// the key.
+func (q *Queries) RecheckKey(ctx context.Context, arg RecheckKeyParams) (RecheckKeyRow, error) {
+	row := q.db.QueryRow(ctx, RecheckKey, arg.Scope, arg.IdempotencyKey)
+	var i RecheckKeyRow
+	err := row.Scan(
+		&i.OperationID,
+		&i.Fingerprint,
+		&i.State,
+		&i.ResponseStatus,
+		&i.ResponseHeaders,
+		&i.ResponseBody,
+		&i.CompletedAt,
+		&i.ExpiresAt,
+		&i.Restored,
 	)
 	return i, err
 }
@@ -327,17 +365,52 @@ func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredPara
 	return result.RowsAffected(), nil
 }
 
-const TryLockKey = `-- name: TryLockKey :one
-SELECT pg_try_advisory_xact_lock($1::bigint) AS locked
-FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b
+const TryOpenKey = `-- name: TryOpenKey :one
+SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
+       r.completed_at, r.expires_at,
+       CASE WHEN r.operation_id IS NOT NULL
+                THEN set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
+            WHEN pg_try_advisory_xact_lock($1::bigint) THEN ''
+            ELSE set_config('idem.replay', 'idemgen: an attempt holds the key, this error ends the pipeline on purpose', true)
+       END AS opened
+FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved) AS b
+LEFT JOIN idempotency_record AS r ON r.scope = $2 AND r.idempotency_key = $3
 `
 
-// LockKey without waiting, for the reject policy: false when another
-// transaction holds the key's lock. It fails like LockKey after a
-// LookupRecord that found a record.
-func (q *Queries) TryLockKey(ctx context.Context, keyHash int64) (bool, error) {
-	row := q.db.QueryRow(ctx, TryLockKey, keyHash)
-	var locked bool
-	err := row.Scan(&locked)
-	return locked, err
+type TryOpenKeyParams struct {
+	KeyHash        int64
+	Scope          string
+	IdempotencyKey string
+}
+
+type TryOpenKeyRow struct {
+	OperationID     pgtype.UUID
+	Fingerprint     []byte
+	State           pgtype.Text
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CompletedAt     pgtype.Timestamptz
+	ExpiresAt       pgtype.Timestamptz
+	Opened          interface{}
+}
+
+// OpenKey without waiting for the lock, for the reject policy: a lock
+// another transaction holds ends the pipeline the same way as a record
+// does, with its own sentence, so a refusal is one round trip too.
+func (q *Queries) TryOpenKey(ctx context.Context, arg TryOpenKeyParams) (TryOpenKeyRow, error) {
+	row := q.db.QueryRow(ctx, TryOpenKey, arg.KeyHash, arg.Scope, arg.IdempotencyKey)
+	var i TryOpenKeyRow
+	err := row.Scan(
+		&i.OperationID,
+		&i.Fingerprint,
+		&i.State,
+		&i.ResponseStatus,
+		&i.ResponseHeaders,
+		&i.ResponseBody,
+		&i.CompletedAt,
+		&i.ExpiresAt,
+		&i.Opened,
+	)
+	return i, err
 }
