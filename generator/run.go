@@ -14,6 +14,10 @@ import (
 type RunResult struct {
 	Files []File
 	Diff  string
+	// Warnings are the loader's warnings about the specs, such as an
+	// overlay action that matched nothing under spec.UnmatchedWarn; they
+	// did not stop the run.
+	Warnings []spec.Diagnostic
 }
 
 // LoadError is Run's error when a spec cannot be loaded; Err carries the
@@ -42,18 +46,20 @@ func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
 		overlays[i] = cfg.path(o)
 	}
 	var docs []*spec.Document
+	var warnings []spec.Diagnostic
 	for _, s := range cfg.Specs {
 		doc, err := spec.Load(ctx, cfg.path(s), cfg.loadOptions(overlays))
 		if err != nil {
 			return nil, &LoadError{Path: cfg.path(s), Err: err}
 		}
 		docs = append(docs, doc)
+		warnings = append(warnings, spec.WarningDiagnostics(doc)...)
 	}
 	out, err := judgeAndGenerate(docs, cfg.Options)
 	if err != nil {
 		return nil, err
 	}
-	res := &RunResult{Files: out.Files}
+	res := &RunResult{Files: out.Files, Warnings: warnings}
 	root := cfg.OutputRoot()
 	if check {
 		if res.Diff, err = Check(root, out.Files); err != nil {

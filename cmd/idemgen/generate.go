@@ -64,6 +64,11 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 			}
 			cfg.Load = loadOpts
 			res, err := generator.Run(cmd.Context(), cfg, check)
+			if res != nil {
+				for _, w := range res.Warnings {
+					fmt.Fprintln(cmd.ErrOrStderr(), loadLine(w))
+				}
+			}
 			var verdict *generator.VerdictError
 			var load *generator.LoadError
 			switch {

@@ -9,8 +9,9 @@ import (
 
 // TestOverlayUnmatchedFlag checks --overlay-unmatched on check: an action
 // whose target matches nothing is an error (exit 2) by default and, with
-// warn, a LOAD002 warning in every output format (stdout, not stderr), and
-// an unknown value is a usage error.
+// warn, a LOAD002 warning in every output format (stdout, not stderr) and
+// a warning on generate's stderr that does not stop it, and an unknown
+// value is a usage error.
 func TestOverlayUnmatchedFlag(t *testing.T) {
 	dir := t.TempDir()
 	spec, overlay := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "vendor.overlay.yaml")
@@ -61,6 +62,14 @@ actions:
 	stdout, _, code = runIdemgen("explain", "--overlay", overlay, "--overlay-unmatched=warn", spec)
 	if want := "- **Source.** Set by overlay `" + overlay + "`: action 1 (line 4)."; code != exitOK || !strings.Contains(stdout, want) {
 		t.Errorf("explain: exit %d, output:\n%s\nwant it to contain %q", code, stdout, want)
+	}
+	out := filepath.Join(dir, "gen")
+	_, stderr, code = runIdemgen("generate", "--overlay", overlay, "--overlay-unmatched", "warn", "--spec", spec, "--out", out, "--package", "gen")
+	if want := overlay + ":7:13: warning: " + unmatched[len(":7:13: "):] + "\n"; code != exitOK || stderr != want {
+		t.Errorf("generate, warn: exit %d, stderr %q; want %d, %q", code, stderr, exitOK, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "openapi_operations.go")); err != nil {
+		t.Errorf("generate, warn: %v (the rest of the overlay applies and the files are written)", err)
 	}
 	if _, stderr, code := runIdemgen("check", "--overlay-unmatched", "ignore", spec); code != exitUnusable || !strings.Contains(stderr, `unknown overlay-unmatched value "ignore" (want error or warn)`) {
 		t.Errorf("unknown value: exit %d, stderr %q", code, stderr)
