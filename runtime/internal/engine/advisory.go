@@ -54,12 +54,7 @@ func (e *Executor) insertRecord(ctx context.Context, conn *pgx.Conn, claim pgsto
 	if err := e.store.QueueInsert(&b, pgstore.Insertion{Claim: claim, Completion: done}, rollbackBusiness); err != nil {
 		return err
 	}
-	br := conn.SendBatch(ctx, &b)
-	err := e.store.ReadInsert(br, rollbackBusiness)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return exchange(ctx, conn, &b, func(br pgx.BatchResults) error { return e.store.ReadInsert(br, rollbackBusiness) })
 }
 
 // answerCommitted answers a call whose record insert met the record
@@ -68,11 +63,11 @@ func (e *Executor) insertRecord(ctx context.Context, conn *pgx.Conn, claim pgsto
 func (e *Executor) answerCommitted(ctx context.Context, conn *pgx.Conn, c *Contract, call Call, op *Operation, now, start time.Time) (*Result, error) {
 	var b pgx.Batch
 	e.store.QueueRecord(&b, call.Scope, call.Key)
-	br := conn.SendBatch(ctx, &b)
-	rec, err := e.store.ReadRecord(br)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	var rec *pgstore.Record
+	err := exchange(ctx, conn, &b, func(br pgx.BatchResults) (err error) {
+		rec, err = e.store.ReadRecord(br)
+		return err
+	})
 	if err == nil && rec == nil {
 		err = fmt.Errorf("the record that took the key is gone")
 	}

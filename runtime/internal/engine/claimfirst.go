@@ -63,14 +63,13 @@ func (e *Executor) readHolder(ctx context.Context, conn *pgx.Conn, call Call) (*
 	var b pgx.Batch
 	e.store.QueueRecord(&b, call.Scope, call.Key)
 	b.Queue("ROLLBACK")
-	br := conn.SendBatch(ctx, &b)
-	rec, err := e.store.ReadRecord(br)
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	var rec *pgstore.Record
+	err := exchange(ctx, conn, &b, func(br pgx.BatchResults) (err error) {
+		if rec, err = e.store.ReadRecord(br); err == nil {
+			_, err = br.Exec()
+		}
+		return err
+	})
 	if err != nil {
 		rollback(ctx, conn)
 		return nil, fmt.Errorf("idem: claim: %w", err)
@@ -83,10 +82,5 @@ func (e *Executor) readHolder(ctx context.Context, conn *pgx.Conn, call Call) (*
 func (e *Executor) updateClaimed(ctx context.Context, conn *pgx.Conn, done pgstore.Completion, rollbackBusiness bool) error {
 	var b pgx.Batch
 	e.store.QueueComplete(&b, done, rollbackBusiness, true)
-	br := conn.SendBatch(ctx, &b)
-	err := e.store.ReadComplete(br, rollbackBusiness, true)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return exchange(ctx, conn, &b, func(br pgx.BatchResults) error { return e.store.ReadComplete(br, rollbackBusiness, true) })
 }
