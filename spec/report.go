@@ -95,6 +95,15 @@ type JSONDiagnostic struct {
 	Hint     string `json:"hint,omitempty"`
 }
 
+// JSON returns d as it is written in a JSONReport.
+func (d Diagnostic) JSON() JSONDiagnostic {
+	return JSONDiagnostic{
+		File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col,
+		Severity: d.Severity.String(), Rule: d.Rule, Path: d.Path,
+		Message: d.Message, Hint: d.Hint,
+	}
+}
+
 // jsonReportVersion is the JSONReport.Version this package writes.
 const jsonReportVersion = 1
 
@@ -106,11 +115,7 @@ func writeJSON(w io.Writer, diags []Diagnostic) error {
 		Counts:      map[string]int{"error": 0, "warning": 0, "info": 0},
 	}
 	for i, d := range diags {
-		r.Diagnostics[i] = JSONDiagnostic{
-			File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col,
-			Severity: d.Severity.String(), Rule: d.Rule, Path: d.Path,
-			Message: d.Message, Hint: d.Hint,
-		}
+		r.Diagnostics[i] = d.JSON()
 		r.Counts[d.Severity.String()]++
 	}
 	enc := json.NewEncoder(w)

@@ -23,16 +23,11 @@ type JSONReport struct {
 	Problems []JSONProblem `json:"problems,omitempty"`
 }
 
-// JSONProblem is one Problem in a JSONReport.
+// JSONProblem is one Problem in a JSONReport: the side, and the
+// diagnostic as idemgen check --format json writes it.
 type JSONProblem struct {
-	Side     string `json:"side"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	Severity string `json:"severity"`
-	Rule     string `json:"rule"`
-	Path     string `json:"path,omitempty"`
-	Message  string `json:"message"`
+	Side string `json:"side"`
+	spec.JSONDiagnostic
 }
 
 // JSONFinding is one finding in a JSONReport.
@@ -93,10 +88,7 @@ func writeJSON(w io.Writer, r Report) error {
 		}
 	}
 	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, JSONProblem{
-			Side: p.Side, File: p.Pos.File, Line: p.Pos.Line, Col: p.Pos.Col,
-			Severity: p.Severity.String(), Rule: p.Rule, Path: p.Path, Message: p.Message,
-		})
+		out.Problems = append(out.Problems, JSONProblem{Side: p.Side, JSONDiagnostic: p.JSON()})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
