@@ -1,0 +1,16 @@
+\set k random(1, 9000000000000000000)
+\set cid random(1, 100000)
+\startpipeline
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body, completed_at, expires_at, set_config('idem.replay', 'idemgen replay: a record holds the key', true) AS replay FROM idempotency_record WHERE scope = 'tenant-a' AND idempotency_key = :k::text;
+SELECT pg_advisory_xact_lock(hashtext('tenant-a' || :k::text)) AS locked, set_config('lock_timeout', b.saved, true) AS restored FROM (SELECT current_setting('lock_timeout') AS saved, set_config('lock_timeout', '5000ms', true) AS bounded WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS b;
+SELECT operation_id, fingerprint, state, response_status, response_headers, response_body, completed_at, expires_at FROM idempotency_record WHERE scope = 'tenant-a' AND idempotency_key = :k::text;
+BEGIN;
+SAVEPOINT idem_business;
+\endpipeline
+INSERT INTO orders (tenant, customer, amount) VALUES ('tenant-a', 'c-' || :cid::text, 1200) RETURNING id \gset
+INSERT INTO order_items (order_id, line, sku, quantity, unit_price) VALUES (:id, 1, 'sku-a', 1, 600), (:id, 2, 'sku-b', 1, 600);
+\startpipeline
+INSERT INTO idempotency_record (scope, idempotency_key, fingerprint, state, operation_id, response_status, response_headers, response_body, created_at, completed_at, expires_at, purge_at)
+VALUES ('tenant-a', :k::text, '\x9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'::bytea, 'completed', md5(:k::text)::uuid, 201, ('{"Content-Type":["application/json"],"Location":["/orders/' || :id::text || '"]}')::jsonb, convert_to('{"amount":1200,"customer":"c-' || :cid::text || '","order_id":' || :id::text || '}', 'UTF8'), now(), now(), now() + interval '24 hours', now() + interval '744 hours');
+COMMIT;
+\endpipeline
