@@ -358,15 +358,15 @@ func paramChecks(params []ir.Param) []jen.Code {
 			continue
 		}
 		name := jen.Lit(pm.Name)
-		var value, present jen.Code
+		var value, count jen.Code // the first value, and how many the request holds
 		switch pm.In {
 		case "path":
-			value, present = r.Clone().Dot("PathParams").Index(name), jen.Lit(true)
+			value, count = r.Clone().Dot("PathParams").Index(name), jen.Lit(1)
 		case "query":
-			value, present = r.Clone().Dot("Query").Dot("Get").Call(name), r.Clone().Dot("Query").Dot("Has").Call(name)
+			value, count = r.Clone().Dot("Query").Dot("Get").Call(name), jen.Len(r.Clone().Dot("Query").Index(name))
 		default:
 			value = r.Clone().Dot("Header").Dot("Get").Call(name)
-			present = jen.Len(r.Clone().Dot("Header").Dot("Values").Call(name)).Op(">").Lit(0)
+			count = jen.Len(r.Clone().Dot("Header").Dot("Values").Call(name))
 		}
 		s := jen.Id("s" + strconv.Itoa(i))
 		x := jen.Id("p" + strconv.Itoa(i))
@@ -392,7 +392,7 @@ func paramChecks(params []ir.Param) []jen.Code {
 				checks = append([]jen.Code{x.Clone().Op(":=").Add(read)}, checks...)
 			}
 		}
-		call := d.Clone().Dot("Param").Call(jen.Lit(pm.In), name, value, present, jen.Lit(pm.Required))
+		call := d.Clone().Dot("Param").Call(jen.Lit(pm.In), name, value, count, jen.Lit(pm.Required))
 		if len(checks) == 0 {
 			out = append(out, jen.List(jen.Id("_"), jen.Id("_")).Op("=").Add(call))
 			continue

@@ -197,17 +197,20 @@ func TestNumericChecks(t *testing.T) {
 
 func TestParams(t *testing.T) {
 	d := New(nil)
-	if _, ok := d.Param("path", "order-id", "", false, true); ok {
+	if _, ok := d.Param("path", "order-id", "", 0, true); ok {
 		t.Error("a missing parameter to check")
 	}
-	if s, ok := d.Param("query", "limit", "500", true, false); ok {
+	if s, ok := d.Param("query", "limit", "500", 1, false); ok {
 		d.Maximum(float64(d.ParamInt(s, -MaxExactInt, MaxExactInt)), 100, false)
 	}
-	if s, ok := d.Param("query", "ratio", "x", true, false); ok {
+	if s, ok := d.Param("query", "ratio", "x", 1, false); ok {
 		d.Minimum(d.ParamFloat(s), 0, false)
 	}
-	if _, ok := d.Param("header", "X-Name", "a\x00", true, false); ok {
+	if _, ok := d.Param("header", "X-Name", "a\x00", 1, false); ok {
 		t.Error("NUL in a header to check")
+	}
+	if _, ok := d.Param("query", "page", "1", 2, false); ok {
+		t.Error("a parameter sent twice to check")
 	}
 	d.EndParams()
 	err := d.Finish()
@@ -220,6 +223,7 @@ func TestParams(t *testing.T) {
 		{In: "query", Parameter: "limit", Reason: "must be at most 100"},
 		{In: "query", Parameter: "ratio", Reason: "must be a number"},
 		{In: "header", Parameter: "X-Name", Reason: "must not contain NUL"},
+		{In: "query", Parameter: "page", Reason: "is sent 2 times: it takes one value, send it once"},
 		{Reason: "invalid JSON at offset 0: empty body, want a JSON value"},
 	}
 	if diff := cmp.Diff(want, e.Violations); diff != "" {

@@ -9,18 +9,23 @@ import (
 // param is the parameter being checked.
 type param struct{ in, name string }
 
-// Param starts checking a path, query or header parameter: the check
-// methods report at it until EndParams. It reports a required parameter
-// that is missing, and a value PostgreSQL's text cannot hold, and returns
-// the value and whether there is one to check.
-func (d *Decoder) Param(in, name, value string, present, required bool) (string, bool) {
+// Param starts checking a path, query or header parameter that the
+// request holds n times, its first value being value: the check methods
+// report at it until EndParams. It reports a required parameter that is
+// missing, one sent more than once (which of its values the client meant
+// is not for the server to guess), and a value PostgreSQL's text cannot
+// hold, and returns the value and whether there is one to check.
+func (d *Decoder) Param(in, name, value string, n int, required bool) (string, bool) {
 	d.param = &param{in, name}
 	d.bad = false
 	switch {
-	case !present && required:
+	case n == 0 && required:
 		d.refuse("is required")
 		return "", false
-	case !present:
+	case n == 0:
+		return "", false
+	case n > 1:
+		d.refuse("is sent " + strconv.Itoa(n) + " times: it takes one value, send it once")
 		return "", false
 	case !utf8.ValidString(value):
 		d.refuse("must be valid UTF-8")

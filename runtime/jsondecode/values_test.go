@@ -11,7 +11,7 @@ import (
 // elsewhere at the place Enter and EnterIndex keep, parameters first.
 func TestNewValuesReportsAtThePlaceEntered(t *testing.T) {
 	d := NewValues()
-	if s, ok := d.Param("query", "limit", "x", true, false); ok {
+	if s, ok := d.Param("query", "limit", "x", 1, false); ok {
 		_ = d.ParamInt(s, 1, 10)
 	}
 	d.EndParams()

@@ -46,9 +46,14 @@ func TestWidgetParams(t *testing.T) {
 	worse := widgetCall(func(m map[string]any) { m["count"] = 0 })
 	worse.target = "/widgets?limit=ten&dry_run=maybe"
 	worse.header.Set("X-Source", "fax")
+	twice := widgetCall(nil)
+	twice.target = "/widgets?limit=5&limit=100&dry_run=true"
+	twice.header.Set("X-Source", "app")
+	twice.header.Add("X-Source", "web")
 	s.run(t, []check{
 		{"missing header, bad query, bad body", bad, []string{"query:dry_run", "query:limit", "header:X-Source", "/count"}, good},
 		{"header outside its enum, query not an integer", worse, []string{"query:dry_run", "query:limit", "header:X-Source", "/count"}, good},
+		{"query and header sent twice", twice, []string{"query:limit", "header:X-Source"}, good},
 	}, http.StatusCreated)
 }
 

@@ -112,7 +112,7 @@ func (r CreateGadget201Response) responseCreateGadget() (*idemimpl.Response, err
 func decodeCreateGadget(r *idemimpl.Request) (*Gadget, error) {
 	var v Gadget
 	d := jsondecode.NewValues()
-	if s0, ok := d.Param("query", "notify", r.Query.Get("notify"), r.Query.Has("notify"), false); ok {
+	if s0, ok := d.Param("query", "notify", r.Query.Get("notify"), len(r.Query["notify"]), false); ok {
 		_ = d.ParamBool(s0)
 	}
 	d.EndParams()
@@ -350,15 +350,15 @@ func (r CreateWidget201Response) responseCreateWidget() (*idemimpl.Response, err
 func decodeCreateWidget(r *idemimpl.Request) (*Widget, error) {
 	var v Widget
 	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), r.Query.Has("dry_run"), false); ok {
+	if s0, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
 		_ = d.ParamBool(s0)
 	}
-	if s1, ok := d.Param("query", "limit", r.Query.Get("limit"), r.Query.Has("limit"), false); ok {
+	if s1, ok := d.Param("query", "limit", r.Query.Get("limit"), len(r.Query["limit"]), false); ok {
 		p1 := int32(d.ParamInt(s1, math.MinInt32, math.MaxInt32))
 		d.Minimum(float64(p1), 1.0, false)
 		d.Maximum(float64(p1), 100.0, false)
 	}
-	if s2, ok := d.Param("header", "X-Source", r.Header.Get("X-Source"), len(r.Header.Values("X-Source")) > 0, true); ok {
+	if s2, ok := d.Param("header", "X-Source", r.Header.Get("X-Source"), len(r.Header.Values("X-Source")), true); ok {
 		switch s2 {
 		case "web", "app":
 		default:
@@ -443,17 +443,17 @@ type ArchiveWidgetRequest struct {
 func requestArchiveWidget(r *idemimpl.Request) (*ArchiveWidgetRequest, error) {
 	req := &ArchiveWidgetRequest{}
 	d := jsondecode.NewValues()
-	if s0, ok := d.Param("path", "widget-id", r.PathParams["widget-id"], true, true); ok {
+	if s0, ok := d.Param("path", "widget-id", r.PathParams["widget-id"], 1, true); ok {
 		d.CheckFormat(s0, jsondecode.FormatUUID)
 	}
-	if s1, ok := d.Param("query", "reason", r.Query.Get("reason"), r.Query.Has("reason"), true); ok {
+	if s1, ok := d.Param("query", "reason", r.Query.Get("reason"), len(r.Query["reason"]), true); ok {
 		switch s1 {
 		case "sold", "broken":
 		default:
 			d.NotOneOf("one of \"sold\", \"broken\"")
 		}
 	}
-	if s2, ok := d.Param("header", "X-Priority", r.Header.Get("X-Priority"), len(r.Header.Values("X-Priority")) > 0, false); ok {
+	if s2, ok := d.Param("header", "X-Priority", r.Header.Get("X-Priority"), len(r.Header.Values("X-Priority")), false); ok {
 		p2 := d.ParamInt(s2, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		d.Minimum(float64(p2), 1.0, false)
 		d.Maximum(float64(p2), 5.0, false)

@@ -417,7 +417,7 @@ func (r CancelOrder409Response) responseCancelOrder() (*idemimpl.Response, error
 func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
 	var v Cancellation
 	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("path", "order-id", r.PathParams["order-id"], true, true); ok {
+	if s0, ok := d.Param("path", "order-id", r.PathParams["order-id"], 1, true); ok {
 		d.MaxLength(s0, 64)
 	}
 	d.EndParams()

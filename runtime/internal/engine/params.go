@@ -49,15 +49,20 @@ func (r *Request) values(in, name string) []string {
 }
 
 // Param decodes the parameter name in in of r into *dst; a missing one is
-// an error when required and leaves *dst alone otherwise. Errors wrap
-// ErrInvalidBody and name the parameter.
+// an error when required and leaves *dst alone otherwise, and one sent
+// more than once is an error: which of its values the client meant is
+// not for the server to guess (a proxy and the service could pick
+// different ones). Errors wrap ErrInvalidBody and name the parameter.
 func Param[T ParamScalar](r *Request, in, name string, required bool, dst *T) error {
 	raw := r.values(in, name)
-	if len(raw) == 0 {
+	switch {
+	case len(raw) == 0:
 		if required {
 			return fmt.Errorf("%w: %s parameter %s is required", ErrInvalidBody, in, name)
 		}
 		return nil
+	case len(raw) > 1:
+		return fmt.Errorf("%w: %s parameter %s is sent %d times: it takes one value, send it once", ErrInvalidBody, in, name, len(raw))
 	}
 	if err := parseScalar(raw[0], dst); err != nil {
 		return fmt.Errorf("%w: %s parameter %s: %v", ErrInvalidBody, in, name, err)

@@ -163,7 +163,7 @@ type GetOrderRequest struct {
 func requestGetOrder(r *idemimpl.Request) (*GetOrderRequest, error) {
 	req := &GetOrderRequest{}
 	d := jsondecode.NewValues()
-	_, _ = d.Param("path", "order_id", r.PathParams["order_id"], true, true)
+	_, _ = d.Param("path", "order_id", r.PathParams["order_id"], 1, true)
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)

@@ -413,7 +413,7 @@ func (r CheckInBooking409Response) responseCheckInBooking() (*idemimpl.Response,
 func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
 	var v CheckIn
 	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "booking_id", r.PathParams["booking_id"], true, true)
+	_, _ = d.Param("path", "booking_id", r.PathParams["booking_id"], 1, true)
 	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {

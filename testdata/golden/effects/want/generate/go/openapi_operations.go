@@ -269,7 +269,7 @@ func (r RefundOrder200Response) responseRefundOrder() (*idemimpl.Response, error
 func decodeRefundOrder(r *idemimpl.Request) (*RefundOrderBody, error) {
 	var v RefundOrderBody
 	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "id", r.PathParams["id"], true, true)
+	_, _ = d.Param("path", "id", r.PathParams["id"], 1, true)
 	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {

@@ -289,7 +289,7 @@ func (r RerouteShipment200Response) responseRerouteShipment() (*idemimpl.Respons
 func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
 	var v Shipment
 	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "shipment_id", r.PathParams["shipment_id"], true, true)
+	_, _ = d.Param("path", "shipment_id", r.PathParams["shipment_id"], 1, true)
 	d.EndParams()
 	v.decodeJSON(d)
 	if err := d.Finish(); err != nil {

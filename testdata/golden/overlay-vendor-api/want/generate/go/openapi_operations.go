@@ -191,7 +191,7 @@ type ReverseTransferRequest struct {
 func requestReverseTransfer(r *idemimpl.Request) (*ReverseTransferRequest, error) {
 	req := &ReverseTransferRequest{}
 	d := jsondecode.NewValues()
-	_, _ = d.Param("path", "transfer_id", r.PathParams["transfer_id"], true, true)
+	_, _ = d.Param("path", "transfer_id", r.PathParams["transfer_id"], 1, true)
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)

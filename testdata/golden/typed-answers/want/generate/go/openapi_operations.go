@@ -65,7 +65,7 @@ type CreateStatementRequest struct {
 func requestCreateStatement(r *idemimpl.Request) (*CreateStatementRequest, error) {
 	req := &CreateStatementRequest{}
 	d := jsondecode.NewValues()
-	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], true, true); ok {
+	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
 		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 	}
 	d.EndParams()
@@ -332,13 +332,13 @@ func (r CreateTransferDefaultResponse) responseCreateTransfer() (*idemimpl.Respo
 func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
 	var v CreateTransferBody
 	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], true, true); ok {
+	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
 		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 	}
-	if s1, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), r.Query.Has("dry_run"), false); ok {
+	if s1, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
 		_ = d.ParamBool(s1)
 	}
-	if s3, ok := d.Param("header", "X-Request-Priority", r.Header.Get("X-Request-Priority"), len(r.Header.Values("X-Request-Priority")) > 0, true); ok {
+	if s3, ok := d.Param("header", "X-Request-Priority", r.Header.Get("X-Request-Priority"), len(r.Header.Values("X-Request-Priority")), true); ok {
 		_ = int32(d.ParamInt(s3, math.MinInt32, math.MaxInt32))
 	}
 	d.EndParams()
