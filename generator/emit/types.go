@@ -114,6 +114,13 @@ func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
 	body := []jen.Code{
 		jen.If(jen.Err().Op(":=").Qual(formImport, "Object").Call(jen.Id("n")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
+	if d.Strict { // additionalProperties: false
+		names := []jen.Code{jen.Id("n")}
+		for _, fd := range d.Fields {
+			names = append(names, jen.Lit(fd.JSONName))
+		}
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Only").Call(names...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
 	for _, fd := range d.Fields {
 		body = append(body, fieldDecode(fd))
 	}

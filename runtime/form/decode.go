@@ -1,6 +1,9 @@
 package form
 
-import "net/url"
+import (
+	"net/url"
+	"slices"
+)
 
 // Decoder is a struct that reads itself from a form tree; generated request
 // types implement it.
@@ -28,6 +31,19 @@ func Missing(n *Node, name string) error {
 func Object(n *Node) error {
 	if len(n.values) > 0 {
 		return n.errorf("want nested keys, got a value")
+	}
+	return nil
+}
+
+// Only checks that the nested object n has no keys besides names, for a
+// schema that says additionalProperties: false: the first other key, in
+// sorted order, is an error naming it. Generated DecodeForm methods of
+// such schemas call it after Object.
+func Only(n *Node, names ...string) error {
+	for _, k := range n.Keys() {
+		if !slices.Contains(names, k) {
+			return &Error{Key: n.childKey(k), Msg: "unknown key"}
+		}
 	}
 	return nil
 }

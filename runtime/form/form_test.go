@@ -305,3 +305,20 @@ func TestErrorPointer(t *testing.T) {
 		t.Errorf("Locate of another error = %q, %q", p, reason)
 	}
 }
+
+// Only refuses, at its key, the first key of an object that names none of
+// its members, and accepts an object with only its members or fewer.
+func TestOnly(t *testing.T) {
+	root, err := Parse(url.Values{"dims[w]": {"1"}, "dims[unit]": {"cm"}, "dims[depth]": {"3"}, "dims[zz]": {"4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := root.Get("dims")
+	var fe *Error
+	if err := Only(dims, "w", "unit"); !errors.As(err, &fe) || fe.Key != "dims[depth]" || fe.Msg != "unknown key" || fe.Pointer() != "/dims/depth" {
+		t.Errorf("Only with extra keys: %v, want unknown key dims[depth] at /dims/depth", err)
+	}
+	if err := Only(dims, "w", "unit", "depth", "zz", "h"); err != nil {
+		t.Errorf("Only with every key named: %v", err)
+	}
+}

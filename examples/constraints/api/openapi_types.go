@@ -272,6 +272,9 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	if err := form.Only(n, "unit", "w"); err != nil {
+		return err
+	}
 	if c := n.Get("unit"); c != nil {
 		s0, err := form.String(c)
 		if err != nil {

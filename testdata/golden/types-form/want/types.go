@@ -69,6 +69,9 @@ func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	if err := form.Only(n); err != nil {
+		return err
+	}
 	return nil
 }
 
