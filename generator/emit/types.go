@@ -124,6 +124,18 @@ func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
 	for _, fd := range d.Fields {
 		body = append(body, fieldDecode(fd))
 	}
+	if c := d.Checks; c != nil && (c.MinProperties != nil || c.MaxProperties != nil) {
+		// After the fields, as a JSON body's count is checked after its
+		// members: a missing required key is the first error.
+		lo, hi := 0, -1
+		if c.MinProperties != nil {
+			lo = *c.MinProperties
+		}
+		if c.MaxProperties != nil {
+			hi = *c.MaxProperties
+		}
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Properties").Call(jen.Id("n"), jen.Lit(lo), jen.Lit(hi)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
 	body = append(body, jen.Return(jen.Nil()))
 	f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(ir.FormMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error().Block(body...)
 }

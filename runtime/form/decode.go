@@ -3,6 +3,7 @@ package form
 import (
 	"net/url"
 	"slices"
+	"strconv"
 )
 
 // Decoder is a struct that reads itself from a form tree; generated request
@@ -44,6 +45,20 @@ func Only(n *Node, names ...string) error {
 		if !slices.Contains(names, k) {
 			return &Error{Key: n.childKey(k), Msg: "unknown key"}
 		}
+	}
+	return nil
+}
+
+// Properties checks minProperties and maxProperties (max < 0: no bound)
+// on the nested object n, counting its keys, known or not, as a JSON body
+// counts its members. Generated DecodeForm methods of schemas with either
+// keyword call it after decoding the fields.
+func Properties(n *Node, min, max int) error {
+	switch k := len(n.children); {
+	case k < min:
+		return n.errorf("must have at least " + strconv.Itoa(min) + " members")
+	case max >= 0 && k > max:
+		return n.errorf("must have at most " + strconv.Itoa(max) + " members")
 	}
 	return nil
 }

@@ -322,3 +322,23 @@ func TestOnly(t *testing.T) {
 		t.Errorf("Only with every key named: %v", err)
 	}
 }
+
+// Properties bounds an object's keys, known or not, and reports at the
+// object.
+func TestProperties(t *testing.T) {
+	root, err := Parse(url.Values{"dims[w]": {"1"}, "dims[unit]": {"cm"}, "dims[depth]": {"3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := root.Get("dims")
+	var fe *Error
+	if err := Properties(dims, 4, -1); !errors.As(err, &fe) || fe.Key != "dims" || fe.Msg != "must have at least 4 members" {
+		t.Errorf("Properties(4, none): %v", err)
+	}
+	if err := Properties(dims, 0, 2); !errors.As(err, &fe) || fe.Key != "dims" || fe.Msg != "must have at most 2 members" {
+		t.Errorf("Properties(0, 2): %v", err)
+	}
+	if err := Properties(dims, 3, 3); err != nil {
+		t.Errorf("Properties(3, 3): %v", err)
+	}
+}

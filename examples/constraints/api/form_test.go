@@ -53,6 +53,7 @@ func TestFormConstraints(t *testing.T) {
 		{"nested enum", set("dims[unit]", "mm"), set("dims[unit]", "in"), []string{"/dims/unit"}},
 		{"nested minimum", set("dims[w]", "-1"), set("dims[w]", "0"), []string{"/dims/w"}},
 		{"additionalProperties false", set("dims[depth]", "3"), del("dims[depth]"), []string{"/dims/depth"}},
+		{"minProperties", del("dims[unit]"), nil, []string{"/dims"}},
 		{"maxItems", func(v url.Values) { v["tags[]"] = []string{"a", "b", "c", "d"}; v.Del("tags[0]"); v.Del("tags[1]") },
 			func(v url.Values) { v["tags[]"] = []string{"a", "b", "c"}; v.Del("tags[0]"); v.Del("tags[1]") }, []string{"/tags"}},
 		{"uniqueItems", set("tags[1]", "a"), nil, []string{"/tags/1"}},

@@ -292,6 +292,9 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 	} else {
 		return form.Missing(n, "w")
 	}
+	if err := form.Properties(n, 2, -1); err != nil {
+		return err
+	}
 	return nil
 }
 
