@@ -108,6 +108,12 @@ func checkFormValue(x *jen.Statement, t *ir.GoType, depth int) []jen.Code {
 					jen.If(seen.Clone().Index(e.Clone())).Block(d.Clone().Dot("Repeated").Call(i.Clone())),
 					seen.Clone().Index(e.Clone()).Op("=").True(),
 				))
+		} else if t.Checks != nil && t.Checks.UniqueItems {
+			// Objects and arrays compare as JSON values do, by their
+			// canonical form.
+			out = append(out, d.Clone().Dot("UniqueEncoded").Call(jen.Len(x.Clone()),
+				jen.Func().Params(jen.Id("i").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
+					jen.Return(jen.Qual(jsonImport, "Marshal").Call(x.Clone().Index(jen.Id("i")))))))
 		}
 		if formChecked(t.Elem) {
 			loop := append([]jen.Code{d.Clone().Dot("EnterIndex").Call(i.Clone())}, checkFormValue(x.Clone().Index(i.Clone()), t.Elem, depth+1)...)

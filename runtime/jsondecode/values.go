@@ -1,6 +1,10 @@
 package jsondecode
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+)
 
 // NewValues returns a Decoder without a JSON text, for checking values
 // decoded another way: the parameters of an operation without a JSON body,
@@ -73,4 +77,28 @@ func (d *Decoder) Repeated(i int) {
 	d.EnterIndex(i)
 	d.Violate("must not repeat an earlier item (uniqueItems)")
 	d.Leave()
+}
+
+// UniqueEncoded checks uniqueItems on n decoded items that are not
+// scalars, such as a form's array of objects: encode returns item i as
+// JSON, and two items are equal when their canonical forms (RFC 8785)
+// are, as for a JSON body. Each item equal to an earlier one is reported
+// at its index; an item that cannot be encoded is not compared.
+func (d *Decoder) UniqueEncoded(n int, encode func(i int) ([]byte, error)) {
+	seen := make(map[string]bool, n)
+	for i := range n {
+		b, err := encode(i)
+		if err != nil {
+			continue
+		}
+		c, err := fingerprint.Canonicalize(b)
+		if err != nil {
+			continue
+		}
+		if seen[string(c)] {
+			d.Repeated(i)
+			continue
+		}
+		seen[string(c)] = true
+	}
 }

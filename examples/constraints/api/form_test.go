@@ -54,6 +54,17 @@ func TestFormConstraints(t *testing.T) {
 		{"nested minimum", set("dims[w]", "-1"), set("dims[w]", "0"), []string{"/dims/w"}},
 		{"additionalProperties false", set("dims[depth]", "3"), del("dims[depth]"), []string{"/dims/depth"}},
 		{"minProperties", del("dims[unit]"), nil, []string{"/dims"}},
+		{"uniqueItems of objects", func(v url.Values) {
+			v.Set("parts[0][sku]", "a")
+			v.Set("parts[0][qty]", "1")
+			v.Set("parts[1][qty]", "1")
+			v.Set("parts[1][sku]", "a")
+		}, func(v url.Values) {
+			v.Set("parts[0][sku]", "a")
+			v.Set("parts[0][qty]", "1")
+			v.Set("parts[1][sku]", "a")
+			v.Set("parts[1][qty]", "2")
+		}, []string{"/parts/1"}},
 		{"maxItems", func(v url.Values) { v["tags[]"] = []string{"a", "b", "c", "d"}; v.Del("tags[0]"); v.Del("tags[1]") },
 			func(v url.Values) { v["tags[]"] = []string{"a", "b", "c"}; v.Del("tags[0]"); v.Del("tags[1]") }, []string{"/tags"}},
 		{"uniqueItems", set("tags[1]", "a"), nil, []string{"/tags/1"}},

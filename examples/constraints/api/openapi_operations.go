@@ -558,6 +558,14 @@ func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 	}
 	w.Key("name")
 	w.String(v.Name)
+	if v.Parts != nil {
+		w.Key("parts")
+		w.BeginArray()
+		for _, e0 := range v.Parts {
+			fingerprintGadgetPartsItem(w, &e0)
+		}
+		w.EndArray()
+	}
 	if v.Price != nil {
 		w.Key("price")
 		w.Float(*v.Price)
@@ -797,6 +805,21 @@ func fingerprintGadgetDims(w *fingerprint.Writer, v *GadgetDims) {
 	}
 	w.Key("w")
 	w.Float(v.W)
+	w.EndObject()
+}
+
+// fingerprintGadgetPartsItem writes a GadgetPartsItem value for a typed
+// fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
+func fingerprintGadgetPartsItem(w *fingerprint.Writer, v *GadgetPartsItem) {
+	w.BeginObject()
+	if v.Qty != nil {
+		w.Key("qty")
+		w.Int(*v.Qty)
+	}
+	if v.Sku != nil {
+		w.Key("sku")
+		w.String(*v.Sku)
+	}
 	w.EndObject()
 }
 

@@ -21,18 +21,19 @@ var (
 
 // Gadget is the schema #/components/schemas/Gadget.
 type Gadget struct {
-	At       *string          `json:"at,omitempty"`
-	Attrs    map[string]int64 `json:"attrs,omitzero"`
-	Color    *GadgetColor     `json:"color,omitempty"`
-	Dims     *GadgetDims      `json:"dims,omitempty"`
-	Email    *string          `json:"email,omitempty"`
-	Homepage *string          `json:"homepage,omitempty"`
-	Launch   *string          `json:"launch,omitempty"`
-	Name     string           `json:"name"`
-	Price    *float64         `json:"price,omitempty"`
-	Quantity int32            `json:"quantity"`
-	Sku      *string          `json:"sku,omitempty"`
-	Tags     []string         `json:"tags,omitzero"`
+	At       *string           `json:"at,omitempty"`
+	Attrs    map[string]int64  `json:"attrs,omitzero"`
+	Color    *GadgetColor      `json:"color,omitempty"`
+	Dims     *GadgetDims       `json:"dims,omitempty"`
+	Email    *string           `json:"email,omitempty"`
+	Homepage *string           `json:"homepage,omitempty"`
+	Launch   *string           `json:"launch,omitempty"`
+	Name     string            `json:"name"`
+	Parts    []GadgetPartsItem `json:"parts,omitzero"`
+	Price    *float64          `json:"price,omitempty"`
+	Quantity int32             `json:"quantity"`
+	Sku      *string           `json:"sku,omitempty"`
+	Tags     []string          `json:"tags,omitzero"`
 }
 
 // DecodeForm sets o from the form tree n, reporting the first key that does not
@@ -108,6 +109,21 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		o.Name = v0
 	} else {
 		return form.Missing(n, "name")
+	}
+	if c := n.Get("parts"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			return err
+		}
+		v0 := make([]GadgetPartsItem, len(e0))
+		for i0, c := range e0 {
+			var v1 GadgetPartsItem
+			if err := v1.DecodeForm(c); err != nil {
+				return err
+			}
+			v0[i0] = v1
+		}
+		o.Parts = v0
 	}
 	if c := n.Get("price"); c != nil {
 		v0, err := form.Float64(c)
@@ -210,6 +226,18 @@ func (o *Gadget) checkForm(d *jsondecode.Decoder) {
 		d.MinLength(o.Name, 2)
 		d.MaxLength(o.Name, 10)
 		d.Pattern(o.Name, pattern1, "^[a-z][a-z0-9-]*$")
+		d.Leave()
+	}
+	if o.Parts != nil {
+		d.Enter("parts")
+		d.UniqueEncoded(len(o.Parts), func(i int) ([]byte, error) {
+			return json.Marshal(o.Parts[i])
+		})
+		for i0 := range o.Parts {
+			d.EnterIndex(i0)
+			o.Parts[i0].checkForm(d)
+			d.Leave()
+		}
 		d.Leave()
 	}
 	if o.Price != nil {
@@ -327,6 +355,46 @@ const (
 	GadgetDimsUnitCm GadgetDimsUnit = "cm"
 	GadgetDimsUnitIn GadgetDimsUnit = "in"
 )
+
+// GadgetPartsItem is the item of the property parts of the schema
+// #/components/schemas/Gadget.
+type GadgetPartsItem struct {
+	Qty *int64  `json:"qty,omitempty"`
+	Sku *string `json:"sku,omitempty"`
+}
+
+// DecodeForm sets o from the form tree n, reporting the first key that does not
+// fit; see form.Decode.
+func (o *GadgetPartsItem) DecodeForm(n *form.Node) error {
+	if err := form.Object(n); err != nil {
+		return err
+	}
+	if c := n.Get("qty"); c != nil {
+		v0, err := form.Int64(c)
+		if err != nil {
+			return err
+		}
+		o.Qty = &v0
+	}
+	if c := n.Get("sku"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			return err
+		}
+		o.Sku = &v0
+	}
+	return nil
+}
+
+// checkForm checks a GadgetPartsItem decoded from a form against its schema,
+// reporting every violation to d.
+func (o *GadgetPartsItem) checkForm(d *jsondecode.Decoder) {
+	if o.Sku != nil {
+		d.Enter("sku")
+		d.Text(*o.Sku)
+		d.Leave()
+	}
+}
 
 // Gear is the schema #/components/schemas/Gear.
 type Gear struct {
