@@ -200,7 +200,7 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 			jen.If(jen.List(jen.Id("values"), jen.Err()).Op(":=").Qual(urlImport, "ParseQuery").Call(jen.String().Call(jen.Id("r").Dot("Body"))), jen.Err().Op("!=").Nil()).Block(
 				d.Clone().Dot("ViolateAt").Call(jen.Lit(""), jen.Lit("invalid form body: ").Op("+").Err().Dot("Error").Call()),
 			).Else().If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-				d.Clone().Dot("ViolateAt").Call(jen.Qual(formImport, "Locate").Call(jen.Err())),
+				jen.Qual(formImport, "Failures").Call(jen.Err(), d.Clone().Dot("ViolateAt")),
 			).Else().Block(jen.Id("v").Dot(ir.FormCheckMethod).Call(d.Clone())),
 			jen.If(jen.Err().Op(":=").Add(d.Clone()).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
 		)

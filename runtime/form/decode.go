@@ -1,6 +1,7 @@
 package form
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -12,7 +13,8 @@ type Decoder interface {
 	DecodeForm(n *Node) error
 }
 
-// Decode parses v and decodes the whole form into dst.
+// Decode parses v and decodes the whole form into dst. A generated dst
+// reports every key that does not fit, joined; see Failures.
 func Decode(v url.Values, dst Decoder) error {
 	root, err := Parse(v)
 	if err != nil {
@@ -37,16 +39,17 @@ func Object(n *Node) error {
 }
 
 // Only checks that the nested object n has no keys besides names, for a
-// schema that says additionalProperties: false: the first other key, in
-// sorted order, is an error naming it. Generated DecodeForm methods of
+// schema that says additionalProperties: false: each other key, in sorted
+// order, is an error naming it, joined. Generated DecodeForm methods of
 // such schemas call it after Object.
 func Only(n *Node, names ...string) error {
+	var errs []error
 	for _, k := range n.Keys() {
 		if !slices.Contains(names, k) {
-			return &Error{Key: n.childKey(k), Msg: "unknown key"}
+			errs = append(errs, &Error{Key: n.childKey(k), Msg: "unknown key"})
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Properties checks minProperties and maxProperties (max < 0: no bound)

@@ -47,6 +47,20 @@ func (e *Error) Pointer() string {
 // pointerEscaper escapes a pointer token (RFC 6901).
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
+// Failures calls report with the pointer and reason (see Locate) of each
+// failure err, returned by Decode, holds: a generated DecodeForm joins the
+// failures of every key that does not fit (errors.Join), its nested
+// objects' included, and Failures reports them in that order.
+func Failures(err error, report func(pointer, reason string)) {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			Failures(e, report)
+		}
+		return
+	}
+	report(Locate(err))
+}
+
 // Locate returns where err, returned by Decode, puts the failure (the
 // JSON pointer of its key, see Error.Pointer) and the reason in words, for
 // a list of violations.

@@ -3,6 +3,7 @@ package form
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// item and order are written as generated DecodeForm methods are.
+// item is written as generated DecodeForm methods are: every key that
+// does not fit is kept and joined. order returns at its first failure, as
+// a hand-written Decoder may; Decode and Failures serve both.
 type item struct {
 	SKU string
 	Qty *int64
@@ -20,23 +23,24 @@ func (o *item) DecodeForm(n *Node) error {
 	if err := Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("sku"); c != nil {
 		v0, err := String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.SKU = v0
 	} else {
-		return Missing(n, "sku")
+		errs = append(errs, Missing(n, "sku"))
 	}
 	if c := n.Get("qty"); c != nil {
 		v0, err := Int64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Qty = &v0
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 type status string
@@ -316,7 +320,12 @@ func TestOnly(t *testing.T) {
 	dims := root.Get("dims")
 	var fe *Error
 	if err := Only(dims, "w", "unit"); !errors.As(err, &fe) || fe.Key != "dims[depth]" || fe.Msg != "unknown key" || fe.Pointer() != "/dims/depth" {
-		t.Errorf("Only with extra keys: %v, want unknown key dims[depth] at /dims/depth", err)
+		t.Errorf("Only with extra keys: %v, want unknown key dims[depth] at /dims/depth first", err)
+	}
+	var got []string
+	Failures(Only(dims, "w", "unit"), func(pointer, reason string) { got = append(got, pointer+" "+reason) })
+	if want := []string{"/dims/depth unknown key", "/dims/zz unknown key"}; !slices.Equal(got, want) {
+		t.Errorf("Failures(Only) = %q, want %q", got, want)
 	}
 	if err := Only(dims, "w", "unit", "depth", "zz", "h"); err != nil {
 		t.Errorf("Only with every key named: %v", err)
@@ -340,5 +349,17 @@ func TestProperties(t *testing.T) {
 	}
 	if err := Properties(dims, 3, 3); err != nil {
 		t.Errorf("Properties(3, 3): %v", err)
+	}
+}
+
+// A generated DecodeForm reports every key that does not fit, and
+// Failures names each by its pointer.
+func TestFailuresOfEveryKey(t *testing.T) {
+	var it item
+	err := Decode(url.Values{"qty": {"many"}}, &it)
+	var got []string
+	Failures(err, func(pointer, reason string) { got = append(got, pointer+": "+reason) })
+	if want := []string{"/sku: required key is missing", `/qty: invalid integer "many"`}; !slices.Equal(got, want) {
+		t.Errorf("Failures = %q, want %q", got, want)
 	}
 }

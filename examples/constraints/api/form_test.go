@@ -34,7 +34,7 @@ func TestFormConstraints(t *testing.T) {
 		want       []string
 	}{
 		{"required", del("quantity"), nil, []string{"/quantity"}},
-		{"required nested", del("dims[w]"), nil, []string{"/dims/w"}},
+		{"required nested, and too few members then", del("dims[w]"), nil, []string{"/dims/w", "/dims"}},
 		{"minLength", set("name", "a"), set("name", "ab"), []string{"/name"}},
 		{"maxLength", set("name", "abcdefghijk"), set("name", "abcdefghij"), []string{"/name"}},
 		{"pattern", set("name", "1a"), set("name", "a-1"), []string{"/name"}},
@@ -54,6 +54,8 @@ func TestFormConstraints(t *testing.T) {
 		{"nested minimum", set("dims[w]", "-1"), set("dims[w]", "0"), []string{"/dims/w"}},
 		{"additionalProperties false", set("dims[depth]", "3"), del("dims[depth]"), []string{"/dims/depth"}},
 		{"minProperties", del("dims[unit]"), nil, []string{"/dims"}},
+		{"every key that does not fit, at once", func(v url.Values) { v.Del("quantity"); v.Set("price", "cheap"); v.Set("dims[w]", "wide") },
+			nil, []string{"/dims/w", "/price", "/quantity"}},
 		{"uniqueItems of objects", func(v url.Values) {
 			v.Set("parts[0][sku]", "a")
 			v.Set("parts[0][qty]", "1")

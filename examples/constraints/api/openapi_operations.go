@@ -119,7 +119,7 @@ func decodeCreateGadget(r *idemimpl.Request) (*Gadget, error) {
 	if values, err := url.ParseQuery(string(r.Body)); err != nil {
 		d.ViolateAt("", "invalid form body: "+err.Error())
 	} else if err := form.Decode(values, &v); err != nil {
-		d.ViolateAt(form.Locate(err))
+		form.Failures(err, d.ViolateAt)
 	} else {
 		v.checkForm(d)
 	}

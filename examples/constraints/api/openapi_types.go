@@ -4,6 +4,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
@@ -36,30 +37,31 @@ type Gadget struct {
 	Tags     []string          `json:"tags,omitzero"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *Gadget) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("at"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.At = &v0
 	}
 	if c := n.Get("attrs"); c != nil {
 		k0, err := form.Members(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make(map[string]int64, len(k0))
 		for _, k := range k0 {
 			c := c.Get(k)
 			v1, err := form.Int64(c)
 			if err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v0[k] = v1
 		}
@@ -68,7 +70,7 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 	if c := n.Get("color"); c != nil {
 		s0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := GadgetColor(s0)
 		o.Color = &v0
@@ -76,50 +78,50 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 	if c := n.Get("dims"); c != nil {
 		var v0 GadgetDims
 		if err := v0.DecodeForm(c); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Dims = &v0
 	}
 	if c := n.Get("email"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Email = &v0
 	}
 	if c := n.Get("homepage"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Homepage = &v0
 	}
 	if c := n.Get("launch"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Launch = &v0
 	}
 	if c := n.Get("name"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Name = v0
 	} else {
-		return form.Missing(n, "name")
+		errs = append(errs, form.Missing(n, "name"))
 	}
 	if c := n.Get("parts"); c != nil {
 		e0, err := c.Elems()
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make([]GadgetPartsItem, len(e0))
 		for i0, c := range e0 {
 			var v1 GadgetPartsItem
 			if err := v1.DecodeForm(c); err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v0[i0] = v1
 		}
@@ -128,42 +130,42 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 	if c := n.Get("price"); c != nil {
 		v0, err := form.Float64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Price = &v0
 	}
 	if c := n.Get("quantity"); c != nil {
 		v0, err := form.Int32(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Quantity = v0
 	} else {
-		return form.Missing(n, "quantity")
+		errs = append(errs, form.Missing(n, "quantity"))
 	}
 	if c := n.Get("sku"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Sku = &v0
 	}
 	if c := n.Get("tags"); c != nil {
 		e0, err := c.Elems()
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make([]string, len(e0))
 		for i0, c := range e0 {
 			v1, err := form.String(c)
 			if err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v0[i0] = v1
 		}
 		o.Tags = v0
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a Gadget decoded from a form against its schema, reporting
@@ -294,19 +296,20 @@ type GadgetDims struct {
 	W    float64         `json:"w"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *GadgetDims) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if err := form.Only(n, "unit", "w"); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if c := n.Get("unit"); c != nil {
 		s0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := GadgetDimsUnit(s0)
 		o.Unit = &v0
@@ -314,16 +317,16 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 	if c := n.Get("w"); c != nil {
 		v0, err := form.Float64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.W = v0
 	} else {
-		return form.Missing(n, "w")
+		errs = append(errs, form.Missing(n, "w"))
 	}
 	if err := form.Properties(n, 2, -1); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a GadgetDims decoded from a form against its schema,
@@ -363,27 +366,28 @@ type GadgetPartsItem struct {
 	Sku *string `json:"sku,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *GadgetPartsItem) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("qty"); c != nil {
 		v0, err := form.Int64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Qty = &v0
 	}
 	if c := n.Get("sku"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Sku = &v0
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a GadgetPartsItem decoded from a form against its schema,

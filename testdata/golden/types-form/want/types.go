@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
@@ -14,27 +15,28 @@ type Address struct {
 	Line1 *string `json:"line1,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *Address) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("city"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.City = &v0
 	}
 	if c := n.Get("line1"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Line1 = &v0
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a Address decoded from a form against its schema, reporting
@@ -63,16 +65,17 @@ type Charge struct {
 // /v1/charges/{charge}).
 type DeleteChargesChargeBody struct{}
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if err := form.Only(n); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a DeleteChargesChargeBody decoded from a form against its
@@ -94,32 +97,33 @@ type PostChargesBody struct {
 	Shipping      *PostChargesBodyShipping      `json:"shipping,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("amount"); c != nil {
 		v0, err := form.Int64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Amount = v0
 	} else {
-		return form.Missing(n, "amount")
+		errs = append(errs, form.Missing(n, "amount"))
 	}
 	if c := n.Get("capture"); c != nil {
 		v0, err := form.Bool(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Capture = &v0
 	}
 	if c := n.Get("capture_method"); c != nil {
 		s0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := PostChargesBodyCaptureMethod(s0)
 		o.CaptureMethod = &v0
@@ -127,22 +131,22 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if c := n.Get("currency"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Currency = v0
 	} else {
-		return form.Missing(n, "currency")
+		errs = append(errs, form.Missing(n, "currency"))
 	}
 	if c := n.Get("expand"); c != nil {
 		e0, err := c.Elems()
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make([]string, len(e0))
 		for i0, c := range e0 {
 			v1, err := form.String(c)
 			if err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v0[i0] = v1
 		}
@@ -151,20 +155,20 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if c := n.Get("fee"); c != nil {
 		v0, err := form.Float64(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Fee = &v0
 	}
 	if c := n.Get("items"); c != nil {
 		e0, err := c.Elems()
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make([]PostChargesBodyItemsItem, len(e0))
 		for i0, c := range e0 {
 			var v1 PostChargesBodyItemsItem
 			if err := v1.DecodeForm(c); err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v0[i0] = v1
 		}
@@ -173,34 +177,34 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if c := n.Get("metadata"); c != nil {
 		v0, err := form.Raw(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Metadata = v0
 	}
 	if c := n.Get("paid_at"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.PaidAt = &v0
 	}
 	if c := n.Get("scores"); c != nil {
 		k0, err := form.Members(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		v0 := make(map[string][]*int64, len(k0))
 		for _, k := range k0 {
 			c := c.Get(k)
 			e1, err := c.Elems()
 			if err != nil {
-				return err
+				errs = append(errs, err)
 			}
 			v1 := make([]*int64, len(e1))
 			for i1, c := range e1 {
 				v3, err := form.Int64(c)
 				if err != nil {
-					return err
+					errs = append(errs, err)
 				}
 				v2 := &v3
 				v1[i1] = v2
@@ -212,11 +216,11 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	if c := n.Get("shipping"); c != nil {
 		var v0 PostChargesBodyShipping
 		if err := v0.DecodeForm(c); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Shipping = &v0
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a PostChargesBody decoded from a form against its schema,
@@ -286,29 +290,30 @@ type PostChargesBodyItemsItem struct {
 	Sku string `json:"sku"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("qty"); c != nil {
 		v0, err := form.Int32(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Qty = &v0
 	}
 	if c := n.Get("sku"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Sku = v0
 	} else {
-		return form.Missing(n, "sku")
+		errs = append(errs, form.Missing(n, "sku"))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a PostChargesBodyItemsItem decoded from a form against its
@@ -328,29 +333,30 @@ type PostChargesBodyShipping struct {
 	Name    string   `json:"name"`
 }
 
-// DecodeForm sets o from the form tree n, reporting the first key that does not
-// fit; see form.Decode.
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
 func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 	if err := form.Object(n); err != nil {
 		return err
 	}
+	var errs []error
 	if c := n.Get("address"); c != nil {
 		var v0 Address
 		if err := v0.DecodeForm(c); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Address = &v0
 	}
 	if c := n.Get("name"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		o.Name = v0
 	} else {
-		return form.Missing(n, "name")
+		errs = append(errs, form.Missing(n, "name"))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkForm checks a PostChargesBodyShipping decoded from a form against its
