@@ -61,7 +61,7 @@ func newShop(t *testing.T) *shop {
 type call struct {
 	path        string
 	body        string
-	contentType string // "-" sends none
+	contentType string // "-" sends none; "a\nb" sends two fields
 	tenant      string
 	key         string // empty: a new key
 }
@@ -72,8 +72,10 @@ func (s *shop) do(c call) *httptest.ResponseRecorder {
 	case "":
 		req.Header.Set("Content-Type", "application/json")
 	case "-":
-	default:
-		req.Header.Set("Content-Type", c.contentType)
+	default: // "a\nb" sends two fields
+		for ct := range strings.SplitSeq(c.contentType, "\n") {
+			req.Header.Add("Content-Type", ct)
+		}
 	}
 	tenant := c.tenant
 	if tenant == "" {
@@ -181,6 +183,7 @@ func TestRequestValidation(t *testing.T) {
 		{"enum", call{path: "/orders/o-1/cancel", body: `{"reason":"bored"}`}, 400, []string{"/reason"}},
 		{"path parameter maxLength", call{path: "/orders/" + long + "/cancel", body: `{"reason":"bored"}`}, 400, []string{"path:order-id", "/reason"}},
 		{"text/plain", call{path: "/orders", body: order(nil), contentType: "text/plain"}, 415, nil},
+		{"two Content-Type fields", call{path: "/orders", body: order(nil), contentType: "application/json\ntext/plain"}, 415, nil},
 		{"no Content-Type, one declared", call{path: "/orders", body: order(nil), contentType: "-"}, 201, nil},
 		{"3,000-byte tenant", call{path: "/orders", body: order(nil), tenant: strings.Repeat("t", 3000)}, 403, nil},
 	}

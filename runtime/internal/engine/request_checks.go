@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,11 +47,16 @@ func (e *mediaTypeError) Unwrap() error { return ErrUnsupportedMediaType }
 // checkMediaType accepts a non-empty body whose Content-Type is one of
 // declared (compared without parameters, case-insensitively), and a body
 // without Content-Type only when the operation declares exactly one type
-// (RFC 9110 section 8.3 lets the recipient assume it). An empty body is
-// left to the decoder, which knows whether the body is required.
+// (RFC 9110 section 8.3 lets the recipient assume it). Two Content-Type
+// fields are refused: which one a proxy in front read is not for the
+// service to guess. An empty body is left to the decoder, which knows
+// whether the body is required.
 func checkMediaType(method string, declared []string, header http.Header, body []byte) error {
 	if len(declared) == 0 || len(body) == 0 {
 		return nil
+	}
+	if cts := header.Values("Content-Type"); len(cts) > 1 {
+		return &mediaTypeError{method: method, got: strconv.Itoa(len(cts)) + " Content-Type fields, " + strings.Join(cts, " and "), accept: declared}
 	}
 	ct := header.Get("Content-Type")
 	if ct == "" {

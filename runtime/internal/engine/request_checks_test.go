@@ -27,12 +27,16 @@ func TestCheckMediaType(t *testing.T) {
 		{"second of two", two, "application/x-www-form-urlencoded", "a=1", true},
 		{"empty body", one, "text/plain", "", true},
 		{"any", nil, "text/plain", "{}", true},
+		{"two fields", one, "application/json\ntext/plain", "{}", false},
+		{"two fields, both declared", one, "application/json\napplication/json", "{}", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := http.Header{}
-			if tt.ct != "" {
-				h.Set("Content-Type", tt.ct)
+			for ct := range strings.SplitSeq(tt.ct, "\n") {
+				if ct != "" {
+					h.Add("Content-Type", ct)
+				}
 			}
 			err := checkMediaType(http.MethodPost, tt.declared, h, []byte(tt.body))
 			if (err == nil) != tt.ok || err != nil && !errors.Is(err, ErrUnsupportedMediaType) {
