@@ -77,6 +77,7 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 		{"no key", "Authorization: Bearer tenant-a\r\n", http.StatusBadRequest},
 		{"malformed key", "Authorization: Bearer tenant-a\r\nIdempotency-Key: \"open\r\n", http.StatusBadRequest},
 		{"no caller", "Idempotency-Key: k-no-caller\r\n", http.StatusForbidden},
+		{"two callers", "Authorization: Bearer tenant-a\r\nAuthorization: Bearer tenant-b\r\nIdempotency-Key: k-two-callers\r\n", http.StatusForbidden},
 		{"neither", "", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -137,12 +137,16 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 }
 
 // demoTenant is the example's stand-in for authentication: it takes the
-// tenant from "Authorization: Bearer <tenant>". A real service replaces it
-// with the tenant its authentication middleware established; the scope
-// must never come from the request body. The generated handlers call it
+// tenant from "Authorization: Bearer <tenant>", refusing a request that
+// names two callers. A real service replaces it with the tenant its
+// authentication middleware established; the scope must never come from
+// the request body. The generated handlers call it
 // before they read the body, so a request without a caller costs no more
 // than its header.
 func demoTenant(r *http.Request) (string, error) {
+	if len(r.Header.Values("Authorization")) > 1 {
+		return "", errors.New("more than one Authorization field")
+	}
 	tenant, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tenant == "" {
 		return "", errors.New("no bearer token")
