@@ -132,27 +132,38 @@ func (d *Decoder) UniqueItems(mark int) {
 		return
 	}
 	sub := New(d.src[mark:d.pos])
-	seen := map[string]int{}
-	var dup []int
+	var items [][]byte
 	if sub.BeginArray() {
-		for i := 0; sub.Next(); i++ {
+		for sub.Next() {
 			start := sub.Mark()
 			sub.Skip()
-			c, err := fingerprint.Canonicalize(sub.src[start:sub.pos])
-			if err != nil {
-				continue
-			}
-			if _, ok := seen[string(c)]; ok {
-				dup = append(dup, i)
-				continue
-			}
-			seen[string(c)] = i
+			items = append(items, sub.src[start:sub.pos])
 		}
 	}
 	_ = sub.Finish()
-	for _, i := range dup {
+	for _, i := range repeats(items) {
 		d.violateElement(i, "must not repeat an earlier item (uniqueItems)")
 	}
+}
+
+// repeats returns the indexes of the items, JSON texts, that equal an
+// earlier one as JSON values: equal canonical forms (RFC 8785). An item
+// that does not canonicalize (nil included) is not compared.
+func repeats(items [][]byte) []int {
+	seen := make(map[string]bool, len(items))
+	var out []int
+	for i, item := range items {
+		c, err := fingerprint.Canonicalize(item)
+		if err != nil {
+			continue
+		}
+		if seen[string(c)] {
+			out = append(out, i)
+			continue
+		}
+		seen[string(c)] = true
+	}
+	return out
 }
 
 // violateElement reports a violation at element i of the array just

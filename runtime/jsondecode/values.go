@@ -1,10 +1,6 @@
 package jsondecode
 
-import (
-	"unicode/utf8"
-
-	"github.com/idemgen/idemgen/runtime/fingerprint"
-)
+import "unicode/utf8"
 
 // NewValues returns a Decoder without a JSON text, for checking values
 // decoded another way: the parameters of an operation without a JSON body,
@@ -85,20 +81,13 @@ func (d *Decoder) Repeated(i int) {
 // are, as for a JSON body. Each item equal to an earlier one is reported
 // at its index; an item that cannot be encoded is not compared.
 func (d *Decoder) UniqueEncoded(n int, encode func(i int) ([]byte, error)) {
-	seen := make(map[string]bool, n)
+	items := make([][]byte, n)
 	for i := range n {
-		b, err := encode(i)
-		if err != nil {
-			continue
+		if b, err := encode(i); err == nil {
+			items[i] = b // one that fails stays nil, and is not compared
 		}
-		c, err := fingerprint.Canonicalize(b)
-		if err != nil {
-			continue
-		}
-		if seen[string(c)] {
-			d.Repeated(i)
-			continue
-		}
-		seen[string(c)] = true
+	}
+	for _, i := range repeats(items) {
+		d.Repeated(i)
 	}
 }
