@@ -120,7 +120,7 @@ func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
 		for _, fd := range d.Fields {
 			names = append(names, jen.Lit(fd.JSONName))
 		}
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Only").Call(names...), jen.Err().Op("!=").Nil()).Block(collectErr()))
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Only").Call(names...), jen.Err().Op("!=").Nil()).Block(collectErr(jen.Err())))
 	}
 	for _, fd := range d.Fields {
 		body = append(body, fieldDecode(fd))
@@ -135,17 +135,17 @@ func emitDecodeForm(f *jen.File, d *ir.TypeDecl) {
 		if c.MaxProperties != nil {
 			hi = *c.MaxProperties
 		}
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Properties").Call(jen.Id("n"), jen.Lit(lo), jen.Lit(hi)), jen.Err().Op("!=").Nil()).Block(collectErr()))
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(formImport, "Properties").Call(jen.Id("n"), jen.Lit(lo), jen.Lit(hi)), jen.Err().Op("!=").Nil()).Block(collectErr(jen.Err())))
 	}
 	body = append(body, jen.Return(jen.Qual("errors", "Join").Call(jen.Id("errs").Op("..."))))
 	f.Func().Params(jen.Id("o").Op("*").Id(d.Name)).Id(ir.FormMethod).Params(jen.Id("n").Op("*").Qual(formImport, "Node")).Error().Block(body...)
 }
 
-// collectErr is the statement that keeps a failure in errs and goes on, so
-// that DecodeForm reports every key that does not fit; the value read is
-// then the zero value, and unused, as the form is refused.
-func collectErr() jen.Code {
-	return jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Err())
+// collectErr is the statement that keeps the failure err in errs and goes
+// on, so that DecodeForm reports every key that does not fit; the value
+// read is then the zero value, and unused, as the form is refused.
+func collectErr(err jen.Code) jen.Code {
+	return jen.Id("errs").Op("=").Append(jen.Id("errs"), err)
 }
 
 // fieldDecode is the block that reads one field: decode the child into v0
@@ -165,7 +165,7 @@ func fieldDecode(fd *ir.StructField) jen.Code {
 	if !fd.Required {
 		return get
 	}
-	return get.Else().Block(jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Qual(formImport, "Missing").Call(jen.Id("n"), jen.Lit(fd.JSONName))))
+	return get.Else().Block(collectErr(jen.Qual(formImport, "Missing").Call(jen.Id("n"), jen.Lit(fd.JSONName))))
 }
 
 // decodeValue returns the statements that decode the node c into a new
@@ -175,7 +175,7 @@ func decodeValue(t *ir.GoType, depth int) []jen.Code {
 	d := strconv.Itoa(depth)
 	v, next := jen.Id("v"+d), "v"+strconv.Itoa(depth+1)
 	c := jen.Id("c")
-	checkErr := jen.If(jen.Err().Op("!=").Nil()).Block(collectErr())
+	checkErr := jen.If(jen.Err().Op("!=").Nil()).Block(collectErr(jen.Err()))
 	leaf := func(call *jen.Statement) []jen.Code {
 		return []jen.Code{jen.List(v, jen.Err()).Op(":=").Add(call), checkErr}
 	}
@@ -208,7 +208,7 @@ func decodeValue(t *ir.GoType, depth int) []jen.Code {
 		}
 		return []jen.Code{
 			jen.Var().Add(v).Id(t.Decl.Name),
-			jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot(ir.FormMethod).Call(c), jen.Err().Op("!=").Nil()).Block(collectErr()),
+			jen.If(jen.Err().Op(":=").Add(v.Clone()).Dot(ir.FormMethod).Call(c), jen.Err().Op("!=").Nil()).Block(collectErr(jen.Err())),
 		}
 	case ir.TypeSlice:
 		e, i := jen.Id("e"+d), jen.Id("i"+d)
