@@ -203,7 +203,7 @@ func TestRejectRefusalRoundTrips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := holder.Exec(ctx, p.hold, pgstore.KeyHash("t", key), "t", key); err != nil {
+		if _, err := holder.Exec(ctx, p.hold, pgstore.LockKey("t", key), "t", key); err != nil {
 			t.Fatal(err)
 		}
 		var r idemtest.Response

@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 )
 
 // Sentinel errors, usable with errors.Is. The HTTP adapter maps each to its
@@ -11,7 +13,7 @@ var (
 	// ErrKeyMissing: the contract requires a key and none was sent (400).
 	ErrKeyMissing = errors.New("idem: idempotency key missing")
 	// ErrKeyMalformed: the key is empty, too long or not parseable (400).
-	ErrKeyMalformed = errors.New("idem: idempotency key malformed")
+	ErrKeyMalformed = idemkey.ErrMalformed
 	// ErrBodyTooLarge: the request body exceeds the contract's limit (413).
 	ErrBodyTooLarge = errors.New("idem: request body too large")
 	// ErrInvalidBody: the body cannot be fingerprinted, e.g. not JSON (400).

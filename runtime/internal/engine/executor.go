@@ -19,6 +19,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -92,7 +93,7 @@ func New(cfg Config) (*Executor, error) {
 		e.log = slog.Default()
 	}
 	if len(e.keySecret) == 0 {
-		e.keySecret = processKeyHashSecret()
+		e.keySecret = idemkey.ProcessSecret()
 	}
 	if e.clock == nil {
 		e.clock = systemClock{}

@@ -2,16 +2,13 @@ package engine
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 )
 
 // ErrorClass says where a failed operation's error came from, for metrics
@@ -103,24 +100,8 @@ func (e *Executor) logFailure(ctx context.Context, c *Contract, call Call, opID 
 		slog.String("error", err.Error()))
 }
 
-// processKeyHashSecret is the key of KeyHash when the service configures
-// none: random, drawn once per process.
-var processKeyHashSecret = sync.OnceValue(func() []byte {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails (crypto/rand panics rather)
-	return b
-})
-
-// KeyHash is how a key appears in logs: the first 16 hex digits of
-// HMAC-SHA-256, keyed with secret, over the scope and the key. Without the
-// secret a guessable key cannot be recovered from the hash.
-func KeyHash(secret []byte, scope, key string) string {
-	h := hmac.New(sha256.New, secret)
-	h.Write([]byte(scope))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
-	return hex.EncodeToString(h.Sum(nil)[:8])
-}
+// KeyHash is how a key appears in logs (idemkey.Hash).
+func KeyHash(secret []byte, scope, key string) string { return idemkey.Hash(secret, scope, key) }
 
 func (e *Executor) keyHash(scope, key string) string {
 	if key == "" {

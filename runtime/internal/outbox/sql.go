@@ -1,11 +1,5 @@
 package outbox
 
-import (
-	"regexp"
-
-	"github.com/jackc/pgx/v5"
-)
-
 // claimSQL claims up to $3 due effects of the names in $2 at $1 for worker
 // $5 until $4: the lease moves available_at to its end (an effect whose
 // worker dies becomes due again then), bumps the fencing token and the
@@ -56,18 +50,3 @@ SELECT count(*) FROM o`
 
 // oldestDueSQL reads when the oldest due effect became due.
 const oldestDueSQL = `SELECT min(available_at) FROM idempotency_outbox WHERE state = 'pending' AND available_at <= $1`
-
-// tableNames matches the worker's tables in its SQL, so qualify can name a
-// schema.
-var tableNames = regexp.MustCompile(`\bidempotency_(outbox|effect_attempt)\b`)
-
-// qualify names the tables in sql in schema; "" leaves them to the
-// search_path.
-func qualify(schema, sql string) string {
-	if schema == "" {
-		return sql
-	}
-	return tableNames.ReplaceAllStringFunc(sql, func(table string) string {
-		return pgx.Identifier{schema, table}.Sanitize()
-	})
-}

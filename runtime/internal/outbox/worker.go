@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/internal/tables"
 )
 
 // Config configures a Worker; zero durations and counts take the defaults
@@ -81,9 +83,9 @@ func New(cfg Config) (*Worker, error) {
 	return &Worker{
 		cfg:     cfg,
 		effects: slices.Sorted(maps.Keys(cfg.Providers)),
-		claim:   qualify(cfg.Schema, claimSQL),
-		record:  qualify(cfg.Schema, recordSQL),
-		due:     qualify(cfg.Schema, oldestDueSQL),
+		claim:   tables.Qualify(cfg.Schema, claimSQL),
+		record:  tables.Qualify(cfg.Schema, recordSQL),
+		due:     tables.Qualify(cfg.Schema, oldestDueSQL),
 	}, nil
 }
 

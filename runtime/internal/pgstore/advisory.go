@@ -65,11 +65,11 @@ type Opened struct {
 // the sentence "idemgen replay: …" to an integer).
 const replayAbort = "22P02"
 
-// KeyHash is the 64-bit advisory lock key of (scope, key): FNV-1a over
+// LockKey is the 64-bit advisory lock key of (scope, key): FNV-1a over
 // the scope's length, the scope and the key, stable across processes and
 // releases. Two keys that share a hash only wait for each other; the
 // record's primary key, not the lock, decides what is stored.
-func KeyHash(scope, key string) int64 {
+func LockKey(scope, key string) int64 {
 	h := fnv.New64a()
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(scope)))
@@ -121,9 +121,9 @@ func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
 	sqls := s.openStatements(o)
 	b.BeginTx(pgx.TxOptions{BeginQuery: sqls[0]})
 	if o.Try {
-		b.QueuedQueries[0].Arguments = []any{KeyHash(scope, key), scope, key}
+		b.QueuedQueries[0].Arguments = []any{LockKey(scope, key), scope, key}
 	} else {
-		b.QueuedQueries[0].Arguments = []any{KeyHash(scope, key), lockTimeoutSetting(o.LockTimeout), scope, key}
+		b.QueuedQueries[0].Arguments = []any{LockKey(scope, key), lockTimeoutSetting(o.LockTimeout), scope, key}
 	}
 	b.Queue(sqls[1], scope, key)
 	for _, sql := range sqls[2:] { // BEGIN [, SAVEPOINT]

@@ -23,8 +23,8 @@ func TestKeyHashIsStable(t *testing.T) {
 		{"tenant-ak-1", ""}: 2945771498036281669,
 	}
 	for k, want := range pinned {
-		if got := pgstore.KeyHash(k[0], k[1]); got != want {
-			t.Errorf("KeyHash(%q, %q) = %d, want %d (the lock key must not change across releases)", k[0], k[1], got, want)
+		if got := pgstore.LockKey(k[0], k[1]); got != want {
+			t.Errorf("LockKey(%q, %q) = %d, want %d (the lock key must not change across releases)", k[0], k[1], got, want)
 		}
 	}
 }
@@ -96,7 +96,7 @@ func TestOpenLocksRechecksAndReplaysInOneRoundTrip(t *testing.T) {
 		}
 		done <- opened
 	}()
-	awaitAdvisoryWaiter(t, pool, pgstore.KeyHash("s", "k"))
+	awaitAdvisoryWaiter(t, pool, pgstore.LockKey("s", "k"))
 	var b pgx.Batch
 	if err := s.QueueInsert(&b, pgstore.Insertion{Claim: c, Completion: pgstore.Completion{State: pgstore.StateCompleted,
 		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: t0}}, false); err != nil {

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
+	"github.com/idemgen/idemgen/runtime/internal/tables"
 )
 
 // BusinessSavepoint names the savepoint QueueClaim opens around the business
@@ -30,21 +30,10 @@ type Store struct {
 	open, tryOpen, recheck, insert string // the advisory protocol's (advisory.go)
 }
 
-// tableNames matches the store's tables in its SQL, so New can qualify
-// them with a schema.
-var tableNames = regexp.MustCompile(`\bidempotency_(record|outbox|natural_key)\b`)
-
 // New returns a Store whose statements address the tables in schema, or
 // through the search_path when schema is empty.
 func New(schema string) *Store {
-	q := func(sql string) string { return sql }
-	if schema != "" {
-		q = func(sql string) string {
-			return tableNames.ReplaceAllStringFunc(sql, func(table string) string {
-				return pgx.Identifier{schema, table}.Sanitize()
-			})
-		}
-	}
+	q := func(sql string) string { return tables.Qualify(schema, sql) }
 	return &Store{
 		claim:     q(sqlcdb.ClaimRecord),
 		get:       q(sqlcdb.GetRecord),

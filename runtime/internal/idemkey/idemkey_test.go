@@ -1,14 +1,14 @@
-package engine_test
+package idemkey_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 )
 
-func TestParseKey(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
 		ok       bool
@@ -33,15 +33,34 @@ func TestParseKey(t *testing.T) {
 		{`"` + strings.Repeat("k", 40) + `"`, strings.Repeat("k", 40), true},
 		{strings.Repeat("k", 41), "", false},
 	} {
-		got, err := engine.ParseKey(tc.in, 40)
+		got, err := idemkey.Parse(tc.in, 40)
 		if tc.ok {
 			if err != nil || got != tc.want {
-				t.Errorf("ParseKey(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+				t.Errorf("Parse(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
 			continue
 		}
-		if !errors.Is(err, engine.ErrKeyMalformed) {
-			t.Errorf("ParseKey(%q) = %q, %v; want ErrKeyMalformed", tc.in, got, err)
+		if !errors.Is(err, idemkey.ErrMalformed) {
+			t.Errorf("Parse(%q) = %q, %v; want ErrMalformed", tc.in, got, err)
+		}
+	}
+}
+
+func TestHashIsKeyedAndStable(t *testing.T) {
+	a := idemkey.Hash([]byte("secret"), "tenant-a", "k1")
+	if len(a) != 16 {
+		t.Fatalf("Hash is %q, want 16 hex digits", a)
+	}
+	if b := idemkey.Hash([]byte("secret"), "tenant-a", "k1"); a != b {
+		t.Errorf("Hash is not stable: %s, %s", a, b)
+	}
+	for _, other := range []string{
+		idemkey.Hash([]byte("other"), "tenant-a", "k1"),
+		idemkey.Hash([]byte("secret"), "tenant-b", "k1"),
+		idemkey.Hash([]byte("secret"), "tenant-ak", "1"),
+	} {
+		if other == a {
+			t.Errorf("Hash %s does not depend on the secret, the scope and the key apart", a)
 		}
 	}
 }
