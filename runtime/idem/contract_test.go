@@ -8,7 +8,8 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 )
 
 // NewHandler refuses a contract it could not honour, at start-up.
@@ -69,32 +70,33 @@ func TestEventKindNames(t *testing.T) {
 // go doc shows them; they must be the engine's, one for one.
 func TestFaceConstantsAreTheEngines(t *testing.T) {
 	for face, eng := range map[string]string{
-		idem.ProblemTypeBase:         engine.ProblemTypeBase,
-		idem.ProblemKeyMissing:       engine.ProblemKeyMissing,
-		idem.ProblemKeyMalformed:     engine.ProblemKeyMalformed,
-		idem.ProblemBodyTooLarge:     engine.ProblemBodyTooLarge,
-		idem.ProblemInvalidBody:      engine.ProblemInvalidBody,
-		idem.ProblemScopeUnavailable: engine.ProblemScopeUnavailable,
-		idem.ProblemFingerprint:      engine.ProblemFingerprint,
-		idem.ProblemInProgress:       engine.ProblemInProgress,
-		idem.ProblemExpired:          engine.ProblemExpired,
-		idem.ProblemRequiresRecovery: engine.ProblemRequiresRecovery,
-		idem.ProblemInternal:         engine.ProblemInternal,
-		idem.ProblemNaturalKeyExists: engine.ProblemNaturalKeyExists,
+		idem.ProblemTypeBase:         httpapi.ProblemTypeBase,
+		idem.ProblemKeyMissing:       httpapi.ProblemKeyMissing,
+		idem.ProblemKeyMalformed:     httpapi.ProblemKeyMalformed,
+		idem.ProblemBodyTooLarge:     httpapi.ProblemBodyTooLarge,
+		idem.ProblemInvalidBody:      httpapi.ProblemInvalidBody,
+		idem.ProblemScopeUnavailable: httpapi.ProblemScopeUnavailable,
+		idem.ProblemFingerprint:      httpapi.ProblemFingerprint,
+		idem.ProblemInProgress:       httpapi.ProblemInProgress,
+		idem.ProblemExpired:          httpapi.ProblemExpired,
+		idem.ProblemRequiresRecovery: httpapi.ProblemRequiresRecovery,
+		idem.ProblemInternal:         httpapi.ProblemInternal,
+		idem.ProblemNaturalKeyExists: httpapi.ProblemNaturalKeyExists,
 	} {
 		if face != eng {
-			t.Errorf("problem type %q, engine's %q", face, eng)
+			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)
 		}
 	}
-	for face, eng := range map[idem.EventKind]engine.EventKind{
-		idem.EventNew: engine.EventNew, idem.EventReplay: engine.EventReplay, idem.EventConflict: engine.EventConflict,
-		idem.EventWaited: engine.EventWaited, idem.EventWaitTimeout: engine.EventWaitTimeout,
-		idem.EventRejectInProgress: engine.EventRejectInProgress, idem.EventExpired: engine.EventExpired,
-		idem.EventRolledBack: engine.EventRolledBack, idem.EventRequiresRecovery: engine.EventRequiresRecovery,
-		idem.EventEffectEnqueued: engine.EventEffectEnqueued,
+	for face, eng := range map[idem.EventKind]core.EventKind{
+		idem.EventNew: core.EventNew, idem.EventReplay: core.EventReplay, idem.EventConflict: core.EventConflict,
+		idem.EventWaited: core.EventWaited, idem.EventWaitTimeout: core.EventWaitTimeout,
+		idem.EventRejectInProgress: core.EventRejectInProgress, idem.EventExpired: core.EventExpired,
+		idem.EventRolledBack: core.EventRolledBack, idem.EventRequiresRecovery: core.EventRequiresRecovery,
+		idem.EventEffectEnqueued: core.EventEffectEnqueued, idem.EventCheckpoint: core.EventCheckpoint,
+		idem.EventTakenOver: core.EventTakenOver, idem.EventUnavailable: core.EventUnavailable,
 	} {
 		if int(face) != int(eng) {
-			t.Errorf("event %s is %d, the engine's %s %d", face, face, eng, eng)
+			t.Errorf("event %s is %d, the core's %s %d", face, face, eng, eng)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
@@ -46,7 +46,7 @@ func helperProcess() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	engine.InstallFaults(exec, faults.Hooks{
+	core.InstallFaults(exec, faults.Hooks{
 		AfterBusiness: func(_ context.Context, operationID string) error {
 			fmt.Printf("%s %s\n", midTransaction, operationID)
 			<-block // until SIGKILL

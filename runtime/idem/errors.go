@@ -1,38 +1,41 @@
 package idem
 
-import "github.com/idemgen/idemgen/runtime/internal/engine"
+import (
+	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
+)
 
 // Sentinel errors, usable with errors.Is. Each is the reason of one
 // problem the runtime answers with (docs/problems.md names them).
 var (
 	// ErrKeyMissing: the contract requires a key and none was sent (400).
-	ErrKeyMissing = engine.ErrKeyMissing
+	ErrKeyMissing = httpapi.ErrKeyMissing
 	// ErrKeyMalformed: the key is empty, too long or not parseable (400).
-	ErrKeyMalformed = engine.ErrKeyMalformed
+	ErrKeyMalformed = httpapi.ErrKeyMalformed
 	// ErrBodyTooLarge: the request body exceeds the contract's limit (413).
-	ErrBodyTooLarge = engine.ErrBodyTooLarge
+	ErrBodyTooLarge = httpapi.ErrBodyTooLarge
 	// ErrInvalidBody: the body cannot be decoded or fingerprinted (400).
-	ErrInvalidBody = engine.ErrInvalidBody
+	ErrInvalidBody = httpapi.ErrInvalidBody
 	// ErrUnsupportedMediaType: the body's Content-Type is not one the
 	// operation declares (415).
-	ErrUnsupportedMediaType = engine.ErrUnsupportedMediaType
+	ErrUnsupportedMediaType = httpapi.ErrUnsupportedMediaType
 	// ErrFingerprintMismatch: the key was used for a different request (422).
-	ErrFingerprintMismatch = engine.ErrFingerprintMismatch
+	ErrFingerprintMismatch = core.ErrFingerprintMismatch
 	// ErrInProgress: the first request with the key still runs (409 with
 	// Retry-After).
-	ErrInProgress = engine.ErrInProgress
+	ErrInProgress = core.ErrInProgress
 	// ErrExpired: the key's record is past retention; the operation is
 	// never run again (409).
-	ErrExpired = engine.ErrExpired
+	ErrExpired = core.ErrExpired
 	// ErrRequiresRecovery: the first attempt's outcome is unknown and an
 	// operator must resolve it (409).
-	ErrRequiresRecovery = engine.ErrRequiresRecovery
+	ErrRequiresRecovery = core.ErrRequiresRecovery
 	// ErrTxOwnedByExecutor is returned by Commit and Rollback of the
 	// transaction a business method gets: the executor commits it together
 	// with the stored response, or rolls it back.
-	ErrTxOwnedByExecutor = engine.ErrTxOwnedByExecutor
+	ErrTxOwnedByExecutor = core.ErrTxOwnedByExecutor
 	// ErrUnavailable: no pool connection within Config.AcquireTimeout, or
 	// the business transaction lost a deadlock or a serialization conflict;
 	// nothing was kept and the key is free (503 with Retry-After).
-	ErrUnavailable = engine.ErrUnavailable
+	ErrUnavailable = core.ErrUnavailable
 )

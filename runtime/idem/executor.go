@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 )
 
 // Config configures an Executor.
@@ -40,28 +40,28 @@ type Config struct {
 	Protocol Protocol
 }
 
-// engineExecutor names the runtime's executor for embedding: an embedded
+// coreExecutor names the runtime's executor for embedding: an embedded
 // field of an unexported name, so a service cannot reach it.
-type engineExecutor = engine.Executor
+type coreExecutor = core.Executor
 
 // Executor runs idempotent operations in atomic mode: one transaction
 // takes the key (see Protocol), runs the business method, stores the
 // response and commits. It is safe for concurrent use; a service builds one and passes
 // it to the generated Register or Routes.
 type Executor struct {
-	*engineExecutor
+	*coreExecutor
 }
 
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
-	ec := engine.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger, AsRejection: asRejection,
-		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: engine.Protocol(cfg.Protocol)}
+	ec := core.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger,
+		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: core.Protocol(cfg.Protocol)}
 	if o := cfg.Observer; o != nil {
-		ec.Observe = func(ev engine.Event) {
+		ec.Observe = func(ev core.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})
 		}
 	}
-	e, err := engine.New(ec)
+	e, err := core.New(ec)
 	if err != nil {
 		return nil, err
 	}

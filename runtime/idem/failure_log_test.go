@@ -15,7 +15,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 )
 
 // logCapture is a slog.Handler that keeps every record at Info and above.
@@ -90,7 +90,7 @@ func TestFailureLoggedOnceWithItsChain(t *testing.T) {
 	if got["operation"] != "createOrder" || got["class"] != string(idem.ClassBusiness) || len(got["operation_id"]) != 36 {
 		t.Errorf("record %v, want operation createOrder, class business and an operation id", got)
 	}
-	if want := engine.KeyHash(secret, "tenant-a", "fails-1"); got["key_hash"] != want {
+	if want := idemkey.Hash(secret, "tenant-a", "fails-1"); got["key_hash"] != want {
 		t.Errorf("key_hash %q, want %q", got["key_hash"], want)
 	}
 	if w := logs.at(slog.LevelWarn); len(w) != 0 {

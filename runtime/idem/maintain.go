@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 )
 
 // SweepResult counts what one Sweep changed and how long its batches ran.
@@ -42,7 +42,7 @@ type MaintainOptions struct {
 // ErrClockSkew is the error of a sweep that refused to run because the
 // executor's Clock and the database's clock differ by more than
 // MaintainOptions.MaxClockSkew.
-var ErrClockSkew = engine.ErrClockSkew
+var ErrClockSkew = core.ErrClockSkew
 
 // Maintain applies retention until ctx ends: it sweeps at once and then
 // every o.Interval, logging each sweep, and returns nil when ctx ends (or
@@ -54,7 +54,7 @@ var ErrClockSkew = engine.ErrClockSkew
 // rows. Without it (or the `idemgen ops sweep` command run by cron),
 // records and stored responses are kept forever.
 func (e *Executor) Maintain(ctx context.Context, o MaintainOptions) error {
-	return engine.Maintain(ctx, e, engine.MaintainOptions(o))
+	return core.Maintain(ctx, e, core.MaintainOptions(o))
 }
 
 // Sweep applies retention once, at the executor's Clock after checking it
@@ -65,6 +65,6 @@ func (e *Executor) Maintain(ctx context.Context, o MaintainOptions) error {
 // running operation holds. Correctness never depends on it having run,
 // since the executor compares deadlines with its clock itself.
 func (e *Executor) Sweep(ctx context.Context, o MaintainOptions) (SweepResult, error) {
-	res, err := engine.Sweep(ctx, e, engine.MaintainOptions(o))
+	res, err := core.Sweep(ctx, e, core.MaintainOptions(o))
 	return SweepResult(res), err
 }

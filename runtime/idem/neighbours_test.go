@@ -19,7 +19,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
@@ -66,7 +66,7 @@ func TestDuplicateStormTakesNoConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine.InstallFaults(exec, faults.Hooks{WaitingForFirst: func(context.Context, string) error {
+	core.InstallFaults(exec, faults.Hooks{WaitingForFirst: func(context.Context, string) error {
 		select { // each duplicate's first wait fills the barrier; later turns are not counted
 		case waiting <- struct{}{}:
 		default:

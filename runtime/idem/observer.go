@@ -3,7 +3,7 @@ package idem
 import (
 	"time"
 
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 )
 
 // Observer receives events, synchronously and from many goroutines at
@@ -38,10 +38,12 @@ const (
 	EventRequiresRecovery                      // a retry of an operation whose outcome is unknown (409)
 	EventUnavailable                           // no pool connection within the acquire timeout (503)
 	EventEffectEnqueued                        // an effect of a committed operation is in the outbox; one per effect, after EventNew
+	EventCheckpoint                            // a step committed a recovery point and the operation went on
+	EventTakenOver                             // a retry took over an operation whose lease ran out, to resume it from its last recovery point
 )
 
 // String returns the kind's metric label, such as "replay".
-func (k EventKind) String() string { return engine.EventKind(k).String() }
+func (k EventKind) String() string { return core.EventKind(k).String() }
 
 // ErrorClass says where the error of a failed operation came from, for
 // metrics and alerts; the set is closed (docs/problems.md lists it).
@@ -51,7 +53,7 @@ type ErrorClass string
 const (
 	ClassBusiness  ErrorClass = "business"  // the business method returned an error that is not a Rejection
 	ClassDatabase  ErrorClass = "database"  // PostgreSQL or the connection to it failed
-	ClassTransient ErrorClass = "transient" // a deadlock or serialization failure (40P01, 40001): 503, retry
+	ClassTransient ErrorClass = "transient" // a deadlock or serialization failure (40P01, 40001), or a lease taken over (ErrFenced): 503, retry
 	ClassSaturated ErrorClass = "saturated" // no pool connection within Config.AcquireTimeout: 503, retry
 	ClassTimeout   ErrorClass = "timeout"   // the request's context deadline passed
 	ClassCanceled  ErrorClass = "canceled"  // the request's context was canceled: the client went away

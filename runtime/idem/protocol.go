@@ -1,6 +1,6 @@
 package idem
 
-import "github.com/idemgen/idemgen/runtime/internal/engine"
+import "github.com/idemgen/idemgen/runtime/internal/core"
 
 // Protocol is the store protocol an Executor runs keyed operations with.
 // Both keep the same guarantees (a concurrent duplicate never runs the
@@ -38,4 +38,4 @@ const (
 )
 
 // String returns the protocol's name: auto, advisory or claim-first.
-func (p Protocol) String() string { return engine.Protocol(p).String() }
+func (p Protocol) String() string { return core.Protocol(p).String() }

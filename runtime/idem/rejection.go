@@ -1,11 +1,5 @@
 package idem
 
-import (
-	"errors"
-
-	"github.com/idemgen/idemgen/runtime/internal/engine"
-)
-
 // Rejection is a business refusal, such as an order for an item out of
 // stock. Returned by a business method (as an error, possibly wrapped) it
 // answers with an RFC 9457 problem of that status; the business changes
@@ -27,13 +21,4 @@ func (r *Rejection) Error() string {
 		return "idem: rejected: " + r.Title + ": " + r.Detail
 	}
 	return "idem: rejected: " + r.Title
-}
-
-// asRejection tells the executor which business errors are refusals.
-func asRejection(err error) (engine.Rejection, bool) {
-	var r *Rejection
-	if !errors.As(err, &r) {
-		return engine.Rejection{}, false
-	}
-	return engine.Rejection(*r), true
 }

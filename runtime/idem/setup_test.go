@@ -16,7 +16,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
@@ -180,7 +180,7 @@ func newHandlerWithFaults(tb testing.TB, pool *pgxpool.Pool, c idemimpl.Contract
 	if err != nil {
 		tb.Fatal(err)
 	}
-	engine.InstallFaults(exec, hooks)
+	core.InstallFaults(exec, hooks)
 	h, err := idemimpl.NewHandler(exec, c, tenantScope, fn)
 	if err != nil {
 		tb.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 )
 
 // The business function's transaction belongs to the executor: it cannot
@@ -79,7 +79,7 @@ func TestLogsHashTheKey(t *testing.T) {
 	if strings.Contains(out, key) {
 		t.Errorf("log contains the key in clear:\n%s", out)
 	}
-	if n := strings.Count(out, engine.KeyHash(secret, "tenant-a", key)); n != 2 {
+	if n := strings.Count(out, idemkey.Hash(secret, "tenant-a", key)); n != 2 {
 		t.Errorf("log names the key hash %d times, want 2:\n%s", n, out)
 	}
 	for _, outcome := range []string{`"outcome":"new"`, `"outcome":"replay"`} {

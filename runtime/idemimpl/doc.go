@@ -9,6 +9,7 @@
 // pairing. Do not use it by hand: services use runtime/idem and the
 // generated package.
 //
-// It is a thin layer of aliases and wrappers over the runtime's internal
-// engine, in the manner of protobuf-go's protoimpl.
+// It is a thin layer of aliases and wrappers over the runtime's HTTP
+// adapter (runtime/internal/httpapi) and its transport-neutral core
+// (runtime/internal/core), in the manner of protobuf-go's protoimpl.
 package idemimpl

@@ -5,22 +5,22 @@ import (
 	"net/http"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 )
 
 // Typed is a generated operation whose request body decodes to a T: its
 // contract, decoder, typed fingerprint, natural key and business binding.
-type Typed[T any] = engine.Typed[T]
+type Typed[T any] = httpapi.Typed[T]
 
 // HandlerOption configures NewTypedHandler and NewHandler.
-type HandlerOption = engine.HandlerOption
+type HandlerOption = httpapi.HandlerOption
 
 // PathParamFunc returns the value of a path parameter of a request.
-type PathParamFunc = engine.PathParamFunc
+type PathParamFunc = httpapi.PathParamFunc
 
 // WithPathParams sets how path parameters are read; the default is
 // (*http.Request).PathValue of the standard mux.
-func WithPathParams(f PathParamFunc) HandlerOption { return engine.WithPathParams(f) }
+func WithPathParams(f PathParamFunc) HandlerOption { return httpapi.WithPathParams(f) }
 
 // errNoExecutor refuses a handler without an executor.
 var errNoExecutor = errors.New("idem: a handler needs an executor and a scope function")
@@ -31,7 +31,7 @@ func NewTypedHandler[T any](exec *idem.Executor, t Typed[T], scope idem.ScopeFun
 	if exec == nil {
 		return nil, errNoExecutor
 	}
-	return engine.NewTypedHandler(exec, t, scope, opts...)
+	return httpapi.NewTypedHandler(exec, t, scope, asRejection, opts...)
 }
 
 // NewHandler is the raw-body form of NewTypedHandler: the fingerprint is
@@ -41,5 +41,15 @@ func NewHandler(exec *idem.Executor, c Contract, scope idem.ScopeFunc, fn Busine
 	if exec == nil {
 		return nil, errNoExecutor
 	}
-	return engine.NewHandler(exec, c, scope, fn, opts...)
+	return httpapi.NewHandler(exec, c, scope, asRejection, fn, opts...)
+}
+
+// asRejection tells the handler which business errors are refusals: an
+// *idem.Rejection, possibly wrapped.
+func asRejection(err error) (httpapi.Rejection, bool) {
+	var r *idem.Rejection
+	if !errors.As(err, &r) {
+		return httpapi.Rejection{}, false
+	}
+	return httpapi.Rejection(*r), true
 }

@@ -1,6 +1,6 @@
 package idemimpl
 
-import "github.com/idemgen/idemgen/runtime/internal/engine"
+import "github.com/idemgen/idemgen/runtime/internal/httpapi"
 
 // EnforceVersion is a constant expression that generated code converts to
 // fail compilation against a runtime that cannot run it: a negative value
@@ -12,10 +12,10 @@ import "github.com/idemgen/idemgen/runtime/internal/engine"
 //	)
 //
 // where N is the generated-code version the generator emitted.
-type EnforceVersion = engine.EnforceVersion
+type EnforceVersion = httpapi.EnforceVersion
 
 // The range of generated-code versions this runtime runs.
 const (
-	MinGeneratedVersion = engine.MinGeneratedVersion
-	MaxGeneratedVersion = engine.MaxGeneratedVersion
+	MinGeneratedVersion = httpapi.MinGeneratedVersion
+	MaxGeneratedVersion = httpapi.MaxGeneratedVersion
 )

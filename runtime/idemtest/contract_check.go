@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 )
 
 // replayedHeader marks a replayed response.
@@ -60,7 +60,7 @@ func wantProblem(t *testing.T, what string, res Response, status int, typ string
 	if mt, _, err := mime.ParseMediaType(res.Header.Get("Content-Type")); err != nil || mt != "application/problem+json" {
 		t.Fatalf("%s: Content-Type %q, want application/problem+json", what, res.Header.Get("Content-Type"))
 	}
-	var p engine.Problem
+	var p httpapi.Problem
 	if err := json.Unmarshal(res.Body, &p); err != nil {
 		t.Fatalf("%s: problem body %s: %v", what, res.Body, err)
 	}

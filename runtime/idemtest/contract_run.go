@@ -19,8 +19,9 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
+	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
 
@@ -47,7 +48,7 @@ func newContractRun[T any](t *testing.T, c ContractCase[T]) *contractRun[T] {
 	if c.Operation.Fingerprint == nil || c.Operation.Run == nil {
 		t.Fatal("idemtest: RunContract needs the operation's Fingerprint and Run")
 	}
-	contract, err := engine.Normalize(c.Operation.Contract)
+	contract, err := httpapi.Normalize(c.Operation.Contract)
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
 	}
@@ -88,7 +89,7 @@ func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemi
 	if err != nil {
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
-	engine.InstallFaults(exec, hooks)
+	core.InstallFaults(exec, hooks)
 	op := r.c.Operation
 	op.Contract = contract
 	h, err := idemimpl.NewTypedHandler(exec, op, trustedScope)

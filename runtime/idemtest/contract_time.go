@@ -12,8 +12,8 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/internal/engine"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 )
 
 // shortWaitTimeout is the wait-timeout of the wait-timeout scenario when
@@ -130,7 +130,7 @@ func (r *contractRun[T]) retention(t *testing.T) {
 func wantNewOperation(t *testing.T, what string, res Response) bool {
 	t.Helper()
 	if res.Status >= 400 && res.Status < 500 && !isReplay(res) {
-		var p engine.Problem
+		var p httpapi.Problem
 		_ = json.Unmarshal(res.Body, &p)
 		switch p.Type {
 		case idem.ProblemExpired, idem.ProblemInProgress, idem.ProblemFingerprint, idem.ProblemRequiresRecovery:

@@ -9,7 +9,7 @@ import (
 
 // Version is the schema version this runtime needs: the number of its last
 // step. Require refuses an older schema; Migrate brings one up to it.
-const Version = 3
+const Version = 4
 
 // Step is one numbered step of the runtime's schema. Steps only add: a
 // released step is never edited (TestReleasedStepsNeverChange pins every
@@ -44,6 +44,7 @@ func loadSteps() []Step {
 		{Number: 1, Name: "idemgen", Title: "the tables of idemgen's runtime"},
 		{Number: 2, Name: "idemgen_schema_version", Title: "the schema version record of idemgen's runtime"},
 		{Number: 3, Name: "idemgen_effects", Title: "the effects worker's leases, attempts and support audit"},
+		{Number: 4, Name: "idemgen_checkpoints", Title: "the recovery points, leases and fencing tokens of operations in progress"},
 	}
 	for i := range list {
 		s := &list[i]

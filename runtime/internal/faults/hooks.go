@@ -16,7 +16,10 @@ const (
 	WaitingForFirst Point = "waiting-for-first"
 	AfterClaim      Point = "after-claim"    // key claimed, business function not yet run
 	AfterBusiness   Point = "after-business" // business function returned, nothing stored yet
-	AfterCommit     Point = "after-commit"   // committed; the response is not yet written
+	// AfterCheckpoint: a step committed its recovery point; the next step
+	// has not begun.
+	AfterCheckpoint Point = "after-checkpoint"
+	AfterCommit     Point = "after-commit" // committed; the response is not yet written
 )
 
 // Hook runs at a point with the id of the operation that reached it.
@@ -27,6 +30,7 @@ type Hooks struct {
 	WaitingForFirst Hook
 	AfterClaim      Hook
 	AfterBusiness   Hook
+	AfterCheckpoint Hook
 	AfterCommit     Hook
 }
 
@@ -40,6 +44,8 @@ func (h *Hooks) Run(ctx context.Context, p Point, operationID string) error {
 		f = h.AfterClaim
 	case AfterBusiness:
 		f = h.AfterBusiness
+	case AfterCheckpoint:
+		f = h.AfterCheckpoint
 	case AfterCommit:
 		f = h.AfterCommit
 	}

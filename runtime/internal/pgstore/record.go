@@ -7,8 +7,9 @@ import (
 // State is the state of an idempotency record.
 type State string
 
-// The states of DESIGN.md section 4. In atomic mode StateInProgress is never
-// seen committed: the claim and the completion share one transaction.
+// The states of DESIGN.md section 4. StateInProgress is seen committed only
+// after a checkpoint: otherwise the claim and the completion share one
+// transaction.
 const (
 	StateInProgress       State = "in_progress"
 	StateCompleted        State = "completed"
@@ -40,11 +41,14 @@ type Record struct {
 	ExpiresAt   time.Time // end of retention; on a tombstone, its purge time
 }
 
-// Completion is the final response stored with a claimed operation.
+// Completion is the final outcome stored with an operation.
 type Completion struct {
 	Scope       string
 	Key         string
 	OperationID [16]byte
+	// Token is the fencing token the completing attempt holds the record
+	// under: 0 for a record claimed in its own transaction.
+	Token       int64
 	State       State // StateCompleted or StateFailed
 	Status      int
 	Header      []byte // JSON object of header name to values

@@ -28,6 +28,8 @@ type Store struct {
 	naturalHolder        string
 
 	open, tryOpen, recheck, insert string // the advisory protocol's (advisory.go)
+
+	insertCheckpoint, saveCheckpoint, fence, takeOver, giveUpLease string // checkpoint.go's
 }
 
 // New returns a Store whose statements address the tables in schema, or
@@ -46,6 +48,12 @@ func New(schema string) *Store {
 		tryOpen: q(sqlcdb.TryOpenKey),
 		recheck: q(sqlcdb.RecheckKey),
 		insert:  q(sqlcdb.InsertRecord),
+
+		insertCheckpoint: q(sqlcdb.InsertCheckpoint),
+		saveCheckpoint:   q(sqlcdb.SaveCheckpoint),
+		fence:            q(sqlcdb.FenceStep),
+		takeOver:         q(sqlcdb.TakeOver),
+		giveUpLease:      q(sqlcdb.GiveUpLease),
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
@@ -129,14 +137,15 @@ func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, comm
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
 	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, jsonText(c.Header), c.Body,
-		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
+		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Token)
 	if commit {
 		b.Queue("COMMIT")
 	}
 }
 
-// ReadComplete reads the results of a QueueComplete with the same flags.
-func (s *Store) ReadComplete(br pgx.BatchResults, rollbackBusiness, commit bool) error {
+// ReadComplete reads the results of the QueueComplete of c with the same
+// flags.
+func (s *Store) ReadComplete(br pgx.BatchResults, c Completion, rollbackBusiness, commit bool) error {
 	if rollbackBusiness {
 		if _, err := br.Exec(); err != nil {
 			return err
@@ -147,7 +156,7 @@ func (s *Store) ReadComplete(br pgx.BatchResults, rollbackBusiness, commit bool)
 		return err
 	}
 	if tag.RowsAffected() != 1 {
-		return fmt.Errorf("pgstore: completion updated %d records, want 1", tag.RowsAffected())
+		return fmt.Errorf("pgstore: completion updated %d records, want 1 (the record in progress under fencing token %d)", tag.RowsAffected(), c.Token)
 	}
 	if commit {
 		if _, err := br.Exec(); err != nil {

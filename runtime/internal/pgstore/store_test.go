@@ -68,10 +68,11 @@ func claimRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pg
 // commits when commit is set.
 func completeRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pgstore.Claim, state pgstore.State, commit bool) error {
 	var b pgx.Batch
-	s.QueueComplete(&b, pgstore.Completion{Scope: c.Scope, Key: c.Key, OperationID: c.OperationID, State: state,
-		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: c.CreatedAt}, false, commit)
+	done := pgstore.Completion{Scope: c.Scope, Key: c.Key, OperationID: c.OperationID, State: state,
+		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: c.CreatedAt}
+	s.QueueComplete(&b, done, false, commit)
 	br := conn.SendBatch(ctx, &b)
-	err := s.ReadComplete(br, false, commit)
+	err := s.ReadComplete(br, done, false, commit)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}

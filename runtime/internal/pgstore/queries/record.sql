@@ -32,26 +32,33 @@ FROM idempotency_record
 WHERE scope = @scope AND idempotency_key = @idempotency_key;
 
 -- name: CompleteRecord :exec
--- Stores the final response of a claimed operation in the claiming
--- transaction. It updates nothing unless state is completed or failed: the
--- table has no CHECK constraint on state (see its schema).
+-- Stores the final outcome of an operation in progress: one claimed in
+-- this transaction (fencing token 0), or one checkpointed under the
+-- caller's fencing token, whose row the step holds since it renewed the
+-- lease (FenceStep). It updates nothing unless the new state is completed
+-- or failed (the table has no CHECK constraint on state, see its schema),
+-- the record is in progress and the token is the caller's.
 UPDATE idempotency_record
 SET state = @state::text, response_status = @response_status, response_headers = @response_headers,
-    response_body = @response_body, completed_at = @completed_at
+    response_body = @response_body, completed_at = @completed_at, lease_until = NULL,
+    checkpoint_state = NULL
 WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @operation_id
+  AND state = 'in_progress' AND fencing_token = @fencing_token
   AND @state::text IN ('completed', 'failed');
 
 -- name: TombstoneExpired :execrows
--- Drops the stored response of at most @batch_size records past retention,
--- leaving a compact tombstone due for deletion at purge_at; skips rows
--- another transaction holds.
+-- Drops the stored response of at most @batch_size decided records past
+-- retention, leaving a compact tombstone due for deletion at purge_at;
+-- skips rows another transaction holds. An operation in progress after a
+-- checkpoint keeps its recovery point until it is decided: a retry past
+-- retention is refused as expired all the same.
 UPDATE idempotency_record
 SET state = 'tombstone', response_status = NULL, response_headers = NULL,
     response_body = NULL, expires_at = purge_at
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= @now AND r.state <> 'tombstone'
+    WHERE r.expires_at <= @now AND r.state NOT IN ('tombstone', 'in_progress')
     ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
@@ -85,7 +92,7 @@ WHERE (scope, idempotency_key) IN (
 -- the error's text. opened is '' when the lock is held.
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
        r.completed_at, r.expires_at,
-       CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock(@key_hash::bigint)::text
+       CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock(@lock_key::bigint)::text
             ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
        END AS opened
 FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
@@ -100,7 +107,7 @@ SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_hea
        r.completed_at, r.expires_at,
        CASE WHEN r.operation_id IS NOT NULL
                 THEN set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
-            WHEN pg_try_advisory_xact_lock(@key_hash::bigint) THEN ''
+            WHEN pg_try_advisory_xact_lock(@lock_key::bigint) THEN ''
             ELSE set_config('idem.replay', 'idemgen: an attempt holds the key, this error ends the pipeline on purpose', true)
        END AS opened
 FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved) AS b

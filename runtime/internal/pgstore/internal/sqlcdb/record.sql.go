@@ -68,8 +68,10 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 const CompleteRecord = `-- name: CompleteRecord :exec
 UPDATE idempotency_record
 SET state = $1::text, response_status = $2, response_headers = $3,
-    response_body = $4, completed_at = $5
+    response_body = $4, completed_at = $5, lease_until = NULL,
+    checkpoint_state = NULL
 WHERE scope = $6 AND idempotency_key = $7 AND operation_id = $8
+  AND state = 'in_progress' AND fencing_token = $9
   AND $1::text IN ('completed', 'failed')
 `
 
@@ -82,11 +84,15 @@ type CompleteRecordParams struct {
 	Scope           string
 	IdempotencyKey  string
 	OperationID     pgtype.UUID
+	FencingToken    int64
 }
 
-// Stores the final response of a claimed operation in the claiming
-// transaction. It updates nothing unless state is completed or failed: the
-// table has no CHECK constraint on state (see its schema).
+// Stores the final outcome of an operation in progress: one claimed in
+// this transaction (fencing token 0), or one checkpointed under the
+// caller's fencing token, whose row the step holds since it renewed the
+// lease (FenceStep). It updates nothing unless the new state is completed
+// or failed (the table has no CHECK constraint on state, see its schema),
+// the record is in progress and the token is the caller's.
 func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) error {
 	_, err := q.db.Exec(ctx, CompleteRecord,
 		arg.State,
@@ -97,6 +103,7 @@ func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) 
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.OperationID,
+		arg.FencingToken,
 	)
 	return err
 }
@@ -234,7 +241,7 @@ LEFT JOIN idempotency_record AS r ON r.scope = $3 AND r.idempotency_key = $4
 `
 
 type OpenKeyParams struct {
-	KeyHash        int64
+	LockKey        int64
 	LockTimeout    string
 	Scope          string
 	IdempotencyKey string
@@ -266,7 +273,7 @@ type OpenKeyRow struct {
 // the error's text. opened is ” when the lock is held.
 func (q *Queries) OpenKey(ctx context.Context, arg OpenKeyParams) (OpenKeyRow, error) {
 	row := q.db.QueryRow(ctx, OpenKey,
-		arg.KeyHash,
+		arg.LockKey,
 		arg.LockTimeout,
 		arg.Scope,
 		arg.IdempotencyKey,
@@ -342,7 +349,7 @@ SET state = 'tombstone', response_status = NULL, response_headers = NULL,
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= $1 AND r.state <> 'tombstone'
+    WHERE r.expires_at <= $1 AND r.state NOT IN ('tombstone', 'in_progress')
     ORDER BY r.expires_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -354,9 +361,11 @@ type TombstoneExpiredParams struct {
 	BatchSize int32
 }
 
-// Drops the stored response of at most @batch_size records past retention,
-// leaving a compact tombstone due for deletion at purge_at; skips rows
-// another transaction holds.
+// Drops the stored response of at most @batch_size decided records past
+// retention, leaving a compact tombstone due for deletion at purge_at;
+// skips rows another transaction holds. An operation in progress after a
+// checkpoint keeps its recovery point until it is decided: a retry past
+// retention is refused as expired all the same.
 func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredParams) (int64, error) {
 	result, err := q.db.Exec(ctx, TombstoneExpired, arg.Now, arg.BatchSize)
 	if err != nil {
@@ -378,7 +387,7 @@ LEFT JOIN idempotency_record AS r ON r.scope = $2 AND r.idempotency_key = $3
 `
 
 type TryOpenKeyParams struct {
-	KeyHash        int64
+	LockKey        int64
 	Scope          string
 	IdempotencyKey string
 }
@@ -399,7 +408,7 @@ type TryOpenKeyRow struct {
 // another transaction holds ends the pipeline the same way as a record
 // does, with its own sentence, so a refusal is one round trip too.
 func (q *Queries) TryOpenKey(ctx context.Context, arg TryOpenKeyParams) (TryOpenKeyRow, error) {
-	row := q.db.QueryRow(ctx, TryOpenKey, arg.KeyHash, arg.Scope, arg.IdempotencyKey)
+	row := q.db.QueryRow(ctx, TryOpenKey, arg.LockKey, arg.Scope, arg.IdempotencyKey)
 	var i TryOpenKeyRow
 	err := row.Scan(
 		&i.OperationID,

@@ -1,0 +1,33 @@
+package core
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+)
+
+// answer decides an attempt from the committed record that holds its
+// key: a replay of a decided operation, a refusal, or, for an operation
+// left in progress after a checkpoint whose lease has run out, a takeover
+// that resumes it.
+func (e *Executor) answer(ctx context.Context, at *attempt, rec *pgstore.Record, fn Func) (*Result, error) {
+	opID := formatUUID(rec.OperationID)
+	switch {
+	case !bytes.Equal(rec.Fingerprint, at.Fingerprint[:]):
+		return nil, e.refuse(ctx, at, EventConflict, &RefusalError{Err: ErrFingerprintMismatch})
+	case rec.State == pgstore.StateTombstone || !at.now.Before(rec.ExpiresAt):
+		return nil, e.refuse(ctx, at, EventExpired, &RefusalError{Err: ErrExpired, OperationID: opID})
+	case rec.State == pgstore.StateRequiresRecovery:
+		return nil, e.refuse(ctx, at, EventRequiresRecovery, &RefusalError{Err: ErrRequiresRecovery, OperationID: opID})
+	case rec.State == pgstore.StateInProgress && at.Policy.Lease > 0:
+		return e.takeOver(ctx, at, opID, fn)
+	case rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed:
+		return nil, e.inProgress(ctx, at, opID)
+	}
+	if rec.CompletedAt.After(at.now) {
+		e.emit(ctx, at, EventWaited, opID, "")
+	}
+	e.emit(ctx, at, EventReplay, opID, "")
+	return &Result{Outcome: Outcome{Code: rec.Status, Meta: rec.Header, Body: rec.Body}, OperationID: opID, Replayed: true}, nil
+}

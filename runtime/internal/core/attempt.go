@@ -1,0 +1,173 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+)
+
+// Attempt is one execution of an operation under its key, as an adapter
+// read it from its transport: whose it is, which key, what request, under
+// which policy.
+type Attempt struct {
+	Policy      *Policy         // validated (Policy.Validate); required
+	Scope       string          // from a trusted source, never the request's content
+	Key         string          // the parsed idempotency key; "" runs unprotected, with no record
+	Fingerprint fingerprint.Sum // of the request's significant content
+}
+
+// attempt is an Attempt as the executor runs it.
+type attempt struct {
+	Attempt
+	op    *Operation
+	start time.Time // the wall clock at the start, for durations and waits
+	now   time.Time // the executor's Clock at the start: the record's times
+	conn  *pgx.Conn // the connection the attempt holds, once acquired
+	// token is the fencing token under which this attempt holds a record
+	// committed in progress (after a checkpoint, or a takeover); 0 while
+	// no such record exists.
+	token int64
+	// recorded reports that the operation's record row exists in the
+	// attempt's transaction or committed: its end updates the row instead
+	// of inserting it.
+	recorded bool
+}
+
+// Execute runs a on the executor h holds. An attempt without a key runs unprotected: fn in a plain
+// transaction, committed when it completes, and nothing recorded. A new
+// operation claims the key and runs fn until it decides (Decision); a
+// retry of a decided operation is answered from the record (a Replayed
+// Result or a *RefusalError), and one whose attempt crashed after a
+// checkpoint takes the operation over once its lease ran out and resumes
+// it. An error from fn, or a panic in it, rolls the step back and frees
+// the key (after a checkpoint: gives the lease up); the panic is
+// propagated after the rollback. Every other error is logged here, once;
+// those a retry can overcome wrap ErrUnavailable.
+func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error) {
+	e := Of(h)
+	if e == nil || a.Policy == nil || fn == nil {
+		return nil, errors.New("idem: Execute needs an executor, a policy and a Func")
+	}
+	id, err := newUUID()
+	if err != nil {
+		return nil, err
+	}
+	at := &attempt{Attempt: a, start: time.Now(), now: e.clock.Now(),
+		op: &Operation{ID: formatUUID(id), Name: a.Policy.Operation, Scope: a.Scope, Key: a.Key, id: id, store: e.store, clock: e.clock}}
+	var res *Result
+	switch err = e.requireSchema(ctx, at); {
+	case err != nil:
+	case a.Key == "":
+		res, err = e.unprotected(ctx, at, fn)
+	default:
+		res, err = e.protected(ctx, at, fn)
+	}
+	var ref *RefusalError
+	if err != nil && !errors.As(err, &ref) {
+		e.logFailure(ctx, at, classify(err), err)
+		err = unavailable(err)
+	}
+	return res, err
+}
+
+// protected runs an attempt with a key.
+func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result, error) {
+	leave, err := e.awaitFlight(ctx, at)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	pc, err := e.acquire(ctx, at)
+	if err != nil {
+		return nil, err
+	}
+	defer pc.Release()
+	at.conn = pc.Conn()
+	if e.currentProtocol() == ProtocolAdvisory {
+		return e.advisory(ctx, at, fn)
+	}
+	return e.claimFirst(ctx, at, fn)
+}
+
+// claim is what a new operation writes when it claims its key.
+func (at *attempt) claim() pgstore.Claim {
+	p := at.Policy
+	return pgstore.Claim{Scope: at.Scope, Key: at.Key, Fingerprint: at.Fingerprint[:], OperationID: at.op.id,
+		CreatedAt: at.now, ExpiresAt: at.now.Add(p.Retention), PurgeAt: at.now.Add(p.Retention + p.Tombstone)}
+}
+
+// lockTimeout is how long the claim may still wait for a concurrent
+// holder: what is left of the wait-timeout under ConcurrencyWait, at least
+// a millisecond.
+func (at *attempt) lockTimeout() time.Duration {
+	if at.Policy.Concurrency == ConcurrencyWait {
+		return max(at.Policy.WaitTimeout-time.Since(at.start), time.Millisecond)
+	}
+	return at.Policy.lockTimeout()
+}
+
+// inProgress is the refusal of an attempt whose key another attempt holds.
+func (e *Executor) inProgress(ctx context.Context, at *attempt, operationID string) error {
+	return e.refuse(ctx, at, at.Policy.inProgressEvent(), &RefusalError{Err: ErrInProgress, OperationID: operationID, RetryAfter: at.Policy.RetryAfter()})
+}
+
+// awaitFlight waits, without a connection, while this process runs
+// another attempt with the key: up to the wait-timeout under
+// ConcurrencyWait, not at all under ConcurrencyReject. It returns the
+// function that ends the caller's own turn.
+func (e *Executor) awaitFlight(ctx context.Context, at *attempt) (leave func(), err error) {
+	p := at.Policy
+	for {
+		leave, running := e.flights.enter(at.Scope, at.Key)
+		if leave != nil {
+			return leave, nil
+		}
+		if p.Concurrency == ConcurrencyReject {
+			return nil, e.inProgress(ctx, at, "")
+		}
+		_ = e.hooks.Run(ctx, faults.WaitingForFirst, "")
+		remaining := p.WaitTimeout - time.Since(at.start)
+		if remaining <= 0 {
+			return nil, e.inProgress(ctx, at, "")
+		}
+		timer := time.NewTimer(remaining)
+		select {
+		case <-running:
+			timer.Stop()
+		case <-timer.C:
+			return nil, e.inProgress(ctx, at, "")
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("idem: waiting for the first attempt: %w", context.Cause(ctx))
+		}
+	}
+}
+
+// acquire takes a pool connection, waiting at most the acquire timeout: a
+// saturated pool is answered ErrUnavailable, never an unbounded wait.
+func (e *Executor) acquire(ctx context.Context, at *attempt) (*pgxpool.Conn, error) {
+	d := e.acquireWait
+	if d == 0 {
+		d = at.Policy.WaitTimeout
+	}
+	actx, cancel := context.WithTimeoutCause(ctx, d, errSaturated)
+	defer cancel()
+	pc, err := e.pool.Acquire(actx)
+	if err == nil {
+		return pc, nil
+	}
+	if ctx.Err() == nil && errors.Is(context.Cause(actx), errSaturated) {
+		err = fmt.Errorf("idem: %w (%s, %d of %d in use)", errSaturated, d, e.pool.Stat().AcquiredConns(), e.pool.Stat().MaxConns())
+		e.emit(ctx, at, EventUnavailable, "", ClassSaturated)
+		return nil, err
+	}
+	return nil, fmt.Errorf("idem: %w", err)
+}

@@ -1,0 +1,125 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+)
+
+// checkpoint commits the step with the recovery point d names: the
+// advisory protocol's first checkpoint inserts the record in progress,
+// every other one updates it under the attempt's fencing token; either
+// way the record leaves with a lease on the database's clock and a token
+// of at least 1, which the attempt holds from then on.
+func (e *Executor) checkpoint(ctx context.Context, at *attempt, d Decision) error {
+	cp := pgstore.Checkpoint{Scope: at.Scope, Key: at.Key, OperationID: at.op.id, Token: at.token,
+		Point: d.Point, State: d.State, Lease: at.Policy.Lease}
+	var b pgx.Batch
+	if at.recorded {
+		e.store.QueueSaveCheckpoint(&b, cp)
+	} else {
+		e.store.QueueInsertCheckpoint(&b, at.claim(), cp)
+	}
+	var token int64
+	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) (err error) {
+		token, err = e.store.ReadCheckpoint(br)
+		return err
+	})
+	if errors.Is(err, pgstore.ErrTokenReplaced) {
+		err = fmt.Errorf("%w (%w)", ErrFenced, err)
+	}
+	if err != nil {
+		return err
+	}
+	at.token, at.recorded = token, true
+	at.op.point, at.op.state = d.Point, d.State
+	return nil
+}
+
+// beginStep begins the transaction of the step after a checkpoint: it
+// renews the lease under the attempt's fencing token, which also locks
+// the record's row until the step ends (a takeover waits for the step
+// instead of racing it), and opens the business savepoint when the policy
+// stores failures, in one round trip. A token another attempt replaced is
+// ErrFenced, with nothing begun.
+func (e *Executor) beginStep(ctx context.Context, at *attempt) (*ownedTx, error) {
+	var b pgx.Batch
+	b.BeginTx(pgx.TxOptions{})
+	e.store.QueueFence(&b, at.Scope, at.Key, at.token, at.Policy.Lease)
+	if at.Policy.StoresFailures {
+		b.Queue("SAVEPOINT " + pgstore.BusinessSavepoint)
+	}
+	br := at.conn.SendBatch(ctx, &b)
+	held, err := e.readStep(br, at.Policy.StoresFailures)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && !held {
+		err = ErrFenced
+	}
+	if err != nil {
+		rollback(ctx, at.conn)
+		return nil, fmt.Errorf("idem: %s: next step: %w", at.Policy.Operation, err)
+	}
+	return &ownedTx{tx: br.Tx()}, nil
+}
+
+// readStep reads beginStep's pipeline: whether the token still held.
+func (e *Executor) readStep(br pgx.BatchResults, savepoint bool) (bool, error) {
+	if _, err := br.Exec(); err != nil { // BEGIN
+		return false, err
+	}
+	held, err := e.store.ReadFence(br)
+	if err == nil && savepoint {
+		_, err = br.Exec()
+	}
+	return held, err
+}
+
+// giveUpLease ends the lease of an attempt that stops after a checkpoint
+// without deciding the operation (an error, a Release), so that the next
+// retry takes the operation over at once instead of after the lease. It
+// is best effort: a lease it could not end runs out by itself.
+func (e *Executor) giveUpLease(ctx context.Context, at *attempt) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := e.store.GiveUpLease(ctx, at.conn, at.Scope, at.Key, at.token); err != nil {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "idempotent operation: giving up the lease failed; it runs out by itself",
+			slog.String("operation", at.Policy.Operation), slog.String("operation_id", at.op.ID), slog.String("error", err.Error()))
+	}
+}
+
+// takeOver takes over the operation opID, in progress after a checkpoint,
+// when its lease has run out on the database's clock: a new fencing token
+// makes every later write of the attempt that held it fail, and the
+// operation resumes from its last recovery point in this attempt. An
+// operation whose lease still runs is in progress.
+func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Func) (*Result, error) {
+	took, err := e.store.TakeOver(ctx, at.conn, at.Scope, at.Key, at.Fingerprint[:], at.Policy.Lease, at.lockTimeout())
+	switch {
+	case isLockTimeout(err):
+		return nil, e.inProgress(ctx, at, opID)
+	case err != nil:
+		err = fmt.Errorf("idem: %s: take over: %w", at.Policy.Operation, err)
+		e.emit(ctx, at, EventRolledBack, opID, classify(err))
+		return nil, err
+	case took == nil:
+		return nil, e.inProgress(ctx, at, opID)
+	}
+	at.op.id, at.op.ID = took.OperationID, formatUUID(took.OperationID)
+	at.op.point, at.op.state = took.Point, took.State
+	at.token, at.recorded = took.Token, true
+	e.emit(ctx, at, EventTakenOver, at.op.ID, "")
+	tx, err := e.beginStep(ctx, at)
+	if err != nil {
+		e.emit(ctx, at, EventRolledBack, at.op.ID, classify(err))
+		return nil, err
+	}
+	return e.run(ctx, at, tx, fn)
+}

@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
+	"github.com/idemgen/idemgen/runtime/jsonpointer"
+)
+
+// ParseKey parses an Idempotency-Key header field value in either form a
+// client writes it (idemkey.Parse); errors wrap ErrKeyMalformed.
+func ParseKey(value string, maxLen int) (string, error) { return idemkey.Parse(value, maxLen) }
+
+// keyFromHeader returns the key in header name, "" when absent. A field
+// sent on several lines is malformed.
+func keyFromHeader(h http.Header, spec KeySpec) (string, error) {
+	values := h.Values(spec.Header)
+	switch len(values) {
+	case 0:
+		return "", nil
+	case 1:
+		return ParseKey(values[0], spec.MaxLength)
+	default:
+		return "", fmt.Errorf("%w: %d %s fields", ErrKeyMalformed, len(values), spec.Header)
+	}
+}
+
+// keyFromBody returns the string at the JSON pointer in body, "" when the
+// member is absent. Anything but a string there is malformed.
+func keyFromBody(body []byte, spec KeySpec) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return "", fmt.Errorf("%w: body is not JSON: %v", ErrKeyMalformed, err)
+	}
+	v, ok := lookupPointer(doc, spec.BodyPointer)
+	if !ok {
+		return "", nil
+	}
+	s, isString := v.(string)
+	if !isString {
+		return "", fmt.Errorf("%w: %s is not a string", ErrKeyMalformed, spec.BodyPointer)
+	}
+	if s == "" {
+		return "", fmt.Errorf("%w: empty", ErrKeyMalformed)
+	}
+	if len(s) > spec.MaxLength {
+		return "", fmt.Errorf("%w: %d bytes, at most %d allowed", ErrKeyMalformed, len(s), spec.MaxLength)
+	}
+	return s, nil
+}
+
+// lookupPointer resolves an RFC 6901 JSON pointer, which Normalize
+// checked, in a decoded document.
+func lookupPointer(doc any, pointer string) (any, bool) {
+	cur := doc
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = jsonpointer.Next(rest)
+		switch node := cur.(type) {
+		case map[string]any:
+			next, ok := node[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
+			}
+			cur = node[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}

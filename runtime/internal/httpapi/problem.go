@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+)
+
+// ProblemTypeBase is the prefix of every problem type URI; the fragment
+// names the section of docs/problems.md that documents it.
+const ProblemTypeBase = "https://github.com/idemgen/idemgen/blob/main/docs/problems.md#"
+
+// The problem types the runtime answers with (RFC 9457). They are stable:
+// clients may switch on them.
+const (
+	ProblemKeyMissing           = ProblemTypeBase + "idempotency-key-missing"
+	ProblemKeyMalformed         = ProblemTypeBase + "idempotency-key-malformed"
+	ProblemBodyTooLarge         = ProblemTypeBase + "request-body-too-large"
+	ProblemInvalidBody          = ProblemTypeBase + "request-body-invalid"
+	ProblemScopeUnavailable     = ProblemTypeBase + "scope-unavailable"
+	ProblemFingerprint          = ProblemTypeBase + "idempotency-key-reused"
+	ProblemInProgress           = ProblemTypeBase + "operation-in-progress"
+	ProblemExpired              = ProblemTypeBase + "operation-expired"
+	ProblemRequiresRecovery     = ProblemTypeBase + "operation-requires-recovery"
+	ProblemInternal             = ProblemTypeBase + "internal-error"
+	ProblemNaturalKeyExists     = ProblemTypeBase + "natural-key-exists"
+	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
+	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
+)
+
+// Problem is an RFC 9457 problem details object.
+type Problem struct {
+	Type        string `json:"type"`
+	Title       string `json:"title"`
+	Status      int    `json:"status"`
+	Detail      string `json:"detail,omitempty"`
+	OperationID string `json:"operation_id,omitempty"` // for support, on operation-expired and operation-requires-recovery
+	// Violations lists every violation of the request's schema, on
+	// request-body-invalid (an RFC 9457 extension member).
+	Violations []jsondecode.Violation `json:"violations,omitempty"`
+	retryAfter time.Duration
+	// accept lists the media types an unsupported-media-type request may
+	// have, sent in acceptHeader (Accept-Post or Accept-Patch).
+	accept       []string
+	acceptHeader string
+}
+
+// problemFor maps an error of the key, body, scope and execution stages to
+// its problem. Unknown errors are a 500 that discloses nothing.
+func problemFor(err error) *Problem {
+	if p := requestProblem(err); p != nil {
+		return p
+	}
+	var ref *core.RefusalError
+	if errors.As(err, &ref) {
+		switch ref.Err {
+		case core.ErrFingerprintMismatch:
+			return &Problem{Type: ProblemFingerprint, Title: "Idempotency key reused", Status: http.StatusUnprocessableEntity,
+				Detail: "This idempotency key was already used for a different request. Use a new key for a new request."}
+		case core.ErrInProgress:
+			return &Problem{Type: ProblemInProgress, Title: "Operation in progress", Status: http.StatusConflict,
+				Detail: "A request with this idempotency key is still being processed. Retry later.", retryAfter: ref.RetryAfter}
+		case core.ErrExpired:
+			return &Problem{Type: ProblemExpired, Title: "Operation expired", Status: http.StatusConflict,
+				Detail: "The operation with this idempotency key is past its retention; it is not executed again.", OperationID: ref.OperationID}
+		case core.ErrRequiresRecovery:
+			return &Problem{Type: ProblemRequiresRecovery, Title: "Operation requires recovery", Status: http.StatusConflict,
+				Detail: "The outcome of the first attempt is unknown; contact support with the operation id.", OperationID: ref.OperationID}
+		}
+	}
+	switch {
+	case errors.Is(err, ErrKeyMissing):
+		return &Problem{Type: ProblemKeyMissing, Title: "Idempotency key missing", Status: http.StatusBadRequest,
+			Detail: "This operation requires an idempotency key."}
+	case errors.Is(err, ErrKeyMalformed):
+		return &Problem{Type: ProblemKeyMalformed, Title: "Idempotency key malformed", Status: http.StatusBadRequest,
+			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
+	case errors.Is(err, ErrBodyTooLarge):
+		return &Problem{Type: ProblemBodyTooLarge, Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
+	case errors.Is(err, ErrInvalidBody):
+		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest,
+			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
+	case errors.Is(err, core.ErrUnavailable):
+		return &Problem{Type: ProblemUnavailable, Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "The request could not run now and nothing of it was kept. Retry the same request later.", retryAfter: time.Second}
+	case errors.Is(err, errScope):
+		return &Problem{Type: ProblemScopeUnavailable, Title: "Scope unavailable", Status: http.StatusForbidden}
+	}
+	return &Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError}
+}
+
+// write sends p as application/problem+json.
+func (p *Problem) write(w http.ResponseWriter) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	if p.retryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(int64(p.retryAfter/time.Second), 10))
+	}
+	if len(p.accept) > 0 {
+		h.Set(p.acceptHeader, strings.Join(p.accept, ", "))
+	}
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(body)
+}
