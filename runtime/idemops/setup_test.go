@@ -63,5 +63,7 @@ func (unreachable) Begin(context.Context) (pgx.Tx, error) { panic("idemops began
 func (unreachable) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
 	panic("idemops sent a statement")
 }
-func (unreachable) Query(context.Context, string, ...any) (pgx.Rows, error) { panic("idemops sent a query") }
-func (unreachable) QueryRow(context.Context, string, ...any) pgx.Row     { panic("idemops sent a query") }
+func (unreachable) Query(context.Context, string, ...any) (pgx.Rows, error) {
+	panic("idemops sent a query")
+}
+func (unreachable) QueryRow(context.Context, string, ...any) pgx.Row { panic("idemops sent a query") }
