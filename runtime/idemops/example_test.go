@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -85,17 +84,12 @@ func ExampleClient_Retry() {
 // stored 409; it returns the pool and the function that drops it all.
 func exampleService(scope, key string) (*pgxpool.Pool, func()) {
 	ctx := context.Background()
-	tb := &exampleTB{}
-	pool, err := pgxpool.New(ctx, pgtest.Database(tb))
+	connString, drop := pgtest.ExampleDatabase()
+	pool, err := pgxpool.New(ctx, connString)
 	if err != nil {
 		panic(err)
 	}
-	tb.Cleanup(pool.Close)
-	done := func() {
-		for i := len(tb.cleanups) - 1; i >= 0; i-- {
-			tb.cleanups[i]()
-		}
-	}
+	done := func() { pool.Close(); drop() }
 	if err := idem.Migrate(ctx, pool, "idempotency"); err != nil {
 		panic(err)
 	}
@@ -119,16 +113,3 @@ func refuse(context.Context, pgx.Tx, *idemimpl.Operation, *idemimpl.Request) (*i
 	return &idemimpl.Response{Status: http.StatusConflict, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: []byte(`{"error":"out of stock"}`)}, nil
 }
-
-// exampleTB lets an Example use pgtest, which wants a testing.TB: it
-// names the database, fails by panicking and runs cleanups when done.
-type exampleTB struct {
-	testing.TB
-	cleanups []func()
-}
-
-func (*exampleTB) Helper()                           {}
-func (*exampleTB) Name() string                      { return "Example" }
-func (*exampleTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
-func (*exampleTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
-func (tb *exampleTB) Cleanup(f func())               { tb.cleanups = append(tb.cleanups, f) }
