@@ -2,26 +2,30 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
+
+	"github.com/idemgen/idemgen/runtime/idemops"
 )
+
+// keyHashSecretEnv names the environment variable that holds the
+// service's idem.Config.KeyHashSecret, with which ops shows keys as the
+// executor's logs do (key_hash).
+const keyHashSecretEnv = "IDEMGEN_KEY_HASH_SECRET"
 
 // opsFlags are the flags every ops command has.
 type opsFlags struct {
-	schema string
-	format string
+	schema   string
+	format   string
+	showKeys bool
 }
 
 func (f *opsFlags) register(cmd *cobra.Command) {
@@ -29,8 +33,24 @@ func (f *opsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "table", "output: table (for people) or json (for scripts)")
 }
 
-// connect checks the flags and connects to DATABASE_URL.
-func (f *opsFlags) connect(ctx context.Context) (*pgx.Conn, error) {
+// registerShowKeys adds --show-keys to a command that shows keys.
+func (f *opsFlags) registerShowKeys(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.showKeys, "show-keys", false, "show idempotency keys in clear (by default only their keyed hash)")
+}
+
+// opsSession is an ops command's connection to DATABASE_URL and the
+// support library on it.
+type opsSession struct {
+	pool   *pgxpool.Pool
+	ops    *idemops.Client
+	hashed bool // keys are shown hashed: IDEMGEN_KEY_HASH_SECRET is set
+}
+
+// connect checks the flags and opens the support library on DATABASE_URL.
+// The pool connects on the first query, so arguments the library refuses
+// are reported without a connection. A command that shows keys without
+// IDEMGEN_KEY_HASH_SECRET says on stderr why no key hash is shown.
+func (f *opsFlags) connect(ctx context.Context) (*opsSession, error) {
 	if f.format != "table" && f.format != "json" {
 		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("--format %q: want table or json", f.format)}
 	}
@@ -38,22 +58,32 @@ func (f *opsFlags) connect(ctx context.Context) (*pgx.Conn, error) {
 	if url == "" {
 		return nil, &exitError{code: exitUnusable, err: errors.New("ops: DATABASE_URL is not set")}
 	}
-	conn, err := pgx.Connect(ctx, url)
+	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("ops: connecting to DATABASE_URL: %w", err)}
+		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("ops: DATABASE_URL: %w", err)}
 	}
-	return conn, nil
+	secret := os.Getenv(keyHashSecretEnv)
+	ops, err := idemops.New(pool, idemops.Config{Schema: f.schema, KeyHashSecret: []byte(secret), ShowKeys: f.showKeys})
+	if err != nil {
+		pool.Close()
+		return nil, &exitError{code: exitInternal, err: err}
+	}
+	return &opsSession{pool: pool, ops: ops, hashed: secret != ""}, nil
 }
 
-// opsTables matches the runtime's tables in the support SQL.
-var opsTables = regexp.MustCompile(`\bidempotency_(record|outbox|effect_attempt|effect_audit)\b`)
-
-// qualify names the tables of sql in schema.
-func (f *opsFlags) qualify(sql string) string {
-	if f.schema == "" {
-		return sql
+// noteUnhashed says on stderr, once per command, why keys show no hash.
+func (s *opsSession) noteUnhashed(stderr io.Writer, showKeys bool) {
+	if !s.hashed && !showKeys {
+		fmt.Fprintf(stderr, "idemgen: note: %s is not set, so keys are shown as -; set it to the service's idem.Config.KeyHashSecret "+
+			"to see the key_hash its logs print, or pass --show-keys to see keys in clear\n", keyHashSecretEnv)
 	}
-	return opsTables.ReplaceAllStringFunc(sql, func(t string) string { return pgx.Identifier{f.schema, t}.Sanitize() })
+}
+
+// opsError is the exit error of an ops command whose library call failed:
+// every failure, refused arguments and database errors alike, is unusable
+// input (a wrong id, key, state, --schema or DATABASE_URL).
+func opsError(command string, err error) error {
+	return &exitError{code: exitUnusable, err: fmt.Errorf("ops %s: %s", command, strings.TrimPrefix(err.Error(), "idemops: "))}
 }
 
 // writeJSON prints v as indented JSON.
@@ -61,40 +91,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// keyShown is an idempotency key as support shows it: a hash unless the
-// keys were asked for (a key can be a secret of the client's).
-func keyShown(key string, show bool) string {
-	switch {
-	case key == "":
-		return ""
-	case show:
-		return key
-	}
-	sum := sha256.Sum256([]byte(key))
-	return "sha256:" + hex.EncodeToString(sum[:8])
-}
-
-// effectRef is an effect named by its key: <operation id>/<effect>/<seq>.
-type effectRef struct {
-	operationID string
-	seq         int
-}
-
-var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
-func parseEffectKey(key string) (effectRef, error) {
-	id, rest, ok := strings.Cut(key, "/")
-	i := strings.LastIndexByte(rest, '/')
-	if !ok || i < 0 || !uuidPattern.MatchString(id) {
-		return effectRef{}, &exitError{code: exitUnusable, err: fmt.Errorf("effect key %q: want <operation id>/<effect>/<seq>, as ops list shows it", key)}
-	}
-	seq, err := strconv.Atoi(rest[i+1:])
-	if err != nil || seq < 1 {
-		return effectRef{}, &exitError{code: exitUnusable, err: fmt.Errorf("effect key %q: the sequence number after the last / is not a positive integer", key)}
-	}
-	return effectRef{operationID: id, seq: seq}, nil
 }
 
 // utc formats t for support output.
@@ -113,6 +109,10 @@ func orDash(s string) string {
 	return s
 }
 
-// effectStateSQL is the state support shows: pending while leased is
-// running.
-const effectStateSQL = `CASE WHEN o.state = 'pending' AND o.lease_until IS NOT NULL THEN 'running' ELSE o.state END`
+// timePtr is t for JSON: nil when zero, so that it is left out.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

@@ -2,7 +2,7 @@ package main
 
 import "github.com/spf13/cobra"
 
-// addOpsEffectCommands adds the effect support commands to ops.
+// addOpsEffectCommands adds the support library's commands to ops.
 func addOpsEffectCommands(ops *cobra.Command) {
-	ops.AddCommand(newOpsListCommand(), newOpsShowCommand(), newOpsResolveCommand(), newOpsRetryCommand())
+	ops.AddCommand(newOpsListCommand(), newOpsShowCommand(), newOpsResolveCommand(), newOpsRetryCommand(), newOpsAuditCommand())
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,14 +19,18 @@ import (
 
 // opsSeed is a support scenario with fixed ids and times: an order whose
 // email was sent and whose stock reservation halted after a lost attempt,
-// and an order whose email died after its attempts ran out.
+// an order whose email died after its attempts ran out, and an order
+// refused with a stored 409, which enqueued nothing. Retention ends in
+// 2099, so that the states shown do not depend on the day the test runs.
 const opsSeed = `
 INSERT INTO support.idempotency_record (scope, idempotency_key, fingerprint, state, operation_id, response_status,
     created_at, completed_at, expires_at, purge_at) VALUES
  ('acme', 'order-key-1', '\x01', 'completed', '11111111-1111-4111-8111-111111111111', 201,
-  '2026-11-30 09:00:00+00', '2026-11-30 09:00:00.5+00', '2026-12-01 09:00:00+00', '2026-12-08 09:00:00+00'),
+  '2026-11-30 09:00:00+00', '2026-11-30 09:00:00.5+00', '2099-12-01 09:00:00+00', '2099-12-08 09:00:00+00'),
  ('acme', 'order-key-2', '\x02', 'completed', '22222222-2222-4222-8222-222222222222', 201,
-  '2026-11-30 10:00:00+00', '2026-11-30 10:00:00.5+00', '2026-12-01 10:00:00+00', '2026-12-08 10:00:00+00');
+  '2026-11-30 10:00:00+00', '2026-11-30 10:00:00.5+00', '2099-12-01 10:00:00+00', '2099-12-08 10:00:00+00'),
+ ('acme', 'order-key-3', '\x03', 'failed', '55555555-5555-4555-8555-555555555555', 409,
+  '2026-11-30 11:00:00+00', '2026-11-30 11:00:00.2+00', '2099-12-01 11:00:00+00', '2099-12-08 11:00:00+00');
 INSERT INTO support.idempotency_outbox (scope, operation_id, seq, effect, effect_key, on_unknown, payload, state, attempts,
     available_at, created_at, operation, fencing_token, last_outcome, last_error, updated_at) VALUES
  ('acme', '11111111-1111-4111-8111-111111111111', 1, 'confirmation_email', '11111111-1111-4111-8111-111111111111/confirmation_email/1',
@@ -64,8 +69,12 @@ func opsDB(t *testing.T) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Setenv("DATABASE_URL", cs)
+	t.Setenv(keyHashSecretEnv, opsSecret)
 	return pool
 }
+
+// opsSecret is the key-hash secret of the service the ops tests support.
+const opsSecret = "support tests' secret"
 
 // ops runs idemgen ops with args and returns its exit code and output.
 func ops(args ...string) (int, string, string) {
@@ -103,8 +112,10 @@ func TestOpsListAndShowGolden(t *testing.T) {
 		{"list.json", []string{"list", "--schema", "support", "--format", "json"}},
 		{"list-recovery.txt", []string{"list", "--schema", "support", "--state", "requires_recovery"}},
 		{"list-key.txt", []string{"list", "--schema", "support", "--scope", "acme", "--key", "order-key-2", "--show-keys"}},
+		{"list-key-quoted.txt", []string{"list", "--schema", "support", "--key", `"order-key-3"`}},
 		{"show.txt", []string{"show", "--schema", "support", "11111111-1111-4111-8111-111111111111"}},
 		{"show.json", []string{"show", "--schema", "support", "--format", "json", "22222222-2222-4222-8222-222222222222"}},
+		{"show-no-effects.txt", []string{"show", "--schema", "support", "55555555-5555-4555-8555-555555555555"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := ops(c.args...)
@@ -114,14 +125,74 @@ func TestOpsListAndShowGolden(t *testing.T) {
 			golden(t, c.name, out)
 		})
 	}
-	if code, out, _ := ops("list", "--schema", "support", "--older-than", "1h"); code != exitOK || strings.Count(out, "\n") != 4 {
-		t.Errorf("--older-than 1h: exit %d, %q; want the three seeded effects", code, out)
+	for _, c := range []struct {
+		args             []string
+		operations, effs int
+	}{
+		{[]string{"--older-than", "1h"}, 3, 3},
+		{[]string{"--older-than", "876000h"}, 0, 0},
+		{[]string{"--operation", "refundOrder"}, 0, 0},
+		{[]string{"--operation", "createOrder"}, 2, 3}, // the 409 enqueued nothing: its name is unknown
+		{[]string{"--state", "failed"}, 1, 0},
+		{[]string{"--state", "dead"}, 0, 1},
+		{[]string{"--key", "order-key-1"}, 1, 2},
+		{[]string{"--key", `"order-key-1"`, "--scope", "acme"}, 1, 2},
+		{[]string{"--key", "order-key-1", "--scope", "other"}, 0, 0},
+		{[]string{"--limit", "1"}, 1, 1},
+	} {
+		code, out, errOut := ops(append([]string{"list", "--schema", "support", "--format", "json"}, c.args...)...)
+		var list jsonList
+		if code != exitOK || json.Unmarshal([]byte(out), &list) != nil {
+			t.Errorf("%v: exit %d, %s%s", c.args, code, out, errOut)
+			continue
+		}
+		if len(list.Operations) != c.operations || len(list.Effects) != c.effs {
+			t.Errorf("%v: %d operations and %d effects, want %d and %d", c.args, len(list.Operations), len(list.Effects), c.operations, c.effs)
+		}
 	}
-	if code, out, _ := ops("list", "--schema", "support", "--older-than", "876000h"); code != exitOK || strings.Count(out, "\n") != 1 {
-		t.Errorf("--older-than 100 years: exit %d, %q; want the header alone", code, out)
+	if code, out, _ := ops("list", "--schema", "support", "--operation", "refundOrder"); code != exitOK || out != "no operations or effects match\n" {
+		t.Errorf("--operation refundOrder: exit %d, %q; want no operations or effects", code, out)
 	}
-	if code, out, _ := ops("list", "--schema", "support", "--operation", "refundOrder"); code != exitOK || strings.Count(out, "\n") != 1 {
-		t.Errorf("--operation refundOrder: exit %d, %q; want the header alone", code, out)
+}
+
+// A malformed key, operation id or state is unusable input, named in a
+// message that says what is wrong and what is wanted; nothing is listed.
+func TestOpsListRefusesMalformedFilters(t *testing.T) {
+	opsDB(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--key", "order key"}, `key "order key" is malformed: byte 0x20 at 5 is not allowed in a bare key; write it as the client sent it`},
+		{[]string{"--key", `"order-key-1`}, `key "\"order-key-1" is malformed: unterminated string`},
+		{[]string{"--key", `"order-key-1" x`}, `is malformed: text after the closing quote`},
+		{[]string{"--operation-id", "42"}, `operation id "42" is not a UUID`},
+		{[]string{"--state", "stuck"}, `--state "stuck": want an operation state (one of [in_progress completed`},
+		{[]string{"--limit", "-1"}, "limit must be between 1 and 2147483647"},
+	} {
+		code, out, errOut := ops(append([]string{"list", "--schema", "support"}, c.args...)...)
+		if code != exitUnusable || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+// Without the service's key-hash secret, ops shows no hash (no other
+// secret gives the logs' hashes) and says on stderr how to get one.
+func TestOpsWithoutASecretShowsNoKeyHash(t *testing.T) {
+	opsDB(t)
+	t.Setenv(keyHashSecretEnv, "")
+	code, out, errOut := ops("list", "--schema", "support", "--key", "order-key-3")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "OPERATION ID                          OPERATION  SCOPE  KEY HASH  STATE   STATUS  EFFECTS  CREATED\n" +
+		"55555555-5555-4555-8555-555555555555  -          acme   -         failed  409     -        2026-11-30T11:00:00Z\n"
+	if out != want || !strings.Contains(errOut, keyHashSecretEnv+" is not set, so keys are shown as -") {
+		t.Errorf("stdout:\n%s\nstderr: %s", out, errOut)
+	}
+	if _, _, errOut := ops("list", "--schema", "support", "--show-keys"); strings.Contains(errOut, "note") {
+		t.Errorf("--show-keys still notes the missing secret: %s", errOut)
 	}
 }
 

@@ -2,125 +2,156 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"text/tabwriter"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/spf13/cobra"
+
+	"github.com/idemgen/idemgen/runtime/idemops"
 )
-
-// effectStates are the states ops list filters by.
-var effectStates = []string{"pending", "running", "done", "failed", "requires_recovery", "dead"}
-
-// opsEffect is one effect as support sees it.
-type opsEffect struct {
-	EffectKey   string    `json:"effect_key"`
-	OperationID string    `json:"operation_id"`
-	Operation   string    `json:"operation"`
-	Scope       string    `json:"scope"`
-	Key         string    `json:"key"` // the idempotency key, hashed unless --show-keys
-	Effect      string    `json:"effect"`
-	Seq         int       `json:"seq"`
-	OnUnknown   string    `json:"on_unknown"`
-	State       string    `json:"state"`
-	Attempts    int       `json:"attempts"`
-	LastOutcome string    `json:"last_outcome,omitempty"`
-	LastError   string    `json:"last_error,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	DueAt       time.Time `json:"due_at"`
-}
-
-// listEffectsSQL lists effects with their operations' keys, filtered by
-// state, operation name, scope, operation id, idempotency key and age.
-const listEffectsSQL = `SELECT * FROM (
-    SELECT o.effect_key, o.operation_id::text, coalesce(o.operation, ''), o.scope, coalesce(r.idempotency_key, ''),
-           o.effect, o.seq, o.on_unknown, ` + effectStateSQL + ` AS shown_state, o.attempts,
-           coalesce(o.last_outcome, ''), coalesce(o.last_error, ''), o.created_at, o.available_at
-    FROM idempotency_outbox AS o
-    LEFT JOIN LATERAL (
-        SELECT idempotency_key FROM idempotency_record AS r
-        WHERE r.scope = o.scope AND r.operation_id = o.operation_id LIMIT 1
-    ) AS r ON true
-    WHERE ($2 = '' OR o.operation = $2) AND ($3 = '' OR o.scope = $3)
-      AND ($4 = '' OR o.operation_id = nullif($4, '')::uuid) AND ($5 = '' OR r.idempotency_key = $5)
-      AND ($6::timestamptz IS NULL OR o.created_at <= $6)
-) AS e
-WHERE $1 = '' OR e.shown_state = $1
-ORDER BY e.created_at, e.operation_id, e.seq
-LIMIT $7`
 
 func newOpsListCommand() *cobra.Command {
 	var f opsFlags
-	var state, operation, scope, operationID, key string
-	var olderThan time.Duration
-	var limit int
-	var showKeys bool
+	var filter idemops.Filter
+	var state string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List effects and their operations by state, age, operation, key, scope or operation id",
-		Args:  cobra.NoArgs,
+		Short: "List operations and their effects by state, age, operation, key, scope or operation id",
+		Long: "list prints the operations (idempotency records) and the effects that match every filter given, oldest first, " +
+			"up to --limit of each: a table of operations, then a table of effects, each left out when nothing matches. " +
+			"--key finds the operation a client sent under that key, written either way the client may have sent it: " +
+			`bare (abc) or as a Structured Field string ("abc"). --state takes an operation state, an effect state, or ` +
+			"failed and requires_recovery, which both have.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if state != "" && !slices.Contains(effectStates, state) {
-				return &exitError{code: exitUnusable, err: fmt.Errorf("--state %q: want one of %v", state, effectStates)}
-			}
-			if operationID != "" && !uuidPattern.MatchString(operationID) {
-				return &exitError{code: exitUnusable, err: fmt.Errorf("--operation-id %q is not a UUID", operationID)}
+			opState, effectState := idemops.OperationState(state), idemops.EffectState(state)
+			listOps := state == "" || slices.Contains(idemops.OperationStates(), opState)
+			listEffects := state == "" || slices.Contains(idemops.EffectStates(), effectState)
+			if !listOps && !listEffects {
+				return &exitError{code: exitUnusable, err: fmt.Errorf("--state %q: want an operation state (one of %v) or an effect state (one of %v)",
+					state, idemops.OperationStates(), idemops.EffectStates())}
 			}
 			ctx := cmd.Context()
-			conn, err := f.connect(ctx)
+			s, err := f.connect(ctx)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = conn.Close(ctx) }()
-			var before pgtype.Timestamptz
-			if olderThan > 0 {
-				before = pgtype.Timestamptz{Time: time.Now().Add(-olderThan), Valid: true}
-			}
-			rows, err := conn.Query(ctx, f.qualify(listEffectsSQL), state, operation, scope, operationID, key, before, limit)
-			if err != nil {
-				return &exitError{code: exitUnusable, err: fmt.Errorf("ops list: %w", err)}
-			}
-			var list []opsEffect
-			for rows.Next() {
-				var e opsEffect
-				var k string
-				if err := rows.Scan(&e.EffectKey, &e.OperationID, &e.Operation, &e.Scope, &k, &e.Effect, &e.Seq, &e.OnUnknown,
-					&e.State, &e.Attempts, &e.LastOutcome, &e.LastError, &e.CreatedAt, &e.DueAt); err != nil {
-					return &exitError{code: exitUnusable, err: fmt.Errorf("ops list: %w", err)}
+			defer s.pool.Close()
+			list := jsonList{Operations: []jsonOperation{}, Effects: []jsonEffect{}}
+			var ops []idemops.Operation
+			var effects []idemops.Effect
+			if listOps {
+				if ops, err = s.ops.ListOperations(ctx, idemops.OperationFilter{Filter: filter, State: opState}); err != nil {
+					return opsError("list", err)
 				}
-				e.Key = keyShown(k, showKeys)
-				e.CreatedAt, e.DueAt = e.CreatedAt.UTC(), e.DueAt.UTC()
-				list = append(list, e)
 			}
-			if err := rows.Err(); err != nil {
-				return &exitError{code: exitUnusable, err: fmt.Errorf("ops list: %w", err)}
+			if listEffects {
+				if effects, err = s.ops.ListEffects(ctx, idemops.EffectFilter{Filter: filter, State: effectState}); err != nil {
+					return opsError("list", err)
+				}
+			}
+			if len(ops) > 0 || len(effects) > 0 {
+				s.noteUnhashed(cmd.ErrOrStderr(), f.showKeys)
 			}
 			out := cmd.OutOrStdout()
 			if f.format == "json" {
-				if list == nil {
-					list = []opsEffect{}
+				for i := range ops {
+					list.Operations = append(list.Operations, newJSONOperation(&ops[i]))
+				}
+				for i := range effects {
+					list.Effects = append(list.Effects, newJSONEffect(&effects[i]))
 				}
 				return writeJSON(out, list)
 			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "EFFECT KEY\tOPERATION\tSCOPE\tKEY\tSTATE\tATTEMPTS\tLAST OUTCOME\tCREATED")
-			for _, e := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.EffectKey, orDash(e.Operation), e.Scope, orDash(e.Key),
-					e.State, e.Attempts, orDash(e.LastOutcome), utc(e.CreatedAt))
-			}
-			return tw.Flush()
+			return printList(out, ops, effects, f.showKeys)
 		},
 	}
 	f.register(cmd)
+	f.registerShowKeys(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&state, "state", "", fmt.Sprintf("only effects in this state: one of %v", effectStates))
-	fl.StringVar(&operation, "operation", "", "only effects of this operation (the contract's name)")
-	fl.StringVar(&scope, "scope", "", "only effects in this scope")
-	fl.StringVar(&operationID, "operation-id", "", "only the effects of this operation id")
-	fl.StringVar(&key, "key", "", "only the effects of the operation under this idempotency key")
-	fl.DurationVar(&olderThan, "older-than", 0, "only effects enqueued at least this long ago, such as 1h")
-	fl.IntVar(&limit, "limit", 100, "at most this many effects, oldest first")
-	fl.BoolVar(&showKeys, "show-keys", false, "show idempotency keys in clear (by default a hash)")
+	fl.StringVar(&state, "state", "", fmt.Sprintf("only operations in this state (one of %v) and effects in this state (one of %v)",
+		idemops.OperationStates(), idemops.EffectStates()))
+	fl.StringVar(&filter.Name, "operation", "", "only operations and effects of this operation (the contract's name, known from the effects)")
+	fl.StringVar(&filter.Scope, "scope", "", "only this scope")
+	fl.StringVar(&filter.OperationID, "operation-id", "", "only this operation and its effects")
+	fl.StringVar(&filter.Key, "key", "", `only the operation under this idempotency key, bare or quoted ("abc"), and its effects`)
+	fl.DurationVar(&filter.OlderThan, "older-than", 0, "only what was created at least this long ago, such as 1h")
+	fl.IntVar(&filter.Limit, "limit", idemops.DefaultLimit, "at most this many operations and this many effects, oldest first")
 	return cmd
+}
+
+// printList prints the operations and effects for people; the key column
+// is the key hash, or the key with --show-keys.
+func printList(w io.Writer, ops []idemops.Operation, effects []idemops.Effect, showKeys bool) error {
+	if len(ops) == 0 && len(effects) == 0 {
+		_, err := fmt.Fprintln(w, "no operations or effects match")
+		return err
+	}
+	keyColumn := "KEY HASH"
+	if showKeys {
+		keyColumn = "KEY"
+	}
+	shown := func(key, hash string) string {
+		if showKeys {
+			return orDash(key)
+		}
+		return orDash(hash)
+	}
+	if len(ops) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "OPERATION ID\tOPERATION\tSCOPE\t%s\tSTATE\tSTATUS\tEFFECTS\tCREATED\n", keyColumn)
+		for _, op := range ops {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op.ID, orDash(op.Name), op.Scope, shown(op.Key, op.KeyHash),
+				op.State, status(op.Status), effectCount(op.EffectCount, op.EffectsWaiting), utc(op.CreatedAt))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(effects) > 0 {
+		if len(ops) > 0 {
+			fmt.Fprintln(w)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "EFFECT KEY\tOPERATION\tSCOPE\t%s\tSTATE\tATTEMPTS\tLAST OUTCOME\tCREATED\n", keyColumn)
+		for _, e := range effects {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.Key, orDash(e.Operation), e.Scope, shown(e.IdempotencyKey, e.KeyHash),
+				e.State, e.Attempts, orDash(e.LastOutcome), utc(e.CreatedAt))
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+// status shows a stored status; - for none.
+func status(s int) string {
+	if s == 0 {
+		return "-"
+	}
+	return fmt.Sprint(s)
+}
+
+// effectCount shows how many effects an operation has and how many of
+// them wait for a person.
+func effectCount(n, waiting int) string {
+	switch {
+	case n == 0:
+		return "-"
+	case waiting == 0:
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d (%d waiting)", n, waiting)
+}
+
+// lease describes an effect's lease: who holds it until when, or whose
+// lease ran out; "" when none is recorded.
+func lease(e *idemops.Effect) string {
+	switch {
+	case e.LeaseUntil.IsZero():
+		return ""
+	case e.State == idemops.EffectRunning:
+		return fmt.Sprintf("leased by %s until %s", e.LeasedBy, utc(e.LeaseUntil))
+	}
+	return fmt.Sprintf("the lease of %s ran out at %s", e.LeasedBy, utc(e.LeaseUntil))
 }

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 )
 
 // The effect states the worker writes (step 3 of runtime/schema).
@@ -50,9 +54,9 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 	// context ended: only the fencing token decides whether it still may.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Lease/10+time.Second)
 	defer rcancel()
-	var n int
-	err := w.cfg.Pool.QueryRow(rctx, w.record, c.scope, c.operationID, c.seq, c.token, v.state, next, v.outcome,
-		nullable(v.err), w.cfg.Now(), v.kind).Scan(&n)
+	n, err := w.q.RecordOutcome(rctx, sqlcdb.RecordOutcomeParams{Scope: c.scope, OperationID: c.operationID, Seq: c.seq,
+		FencingToken: c.token, State: v.state, AvailableAt: timestamptz(next), Outcome: v.outcome,
+		Error: pgtype.Text{String: v.err, Valid: v.err != ""}, Now: timestamptz(w.cfg.Now()), Kind: v.kind})
 	switch {
 	case err != nil:
 		log.Error("idem: recording an effect's outcome; the lease will hand it on", "outcome", v.outcome, "err", err)
@@ -149,12 +153,4 @@ func safeVerify(ctx context.Context, v Verifier, key string) (out VerifyOutcome)
 		}
 	}()
 	return v.Verify(ctx, key)
-}
-
-// nullable maps "" to SQL NULL.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

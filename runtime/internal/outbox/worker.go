@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 	"github.com/idemgen/idemgen/runtime/internal/tables"
 )
 
@@ -41,9 +42,9 @@ type Config struct {
 
 // Worker executes due effects; see Run.
 type Worker struct {
-	cfg                Config
-	effects            []string
-	claim, record, due string
+	cfg     Config
+	effects []string
+	q       *sqlcdb.Queries // on the pool, in cfg.Schema
 }
 
 // New checks cfg and fills in its defaults.
@@ -83,9 +84,7 @@ func New(cfg Config) (*Worker, error) {
 	return &Worker{
 		cfg:     cfg,
 		effects: slices.Sorted(maps.Keys(cfg.Providers)),
-		claim:   tables.Qualify(cfg.Schema, claimSQL),
-		record:  tables.Qualify(cfg.Schema, recordSQL),
-		due:     tables.Qualify(cfg.Schema, oldestDueSQL),
+		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
 	}, nil
 }
 
@@ -192,28 +191,25 @@ type claimed struct {
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	now := w.cfg.Now()
 	until := now.Add(w.cfg.Lease)
-	rows, err := w.cfg.Pool.Query(ctx, w.claim, now, w.effects, n, until, w.cfg.ID)
+	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Now: timestamptz(now), Effects: w.effects,
+		MaxClaims: int32(n), LeaseUntil: timestamptz(until), Worker: w.cfg.ID})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []claimed
-	for rows.Next() {
-		c := claimed{leaseUntil: until}
-		if err := rows.Scan(&c.scope, &c.operationID, &c.seq, &c.operation, &c.effect, &c.key, &c.onUnknown,
-			&c.payload, &c.attempt, &c.token, &c.lastOutcome); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+	out := make([]claimed, len(rows))
+	for i, r := range rows {
+		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
+			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
+			lastOutcome: r.LastOutcome, leaseUntil: until}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // readGauge reports the age of the oldest due effect.
 func (w *Worker) readGauge(ctx context.Context) {
 	now := w.cfg.Now()
-	var oldest pgtype.Timestamptz
-	if err := w.cfg.Pool.QueryRow(ctx, w.due, now).Scan(&oldest); err != nil {
+	oldest, err := w.q.OldestDue(ctx, timestamptz(now))
+	if err != nil {
 		if ctx.Err() == nil {
 			w.cfg.Logger.Error("idem: reading the oldest due effect", "err", err)
 		}
@@ -225,3 +221,6 @@ func (w *Worker) readGauge(ctx context.Context) {
 	}
 	w.cfg.Observe(EffectEvent{Kind: EventOldestDue, Age: age})
 }
+
+// timestamptz is t as a timestamptz parameter.
+func timestamptz(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: true} }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"time"
+
+	"github.com/idemgen/idemgen/runtime/idemops"
+)
+
+// The JSON shapes of ops output, for scripts. Keys appear as key_hash, the
+// executor's log attribute, and as key only with --show-keys.
+
+// jsonOperation is an operation in ops list.
+type jsonOperation struct {
+	OperationID    string     `json:"operation_id"`
+	Operation      string     `json:"operation,omitempty"` // the contract name, known from the effects
+	Scope          string     `json:"scope"`
+	KeyHash        string     `json:"key_hash,omitempty"`
+	Key            string     `json:"key,omitempty"`
+	State          string     `json:"state"`
+	Status         int        `json:"status,omitempty"`
+	CreatedAt      *time.Time `json:"created_at,omitempty"`
+	CompletedAt    *time.Time `json:"completed_at,omitempty"`
+	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
+	EffectCount    int        `json:"effect_count"`
+	EffectsWaiting int        `json:"effects_waiting"`
+}
+
+func newJSONOperation(op *idemops.Operation) jsonOperation {
+	return jsonOperation{OperationID: op.ID, Operation: op.Name, Scope: op.Scope, KeyHash: op.KeyHash, Key: op.Key,
+		State: string(op.State), Status: op.Status, CreatedAt: timePtr(op.CreatedAt), CompletedAt: timePtr(op.CompletedAt),
+		ExpiresAt: timePtr(op.ExpiresAt), EffectCount: op.EffectCount, EffectsWaiting: op.EffectsWaiting}
+}
+
+// jsonEffect is an effect in ops list.
+type jsonEffect struct {
+	EffectKey   string     `json:"effect_key"`
+	OperationID string     `json:"operation_id"`
+	Operation   string     `json:"operation"`
+	Scope       string     `json:"scope"`
+	KeyHash     string     `json:"key_hash,omitempty"`
+	Key         string     `json:"key,omitempty"`
+	Effect      string     `json:"effect"`
+	Seq         int        `json:"seq"`
+	OnUnknown   string     `json:"on_unknown"`
+	State       string     `json:"state"`
+	Attempts    int        `json:"attempts"`
+	LastOutcome string     `json:"last_outcome,omitempty"`
+	LastError   string     `json:"last_error,omitempty"`
+	LeasedBy    string     `json:"leased_by,omitempty"` // with lease_until, while a lease is recorded
+	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DueAt       time.Time  `json:"due_at"`
+}
+
+func newJSONEffect(e *idemops.Effect) jsonEffect {
+	j := jsonEffect{EffectKey: e.Key, OperationID: e.OperationID, Operation: e.Operation, Scope: e.Scope, KeyHash: e.KeyHash,
+		Key: e.IdempotencyKey, Effect: e.Name, Seq: e.Seq, OnUnknown: e.OnUnknown, State: string(e.State), Attempts: e.Attempts,
+		LastOutcome: e.LastOutcome, LastError: e.LastError, CreatedAt: e.CreatedAt, DueAt: e.DueAt}
+	if !e.LeaseUntil.IsZero() {
+		j.LeasedBy, j.LeaseUntil = e.LeasedBy, timePtr(e.LeaseUntil)
+	}
+	return j
+}
+
+// jsonList is ops list's output.
+type jsonList struct {
+	Operations []jsonOperation `json:"operations"`
+	Effects    []jsonEffect    `json:"effects"`
+}
+
+// jsonOperationDetail is ops show's output.
+type jsonOperationDetail struct {
+	jsonOperation
+	Effects []jsonEffectDetail `json:"effects"`
+}
+
+// jsonEffectDetail is an effect with its history.
+type jsonEffectDetail struct {
+	jsonEffect
+	History []jsonAttempt `json:"attempt_history"`
+	Audit   []jsonAudit   `json:"audit"`
+}
+
+// jsonAttempt is one attempt of an effect.
+type jsonAttempt struct {
+	Attempt    int        `json:"attempt"`
+	Token      int64      `json:"fencing_token"`
+	Worker     string     `json:"worker"`
+	Kind       string     `json:"kind,omitempty"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	Outcome    string     `json:"outcome,omitempty"` // "" while it runs
+	Error      string     `json:"error,omitempty"`
+}
+
+// jsonAudit is one support action on an effect.
+type jsonAudit struct {
+	ID        int64     `json:"id"`
+	EffectKey string    `json:"effect_key,omitempty"` // in ops audit, where the effect is not otherwise known
+	At        time.Time `json:"at"`
+	Actor     string    `json:"actor"`
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	Reason    string    `json:"reason"`
+}
+
+func newJSONAudit(a *idemops.AuditEntry, withKey bool) jsonAudit {
+	j := jsonAudit{ID: a.ID, At: a.At, Actor: a.Actor, From: string(a.From), To: string(a.To), Reason: a.Reason}
+	if withKey {
+		j.EffectKey = a.EffectKey
+	}
+	return j
+}
+
+func newJSONOperationDetail(op *idemops.Operation) jsonOperationDetail {
+	d := jsonOperationDetail{jsonOperation: newJSONOperation(op), Effects: []jsonEffectDetail{}}
+	for i := range op.Effects {
+		e := &op.Effects[i]
+		ed := jsonEffectDetail{jsonEffect: newJSONEffect(e), History: []jsonAttempt{}, Audit: []jsonAudit{}}
+		for _, a := range e.History {
+			ed.History = append(ed.History, jsonAttempt{Attempt: a.Number, Token: a.FencingToken, Worker: a.Worker, Kind: a.Kind,
+				StartedAt: a.StartedAt, FinishedAt: timePtr(a.FinishedAt), Outcome: a.Outcome, Error: a.Error})
+		}
+		for j := range e.Audit {
+			ed.Audit = append(ed.Audit, newJSONAudit(&e.Audit[j], false))
+		}
+		d.Effects = append(d.Effects, ed)
+	}
+	return d
+}

@@ -1,0 +1,199 @@
+package idemops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/idemops/internal/sqlcdb"
+)
+
+// Operation is one idempotent operation: its record and what support
+// shows of it.
+type Operation struct {
+	ID    string // the operation id, which problem answers and logs name
+	Scope string
+	// Name is the operation's contract name (its operationId), read off
+	// its effects; "" for an operation that enqueued none.
+	Name string
+	// Key is the idempotency key in clear, only with Config.ShowKeys.
+	Key string
+	// KeyHash is the key as the executor logs it (key_hash), "" without
+	// Config.KeyHashSecret or once the record is swept.
+	KeyHash     string
+	State       OperationState
+	Status      int       // the stored response's status; 0 while in progress and for a tombstone
+	CreatedAt   time.Time // zero once swept
+	CompletedAt time.Time // zero while in progress
+	// ExpiresAt is the end of retention; a tombstone's is the end of its
+	// tombstone period.
+	ExpiresAt time.Time
+	// EffectCount is how many effects it enqueued; EffectsWaiting how
+	// many of them wait for a person (requires_recovery or dead).
+	EffectCount, EffectsWaiting int
+	// Response is the stored response, only from Find (a tombstone has
+	// none).
+	Response *Response
+	// Effects are its effects with their attempts and audit, only from
+	// Operation.
+	Effects []Effect
+}
+
+// Response is an operation's stored response, as a retry replays it.
+type Response struct {
+	Status int
+	Header http.Header // the headers kept for replays
+	Body   []byte
+}
+
+// Filter narrows a list; the zero Filter lists everything, oldest first,
+// up to DefaultLimit rows.
+type Filter struct {
+	Scope       string        // only this scope; "" every scope
+	Key         string        // only the operation under this idempotency key, in either form a client sends it
+	OperationID string        // only this operation
+	Name        string        // only operations of this contract name (known from their effects)
+	OlderThan   time.Duration // only what was created at least this long ago, by the database's clock
+	Limit       int           // at most this many rows; 0 is DefaultLimit
+}
+
+// filterParams are a Filter's query parameters; NULL is no filter.
+type filterParams struct {
+	scope, key, name pgtype.Text
+	id               pgtype.UUID
+	olderThan        pgtype.Interval
+	limit            int32
+}
+
+// params checks f and returns its query parameters.
+func (f Filter) params() (p filterParams, err error) {
+	if p.key, err = parseKey(f.Key); err != nil {
+		return p, err
+	}
+	if p.id, err = parseOperationID(f.OperationID); err != nil {
+		return p, err
+	}
+	if f.OlderThan < 0 {
+		return p, invalid(fmt.Sprintf("older than %s: want a positive duration", f.OlderThan), nil)
+	}
+	if p.limit, err = limit(f.Limit); err != nil {
+		return p, err
+	}
+	p.scope, p.name, p.olderThan = text(f.Scope), text(f.Name), interval(f.OlderThan)
+	return p, nil
+}
+
+// OperationFilter narrows ListOperations.
+type OperationFilter struct {
+	Filter
+	State OperationState // only operations in this state; "" every state
+}
+
+// ListOperations lists the operations that match f, oldest first. An
+// operation whose record is swept is not listed (Operation still shows
+// it by id).
+func (c *Client) ListOperations(ctx context.Context, f OperationFilter) ([]Operation, error) {
+	if err := checkState(f.State, OperationStates()); err != nil {
+		return nil, err
+	}
+	p, err := f.params()
+	if err != nil {
+		return nil, err
+	}
+	return c.operations(ctx, sqlcdb.ListOperationsParams{Scope: p.scope, IdempotencyKey: p.key, OperationID: p.id,
+		Operation: p.name, OlderThan: p.olderThan, State: text(string(f.State)), MaxRows: p.limit})
+}
+
+// Find returns the operation under key in scope, with its stored
+// response, for a view that answers a client about its own attempt: it
+// never reaches another scope, so another scope's key is as unknown as a
+// key never sent (ErrNotFound). key is in either form a client sends it;
+// scope "" is the empty scope.
+func (c *Client) Find(ctx context.Context, scope, key string) (*Operation, error) {
+	k, err := parseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if !k.Valid {
+		return nil, invalid("Find needs a key", nil)
+	}
+	ops, err := c.operations(ctx, sqlcdb.ListOperationsParams{WithResponse: true, Scope: pgtype.Text{String: scope, Valid: true},
+		IdempotencyKey: k, MaxRows: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, &opsError{kind: ErrNotFound, msg: "no operation under that key in that scope"}
+	}
+	return &ops[0], nil
+}
+
+// Operation returns the operation id with its effects, their attempts and
+// support's actions on them. An operation whose record is swept but whose
+// effects remain is OperationSwept; one with neither is ErrNotFound.
+func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
+	uid, err := parseOperationID(id)
+	if err != nil {
+		return nil, err
+	}
+	if !uid.Valid {
+		return nil, invalid("Operation needs an operation id", nil)
+	}
+	ops, err := c.operations(ctx, sqlcdb.ListOperationsParams{OperationID: uid, MaxRows: 1})
+	if err != nil {
+		return nil, err
+	}
+	effects, err := c.effects(ctx, sqlcdb.ListEffectsParams{OperationID: uid, MaxRows: maxRows})
+	if err != nil {
+		return nil, err
+	}
+	var op *Operation
+	switch {
+	case len(ops) == 1:
+		op = &ops[0]
+	case len(effects) > 0:
+		op = &Operation{ID: effects[0].OperationID, Scope: effects[0].Scope, Name: effects[0].Operation, State: OperationSwept,
+			EffectCount: len(effects)}
+		for _, e := range effects {
+			if e.State.waitsForPerson() {
+				op.EffectsWaiting++
+			}
+		}
+	default:
+		return nil, &opsError{kind: ErrNotFound, msg: fmt.Sprintf("no operation %s (neither a record nor an effect)", id)}
+	}
+	if err := c.history(ctx, uid, effects); err != nil {
+		return nil, err
+	}
+	op.Effects = effects
+	return op, nil
+}
+
+// operations runs ListOperations with p.
+func (c *Client) operations(ctx context.Context, p sqlcdb.ListOperationsParams) ([]Operation, error) {
+	rows, err := c.q.ListOperations(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("idemops: listing operations: %w", err)
+	}
+	ops := make([]Operation, len(rows))
+	for i, r := range rows {
+		op := Operation{ID: r.OperationID, Scope: r.Scope, Name: r.Operation, State: OperationState(r.State),
+			Status: int(r.ResponseStatus), CreatedAt: utc(r.CreatedAt), CompletedAt: utc(r.CompletedAt), ExpiresAt: utc(r.ExpiresAt),
+			EffectCount: int(r.Effects), EffectsWaiting: int(r.EffectsWaiting)}
+		op.Key, op.KeyHash = c.shownKey(r.Scope, r.IdempotencyKey)
+		if p.WithResponse && r.ResponseStatus != 0 {
+			op.Response = &Response{Status: int(r.ResponseStatus), Header: http.Header{}, Body: r.ResponseBody}
+			if len(r.ResponseHeaders) > 0 {
+				if err := json.Unmarshal(r.ResponseHeaders, &op.Response.Header); err != nil {
+					return nil, fmt.Errorf("idemops: operation %s: stored headers: %w", r.OperationID, err)
+				}
+			}
+		}
+		ops[i] = op
+	}
+	return ops, nil
+}

@@ -1,0 +1,39 @@
+-- name: ListOperations :many
+-- The operations (idempotency records) that match every filter given (a
+-- NULL filter matches all), oldest first, with what support shows of them.
+-- This is the one place an operation's state is derived, on the
+-- database's clock: a tombstone is tombstone; any other record past
+-- expires_at (the end of retention) is expired, which a retry is told as
+-- operation-expired whether or not the sweeper has run; otherwise the
+-- stored state. The operation's name and effect counts come from its
+-- outbox rows (a record does not keep the name); the stored response's
+-- headers and body only when @with_response.
+SELECT o.operation_id, o.scope, o.idempotency_key, o.state, o.response_status, o.response_headers, o.response_body,
+       o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting
+FROM (
+    SELECT r.operation_id::text AS operation_id, r.scope, r.idempotency_key,
+           (CASE WHEN r.state = 'tombstone' THEN 'tombstone'
+                 WHEN r.expires_at <= now() THEN 'expired'
+                 ELSE r.state END)::text AS state,
+           coalesce(r.response_status, 0)::integer AS response_status,
+           (CASE WHEN @with_response::boolean THEN r.response_headers END)::jsonb AS response_headers,
+           (CASE WHEN @with_response::boolean THEN r.response_body END)::bytea AS response_body,
+           r.created_at, r.completed_at, r.expires_at,
+           coalesce(e.operation, '')::text AS operation,
+           e.effects::integer AS effects, e.waiting::integer AS effects_waiting
+    FROM idempotency_record AS r
+    CROSS JOIN LATERAL (
+        SELECT min(x.operation) AS operation, count(*) AS effects,
+               count(*) FILTER (WHERE x.state IN ('requires_recovery', 'dead')) AS waiting
+        FROM idempotency_outbox AS x
+        WHERE x.scope = r.scope AND x.operation_id = r.operation_id
+    ) AS e
+    WHERE (sqlc.narg('scope')::text IS NULL OR r.scope = sqlc.narg('scope')::text)
+      AND (sqlc.narg('idempotency_key')::text IS NULL OR r.idempotency_key = sqlc.narg('idempotency_key')::text)
+      AND (sqlc.narg('operation_id')::uuid IS NULL OR r.operation_id = sqlc.narg('operation_id')::uuid)
+      AND (sqlc.narg('operation')::text IS NULL OR e.operation = sqlc.narg('operation')::text)
+      AND (sqlc.narg('older_than')::interval IS NULL OR r.created_at <= now() - sqlc.narg('older_than')::interval)
+) AS o
+WHERE sqlc.narg('state')::text IS NULL OR o.state = sqlc.narg('state')::text
+ORDER BY o.created_at, o.operation_id
+LIMIT @max_rows::integer;
