@@ -1,8 +1,11 @@
 package pgtest
 
 import (
+	"context"
 	"fmt"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // ExampleDatabase is Database for an Example function, which has no
@@ -12,6 +15,21 @@ import (
 func ExampleDatabase() (connString string, drop func()) {
 	tb := &exampleTB{}
 	return Database(tb), tb.cleanup
+}
+
+// ExamplePool opens a connection pool on an ExampleDatabase and returns it
+// with the function that closes it and drops the database.
+func ExamplePool() (*pgxpool.Pool, func()) {
+	cs, drop := ExampleDatabase()
+	pool, err := pgxpool.New(context.Background(), cs)
+	if err != nil {
+		drop()
+		panic(err)
+	}
+	return pool, func() {
+		pool.Close()
+		drop()
+	}
 }
 
 // exampleTB is the testing.TB of an Example: it names the database,

@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -24,7 +22,7 @@ import (
 // different order is a 422, and a request without a key is a 400.
 func ExampleNewHandler() {
 	ctx := context.Background()
-	pool, done := exampleDatabase() // a pool on a fresh schema
+	pool, done := pgtest.ExamplePool() // a pool on a fresh schema
 	defer done()
 
 	if err := idem.Migrate(ctx, pool, ""); err != nil {
@@ -82,29 +80,4 @@ func ExampleNewHandler() {
 	// 201 true {"order_id":1,"sku":"book"}
 	// 422  {"type":"https://github.com/idemgen/idemgen/blob/main/docs/problems.md#idempotency-key-reused","title":"Idempotency key reused","status":422,"detail":"This idempotency key was already used for a different request. Use a new key for a new request."}
 	// 400  {"type":"https://github.com/idemgen/idemgen/blob/main/docs/problems.md#idempotency-key-missing","title":"Idempotency key missing","status":400,"detail":"This operation requires an idempotency key."}
-}
-
-// exampleTB lets an Example use pgtest, which wants a testing.TB: it
-// names the schema, fails by panicking and runs cleanups when done.
-type exampleTB struct {
-	testing.TB
-	cleanups []func()
-}
-
-func (*exampleTB) Helper()                           {}
-func (*exampleTB) Name() string                      { return "Example" }
-func (*exampleTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
-func (*exampleTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
-func (tb *exampleTB) Cleanup(f func())               { tb.cleanups = append(tb.cleanups, f) }
-
-// exampleDatabase opens a pool on a fresh schema of pgtest's server and
-// returns it with the function that closes it and drops the schema.
-func exampleDatabase() (*pgxpool.Pool, func()) {
-	tb := &exampleTB{}
-	pool := pgtest.Pool(tb)
-	return pool, func() {
-		for i := len(tb.cleanups) - 1; i >= 0; i-- {
-			tb.cleanups[i]()
-		}
-	}
 }

@@ -76,6 +76,10 @@ type IdempotencyRecord struct {
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
 	PurgeAt         pgtype.Timestamptz
+	Checkpoint      pgtype.Text
+	CheckpointState []byte
+	FencingToken    int64
+	LeaseUntil      pgtype.Timestamptz
 }
 
 type IdempotencySchemaVersion struct {
