@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -64,7 +65,13 @@ func dialRT(wrap func(net.Conn) *rtConn) func(context.Context, string, string) (
 	}
 }
 
-// roundTrips is a one-connection pool whose round trips are counted.
+// roundTrips is a one-connection pool whose round trips are counted, in
+// pgx's default query exec mode (cache_statement), whatever DATABASE_URL
+// says: the counts below are that mode's. Under the pooler-safe modes the
+// store prepares nothing by name and pays for it in round trips:
+// cache_describe re-describes the opening pipeline after each replay,
+// whose failure drops its cached descriptions, and exec describes every
+// statement.
 type roundTrips struct {
 	pool *pgxpool.Pool
 	mu   sync.Mutex
@@ -76,6 +83,7 @@ func newRoundTrips(t *testing.T, d *db) *roundTrips {
 	rt := &roundTrips{}
 	rt.pool = d.newPool(t, 1, func(cfg *pgxpool.Config) {
 		cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 		cfg.ConnConfig.DialFunc = dialRT(func(conn net.Conn) *rtConn {
 			return &rtConn{Conn: conn, mu: &rt.mu, count: &rt.n}
 		})

@@ -84,10 +84,15 @@ func LockKey(scope, key string) int64 {
 // opening pipeline fails on purpose, and pgx drops the statements of a
 // failed batch from its statement caches, which would cost the next
 // operation on the connection a round trip to prepare them again; a
-// statement prepared by name is not in those caches. On a connection
-// that runs the simple protocol, which prepares nothing, it does nothing.
+// statement prepared by name is not in those caches. It does so only
+// under pgx's default QueryExecModeCacheStatement, which names prepared
+// statements per connection anyway: under every other mode (exec,
+// cache_describe, describe_exec, simple_protocol, the modes a
+// transaction-mode pooler such as PgBouncer needs, since the server
+// connection changes between transactions) it prepares nothing, and the
+// store keeps no statement or session state a pooler cannot carry.
 func (s *Store) PrepareOpen(ctx context.Context, conn *pgx.Conn, o OpenOptions) error {
-	if conn.Config().DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
+	if conn.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
 		return nil
 	}
 	for _, sql := range s.openStatements(o) {
