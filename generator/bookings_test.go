@@ -53,10 +53,11 @@ func TestBookingsContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diags := spec.Check(doc, spec.CheckOptions{}); len(diags) > 0 {
-		t.Fatalf("the bookings spec has findings, want none: %v", diags)
+	j := Judge(doc, spec.CheckOptions{})
+	if len(j.Diagnostics) > 0 {
+		t.Fatalf("the bookings spec has findings, want none: %v", j.Diagnostics)
 	}
-	out, err := Generate([]*spec.Document{doc}, Options{Package: "bookings", Tests: true})
+	out, err := Generate(j.Plan, Options{Package: "bookings", Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -16,12 +17,12 @@ const wildcard = ir.Wildcard
 
 // planFingerprint resolves the fingerprint pointers of a contract against
 // the request type. Pointers the typed walk cannot follow (an index into an
-// array, or a pointer into a free-form value) are errors at their position:
-// a silently different fingerprint would break the contract.
+// array, or a pointer into a value kept whole) are errors at their
+// position: a silently different fingerprint would break the contract.
 func planFingerprint(c *spec.Contract, req *GoType) (ir.Fingerprint, spec.ErrorList) {
 	var fp ir.Fingerprint
 	var errs spec.ErrorList
-	fp.Include, errs = includePointers(req, c.Fingerprint.Include, "x-idempotency.fingerprint.include")
+	fp.Include, errs = includePointers(req, c.Fingerprint.Include, "fingerprint.include")
 	sortIncludes(fp.Include)
 	for _, list := range []struct {
 		name   string
@@ -31,10 +32,10 @@ func planFingerprint(c *spec.Contract, req *GoType) (ir.Fingerprint, spec.ErrorL
 		{"exclude", c.Fingerprint.Exclude, &fp.Exclude},
 		{"unordered", c.Fingerprint.Unordered, &fp.Unordered},
 	} {
-		for _, f := range list.fields {
+		for i, f := range list.fields {
 			segs := jsonpointer.Split(f.Value)
-			if err := checkWalkPath(req, segs, list.name == "exclude"); err != "" {
-				errs = append(errs, &spec.Error{Pos: f.Pos, Path: "x-idempotency.fingerprint." + list.name, Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
+			if problem := checkWalkPath(req, segs, list.name == "exclude"); problem != "" {
+				errs = append(errs, pointerError(f, "fingerprint."+list.name, i, problem))
 				continue
 			}
 			*list.into = append(*list.into, segs)
@@ -45,14 +46,14 @@ func planFingerprint(c *spec.Contract, req *GoType) (ir.Fingerprint, spec.ErrorL
 
 // includePointers plans pointers whose values the typed walk writes (the
 // fingerprint's include list, the natural key), in the given order; a
-// pointer it cannot follow is an error at path.
-func includePointers(req *GoType, fields []spec.Field[string], path string) ([]ir.Pointer, spec.ErrorList) {
+// pointer it cannot follow is an error of the named list.
+func includePointers(req *GoType, fields []spec.Field[string], list string) ([]ir.Pointer, spec.ErrorList) {
 	var out []ir.Pointer
 	var errs spec.ErrorList
-	for _, f := range fields {
+	for i, f := range fields {
 		segs := jsonpointer.Split(f.Value)
-		if err := checkIncludePath(req, segs); err != "" {
-			errs = append(errs, &spec.Error{Pos: f.Pos, Path: path, Msg: "pointer " + strconv.Quote(f.Value) + ": " + err})
+		if problem := checkIncludePath(req, segs); problem != "" {
+			errs = append(errs, pointerError(f, list, i, problem))
 			continue
 		}
 		out = append(out, ir.Pointer{Pointer: f.Value, Segments: segs})
@@ -60,18 +61,25 @@ func includePointers(req *GoType, fields []spec.Field[string], path string) ([]i
 	return out, errs
 }
 
+// pointerError is the error of the i-th pointer f of the named list
+// (fingerprint.exclude, natural-key) that the typed walk cannot follow.
+func pointerError(f spec.Field[string], list string, i int, problem string) *spec.Error {
+	return &spec.Error{Pos: f.Pos, Path: fmt.Sprintf("x-idempotency.%s[%d]", list, i),
+		Msg: fmt.Sprintf("%s %s cannot be generated: %s", list, f.Value, problem)}
+}
+
 // checkIncludePath reports why the typed walk cannot follow an include
 // pointer, or "" when it can. A member the type does not have is fine: the
 // pointer then never resolves, on either path.
 func checkIncludePath(t *GoType, segs []string) string {
-	for _, s := range segs {
+	for i, s := range segs {
 		t = deref(t)
 		switch t.Kind {
 		case TypeRaw, TypeExternal:
-			return "it reaches into a free-form value, which a typed fingerprint cannot select from; include the whole value instead"
+			return orBody(segs[:i]) + " is " + keptWhole(t) + ", which generated code keeps whole and cannot select from"
 		case TypeSlice:
 			if _, err := strconv.Atoi(s); err != nil {
-				return "segment " + strconv.Quote(s) + " is not an array index"
+				return "segment " + strconv.Quote(s) + " of " + orBody(segs[:i]) + " is not an array index"
 			}
 			t = t.Elem
 		case TypeMap:
@@ -97,18 +105,19 @@ func checkIncludePath(t *GoType, segs []string) string {
 func checkWalkPath(t *GoType, segs []string, exclude bool) string {
 	for i, s := range segs {
 		last := i == len(segs)-1
+		at := orBody(segs[:i])
 		t = deref(t)
 		switch t.Kind {
 		case TypeRaw, TypeExternal:
-			return "it reaches into a free-form value, which a typed fingerprint cannot walk; exclude or order the whole value instead"
+			return at + " is " + keptWhole(t) + ", which generated code keeps whole and cannot walk into"
 		case TypeSlice:
 			if s != wildcard {
-				return "an array index is not supported here; use * for every element"
+				return at + " is an array, and generated code addresses its elements only all at once, with *"
 			}
 			t = t.Elem
 		case TypeMap:
 			if s != wildcard && !(exclude && last) {
-				return "a single map member is supported only as the last segment of an exclude pointer; use * for every member"
+				return at + " is a map, and generated code addresses a single member only as the last segment of an exclude pointer; elsewhere use * for every member"
 			}
 			t = t.Elem
 		case TypeDeclared:
@@ -117,7 +126,7 @@ func checkWalkPath(t *GoType, segs []string, exclude bool) string {
 			}
 			if s == wildcard {
 				if !last {
-					return "* over an object's members is supported only as the last segment; name the member instead"
+					return "* over the members of the object " + at + " is supported only as the last segment; name the member instead"
 				}
 				return ""
 			}
@@ -131,6 +140,26 @@ func checkWalkPath(t *GoType, segs []string, exclude bool) string {
 		}
 	}
 	return ""
+}
+
+// keptWhole names a value that generated code keeps as the client sent it.
+func keptWhole(t *GoType) string {
+	switch {
+	case t.Kind == TypeExternal:
+		return "a value bound to a Go type with x-go-type"
+	case t.Union != nil:
+		return "a oneOf/anyOf union"
+	}
+	return "a free-form value"
+}
+
+// orBody names the place of a pointer's first tokens in messages; no
+// tokens are the request body.
+func orBody(segs []string) string {
+	if len(segs) == 0 {
+		return "the request body"
+	}
+	return jsonpointer.Join(segs...)
 }
 
 // deref strips pointers and Nullables.

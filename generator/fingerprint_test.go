@@ -34,11 +34,11 @@ func TestPlanFingerprintPointers(t *testing.T) {
 	}{
 		{name: "walkable", include: []string{"/lines/0/sku", "/metadata/a", "/extra"}, exclude: []string{"/lines/*/sku", "/metadata/trace"}, unorderd: []string{"/lines"}},
 		{name: "missing member resolves nowhere", include: []string{"/nope"}},
-		{name: "array index in exclude", exclude: []string{"/lines/0"}, wantErr: "an array index is not supported here"},
-		{name: "map member in unordered", unorderd: []string{"/metadata/a"}, wantErr: "a single map member"},
-		{name: "into a raw value", exclude: []string{"/extra/a"}, wantErr: "free-form value"},
-		{name: "include into a raw value", include: []string{"/extra/a"}, wantErr: "free-form value"},
-		{name: "member wildcard before a segment", exclude: []string{"/destination/*/x"}, wantErr: "* over an object's members"},
+		{name: "array index in exclude", exclude: []string{"/lines/0"}, wantErr: "fingerprint.exclude /lines/0 cannot be generated: /lines is an array, and generated code addresses its elements only all at once, with *"},
+		{name: "map member in unordered", unorderd: []string{"/metadata/a"}, wantErr: "/metadata is a map, and generated code addresses a single member only as the last segment of an exclude pointer"},
+		{name: "into a raw value", exclude: []string{"/extra/a"}, wantErr: "/extra is a free-form value, which generated code keeps whole and cannot walk into"},
+		{name: "include into a raw value", include: []string{"/extra/a"}, wantErr: "x-idempotency.fingerprint.include[0]: fingerprint.include /extra/a cannot be generated: /extra is a free-form value, which generated code keeps whole and cannot select from"},
+		{name: "member wildcard before a segment", exclude: []string{"/destination/*/x"}, wantErr: "* over the members of the object /destination is supported only as the last segment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

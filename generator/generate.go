@@ -80,9 +80,9 @@ type Output struct {
 	Files []File
 }
 
-// VerdictError is Generate's error when the planner refuses annotated
-// operations: one diagnostic per reason, each with a rule id and a
-// position, sorted by position.
+// VerdictError is Run's error when the judgement of a spec holds an
+// error (see Judge): one diagnostic per reason, the spec's rules' and the
+// planner's, each with a rule id and a position, sorted by position.
 type VerdictError struct {
 	Diagnostics []spec.Diagnostic
 }
@@ -98,22 +98,21 @@ func (e *VerdictError) Error() string {
 	return b.String()
 }
 
-// Generate plans and emits the files of one or more specs generated into
-// one package. It does no I/O and touches no global state, so it is safe to
-// call concurrently; the same input always gives the same bytes. When the
-// planner refuses an annotated operation the error is a *VerdictError.
-func Generate(docs []*spec.Document, opts Options) (*Output, error) {
+// Generate emits the files of a judged plan (Judgement.Plan) into one
+// package as opts say: it takes the plan, not the document, so nothing is
+// planned twice and what is emitted is what was judged. It does no I/O and
+// touches no global state, so it is safe to call concurrently; the same
+// input always gives the same bytes.
+func Generate(plan *Plan, opts Options) (*Output, error) {
 	if !isIdentifier(opts.Package) {
 		return nil, fmt.Errorf("generator: package name %q is not a Go identifier", opts.Package)
 	}
-	if len(docs) != 1 {
-		return nil, fmt.Errorf("generator: one spec per package (got %d); generate each spec into a package of its own", len(docs))
-	}
-	plan, diags := PlanSpec(docs[0], opts)
-	if len(diags) > 0 {
-		return nil, &VerdictError{Diagnostics: diags}
-	}
-	prog := plan.Program
+	// The plan is shared: the options go into a copy of its program.
+	copied := *plan.Program
+	prog := &copied
+	prog.Package = opts.Package
+	prog.GeneratorVersion = opts.version()
+	prog.Files = goFiles(plan.Doc, opts, len(prog.Providers) > 0)
 	// The files render at once: formatting is most of the time, each
 	// file's is independent of the others', and emitters only read the
 	// program.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,17 +106,11 @@ func corpusContract(pos spec.Position, effects []string) *spec.Contract {
 func unannotateRefused(doc *spec.Document) int {
 	n := unannotateUnsupported(doc)
 	for {
-		_, diags := PlanSpec(doc, Options{Package: "corpus"})
 		removed := 0
-		for _, d := range diags {
-			if d.Rule != RuleRoute {
-				continue
-			}
-			for _, op := range doc.Operations {
-				if op.Contract != nil && op.Pos == d.Pos {
-					op.Contract = nil
-					removed++
-				}
+		for op, diags := range Judge(doc, spec.CheckOptions{}).Unfit {
+			if slices.ContainsFunc(diags, func(d spec.Diagnostic) bool { return d.Rule == RuleRoute }) {
+				op.Contract = nil
+				removed++
 			}
 		}
 		if removed == 0 {

@@ -85,7 +85,7 @@ func hostileShape(t testing.TB, operationID, schemaName, text string) map[string
 	if err != nil {
 		return nil
 	}
-	out, err := judgeAndGenerate([]*spec.Document{d}, Options{
+	out, err := judgeAndGenerate(d, Options{
 		Package: "hostile", GoDir: "go", Schema: schemaName, Version: "v0.0.0-fuzz",
 		Migrations: MigrationsGoose, MigrationsDir: "migrations", SQLCDir: "sqlc", Tests: true,
 	})

@@ -16,7 +16,9 @@ import (
 )
 
 // Plan is one spec planned: the type plan and the frozen program the
-// emitters print.
+// emitters print, with every decision taken but those of Generate's
+// options (the package name, the version, the files), which Generate sets
+// on a copy. Judge makes it; nothing else plans.
 type Plan struct {
 	Doc     *spec.Document
 	Types   *TypePlan
@@ -31,39 +33,32 @@ var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes",
 // operations one at a time.
 const unimplementedHandlers = "UnimplementedHandlers"
 
-// PlanSpec plans the annotated operations of doc into a program. Every
-// reason it cannot generate one of them is a diagnostic at error severity
-// with a rule id (see planner rules in docs/rules.md); with any, the plan
-// is nil. Operations blocked by a document defect are left to the spec's
-// own verdict.
-func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
-	var diags []spec.Diagnostic
-	var ops []*spec.Operation
-	for _, op := range doc.Operations {
-		if op.Contract == nil || len(op.Blocked) > 0 {
-			continue
+// planSpec plans the annotated operations ops of doc, which the spec's
+// own rules find no error in, into a program. Every reason it cannot
+// generate one of them is a refusal at error severity with one of the
+// planner's rules (verdict.go); with any, the plan is nil. What Generate's
+// options decide (the package name, the version, the files) is left to
+// Generate.
+func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
+	var refusals []refusal
+	var planned []*spec.Operation
+	for _, op := range ops {
+		for _, d := range unbuilt(op) {
+			refusals = append(refusals, refusal{d, op})
 		}
-		if d, ok := notGenerated(op); ok {
-			diags = append(diags, d)
-			continue
+		// A webhook's name is no path, and nothing of it is generated;
+		// the other operations are planned for every refusal at once.
+		if !op.Webhook {
+			planned = append(planned, op)
 		}
-		ops = append(ops, op)
 	}
-	tp := planTypes(doc, ops, TypeOptions{Reserved: slices.Clone(reservedAPI)})
+	tp := planTypes(doc, planned, TypeOptions{Reserved: slices.Clone(reservedAPI)})
 	for _, err := range tp.errs {
-		rule := RuleSchemaNotGo
-		switch {
-		case tp.collided[err]:
-			rule = RuleNameCollision
-		case tp.badPattern[err]:
-			rule = RulePattern
-		}
-		diags = append(diags, errorDiagnostic(rule, err, ""))
+		rule := cmp.Or(tp.rules[err], RuleSchemaNotGo)
+		refusals = append(refusals, refusal{errorDiagnostic(rule, err, ruleHints[rule]), tp.errOps[err]})
 	}
 	types := tp.plan
 	prog := &ir.Program{
-		Package:              opts.Package,
-		GeneratorVersion:     opts.version(),
 		GeneratedCodeVersion: generatedCodeVersion,
 		Types:                types.Decls,
 		Unimplemented:        unimplementedHandlers,
@@ -71,55 +66,22 @@ func PlanSpec(doc *spec.Document, opts Options) (*Plan, []spec.Diagnostic) {
 	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
-			diags = append(diags, errorDiagnostic(RuleUnsupportedBody, ot.Unsupported, "give the operation a JSON or application/x-www-form-urlencoded request body, or remove its x-idempotency block"))
+			refusals = append(refusals, refusal{errorDiagnostic(RuleUnsupportedBody, ot.Unsupported, "offer the body as application/json too, or leave x-idempotency off the operation"), ot.Op})
 			continue
 		}
-		op, opDiags := planOperation(ot, types)
-		diags = append(diags, opDiags...)
+		op, diags := planOperation(ot, types)
+		for _, d := range diags {
+			refusals = append(refusals, refusal{d, ot.Op})
+		}
 		prog.Operations = append(prog.Operations, op)
 	}
-	diags = append(diags, routeConflicts(prog.Operations, types.Operations)...)
-	if len(diags) > 0 {
-		spec.SortDiagnostics(diags)
-		return nil, diags
+	refusals = append(refusals, routeConflicts(prog.Operations, types.Operations)...)
+	if len(refusals) > 0 {
+		return nil, refusals
 	}
 	nameWalkers(prog, types.Names)
 	planProviders(prog, types)
-	prog.Files = goFiles(doc, opts, len(prog.Providers) > 0)
 	return &Plan{Doc: doc, Types: types, Program: prog}, nil
-}
-
-// notGenerated reports an annotated operation this release does not
-// generate.
-func notGenerated(op *spec.Operation) (spec.Diagnostic, bool) {
-	c := op.Contract
-	d := spec.Diagnostic{Severity: spec.SeverityError}
-	switch {
-	case op.Webhook:
-		d.Pos, d.Rule, d.Path = c.Pos, RuleWebhook, "x-idempotency"
-		d.Message = describe(op) + " is not generated: webhook receivers come with the inbox"
-		d.Hint = "remove the x-idempotency block from the webhook until idemgen generates receivers"
-	case c.Mode.Value == spec.ModePhased:
-		d.Pos, d.Rule, d.Path = fieldPos(c.Mode.Pos, c.Pos), RulePhased, "x-idempotency.mode"
-		d.Message = describe(op) + " is not generated: phased mode comes with recovery points and leases"
-		d.Hint = "use mode: atomic, or remove the x-idempotency block until phased mode is generated"
-	case c.Replay.Value == spec.ReplayCurrent:
-		d.Pos, d.Rule, d.Path = fieldPos(c.Replay.Pos, c.Pos), RuleReplayCurrent, "x-idempotency.replay"
-		d.Message = describe(op) + " is not generated: replay: current (answering retries with the resource's current state) is not supported yet"
-		d.Hint = "use replay: stored"
-	default:
-		return d, false
-	}
-	return d, true
-}
-
-// fieldPos is a field's position, or the block's when the field was not
-// written.
-func fieldPos(p, block spec.Position) spec.Position {
-	if p.Line == 0 {
-		return block
-	}
-	return p
 }
 
 // errorDiagnostic turns a planner error into a diagnostic of rule.
@@ -181,14 +143,11 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		p.PathValuesFunc = names.Unique("pathValues"+ot.Name, "path values of "+describe(op), op.Pos)
 	}
 	if ot.Request != nil {
-		var errs spec.ErrorList
-		p.Fingerprint, errs = planFingerprint(op.Contract, ot.Request.Type)
-		for _, err := range errs {
-			diags = append(diags, errorDiagnostic(RuleFingerprintPointer, err, "point at a named member, use * for every element, or cover the whole value"))
-		}
-		p.NaturalKey, errs = includePointers(ot.Request.Type, op.Contract.NaturalKey, "x-idempotency.natural-key")
-		for _, err := range errs {
-			diags = append(diags, errorDiagnostic(RuleNaturalKeyPointer, err, "point at a member of a typed object"))
+		fp, fpErrs := planFingerprint(op.Contract, ot.Request.Type)
+		key, keyErrs := includePointers(ot.Request.Type, op.Contract.NaturalKey, "natural-key")
+		p.Fingerprint, p.NaturalKey = fp, key
+		for _, err := range slices.Concat(fpErrs, keyErrs) {
+			diags = append(diags, errorDiagnostic(RulePointerNotWalkable, err, pointerHint))
 		}
 		if len(p.NaturalKey) > 0 {
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)

@@ -114,24 +114,25 @@ func wildcardName(name string) bool {
 // routeConflicts mounts every operation's pattern on one ServeMux and
 // reports those it refuses, such as two patterns that match the same
 // requests with neither more specific (/a/{x} and /{y}/b).
-func routeConflicts(ops []*ir.Operation, types []*OperationTypes) []spec.Diagnostic {
-	pos := map[string]spec.Position{}
+func routeConflicts(ops []*ir.Operation, types []*OperationTypes) []refusal {
+	byName := map[string]*spec.Operation{}
 	for _, ot := range types {
-		pos[ot.Name] = ot.Op.Pos
+		byName[ot.Name] = ot.Op
 	}
 	mux := http.NewServeMux()
-	var diags []spec.Diagnostic
+	var out []refusal
 	for _, op := range ops {
 		if op.Route.MuxPattern == "" {
 			continue // planRoute reported it
 		}
 		if err := mount(mux, op.Route.MuxPattern); err != nil {
-			diags = append(diags, spec.Diagnostic{Pos: pos[op.Name], Severity: spec.SeverityError, Rule: RuleRoute,
+			d := spec.Diagnostic{Pos: byName[op.Name].Pos, Severity: spec.SeverityError, Rule: RuleRoute,
 				Message: op.Doc + " cannot be mounted beside the other operations: " + err.Error(),
-				Hint:    "give the operations paths that no request matches both of"})
+				Hint:    "give the operations paths that no request matches both of"}
+			out = append(out, refusal{d, byName[op.Name]})
 		}
 	}
-	return diags
+	return out
 }
 
 // mount registers a placeholder at pattern, turning ServeMux's panic on a

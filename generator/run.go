@@ -31,35 +31,34 @@ func (e *LoadError) Error() string { return e.Err.Error() }
 
 func (e *LoadError) Unwrap() error { return e.Err }
 
-// Run does what idemgen generate does: it loads the specs of cfg with its
-// overlays, judges them (Verdict: a spec or planner error refuses
-// everything, as a *VerdictError), plans and emits, and then writes every
-// file or none under cfg's output root; with check it writes nothing and
+// Run does what idemgen generate does: it loads the spec of cfg with its
+// overlays, judges it (Judge: a spec or planner error refuses everything,
+// as a *VerdictError), emits the judged plan, and then writes every file
+// or none under cfg's output root; with check it writes nothing and
 // returns the diff instead. Spec and overlay paths are relative to cfg.Dir
 // (the working directory when it is ""), output paths to cfg.OutputRoot().
 func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
-	if len(cfg.Specs) == 0 {
+	switch len(cfg.Specs) {
+	case 0:
 		return nil, errors.New("no spec: pass --spec FILE or --config idemgen.yaml")
+	case 1:
+	default:
+		return nil, fmt.Errorf("one spec per package (got %d); generate each spec into a package of its own", len(cfg.Specs))
 	}
 	overlays := make([]string, len(cfg.Overlays))
 	for i, o := range cfg.Overlays {
 		overlays[i] = cfg.path(o)
 	}
-	var docs []*spec.Document
-	var warnings []spec.Diagnostic
-	for _, s := range cfg.Specs {
-		doc, err := spec.Load(ctx, cfg.path(s), cfg.loadOptions(overlays))
-		if err != nil {
-			return nil, &LoadError{Path: cfg.path(s), Err: err}
-		}
-		docs = append(docs, doc)
-		warnings = append(warnings, spec.WarningDiagnostics(doc)...)
+	path := cfg.path(cfg.Specs[0])
+	doc, err := spec.Load(ctx, path, cfg.loadOptions(overlays))
+	if err != nil {
+		return nil, &LoadError{Path: path, Err: err}
 	}
-	out, err := judgeAndGenerate(docs, cfg.Options)
+	out, err := judgeAndGenerate(doc, cfg.Options)
 	if err != nil {
 		return nil, err
 	}
-	res := &RunResult{Files: out.Files, Warnings: warnings}
+	res := &RunResult{Files: out.Files, Warnings: spec.WarningDiagnostics(doc)}
 	root := cfg.OutputRoot()
 	if check {
 		if res.Diff, err = Check(root, out.Files); err != nil {
@@ -70,18 +69,15 @@ func Run(ctx context.Context, cfg *Config, check bool) (*RunResult, error) {
 	return res, Write(root, out.Files)
 }
 
-// judgeAndGenerate refuses docs when their verdict holds an error and
-// generates them otherwise: idemgen check passes exactly when this
-// succeeds.
-func judgeAndGenerate(docs []*spec.Document, opts Options) (*Output, error) {
-	var diags []spec.Diagnostic
-	for _, doc := range docs {
-		diags = append(diags, Verdict(doc)...)
+// judgeAndGenerate judges doc once and emits its plan; a judgement with an
+// error generates nothing and is a *VerdictError. idemgen check passes
+// exactly when this succeeds, since it reports the same judgement.
+func judgeAndGenerate(doc *spec.Document, opts Options) (*Output, error) {
+	j := Judge(doc, spec.CheckOptions{})
+	if errs := j.Errors(); len(errs) > 0 {
+		return nil, &VerdictError{Diagnostics: errs}
 	}
-	if len(diags) > 0 {
-		return nil, &VerdictError{Diagnostics: diags}
-	}
-	return Generate(docs, opts)
+	return Generate(j.Plan, opts)
 }
 
 // path resolves a path of the configuration.

@@ -182,8 +182,8 @@ func (p *typePlanner) pattern(s *openapi3.Schema) *Pattern {
 	if _, err := regexp.Compile(s.Pattern); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 		pos := p.pos(s.Origin, p.zeroPos())
-		p.errorf(pos, "pattern "+strconv.Quote(s.Pattern)+" is not a regular expression Go's RE2 accepts: "+msg+" (rewrite it without lookaround or backreferences)")
-		p.badPattern[p.errs[len(p.errs)-1]] = true
+		p.errorf(pos, "pattern "+strconv.Quote(s.Pattern)+" is not a regular expression Go's RE2 accepts: "+msg)
+		p.rules[p.errs[len(p.errs)-1]] = RulePattern
 		return nil
 	}
 	return &Pattern{Source: s.Pattern}

@@ -32,17 +32,17 @@ func PlanTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) (*Ty
 // errors, sorted by position.
 func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typePlanner {
 	p := &typePlanner{
-		doc:        doc,
-		file:       doc.Path,
-		opts:       opts,
-		byRef:      map[string]*GoType{},
-		building:   map[string]bool{},
-		open:       map[*TypeDecl]bool{},
-		opNames:    NewNamespace(),
-		collided:   map[*spec.Error]bool{},
-		badPattern: map[*spec.Error]bool{},
-		unions:     map[*GoType]*unionSource{},
-		plan:       &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
+		doc:      doc,
+		file:     doc.Path,
+		opts:     opts,
+		byRef:    map[string]*GoType{},
+		building: map[string]bool{},
+		open:     map[*TypeDecl]bool{},
+		opNames:  NewNamespace(),
+		rules:    map[*spec.Error]string{},
+		errOps:   map[*spec.Error]*spec.Operation{},
+		unions:   map[*GoType]*unionSource{},
+		plan:     &TypePlan{Names: NewNamespace(), origins: map[any]origin{}},
 	}
 	p.plan.Names.Reserve("the caller", opts.Reserved...)
 	sorted := slices.Clone(ops)
@@ -50,7 +50,11 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Method, b.Method), cmp.Compare(a.ID, b.ID))
 	})
 	for _, op := range sorted {
+		found := len(p.errs)
 		p.operation(op)
+		for _, err := range p.errs[found:] {
+			p.errOps[err] = op
+		}
 	}
 	p.planUnions()
 	p.name()
@@ -91,11 +95,14 @@ type typePlanner struct {
 	open map[*TypeDecl]bool
 	// opNames holds the operations' names.
 	opNames *Namespace
-	// collided marks the errors that are two operations wanting one Go
-	// name.
-	collided map[*spec.Error]bool
-	// badPattern marks the errors that are a pattern RE2 cannot compile.
-	badPattern map[*spec.Error]bool
+	// rules holds the planner rule of each error that is not
+	// RuleSchemaNotGo: two operations wanting one Go name, a pattern RE2
+	// cannot compile, a form body that is not an object.
+	rules map[*spec.Error]string
+	// errOps holds the operation whose planning found each error; an
+	// error found after every operation was planned (naming, unions), or
+	// in a schema an earlier operation planned, is not another's.
+	errOps map[*spec.Error]*spec.Operation
 	// pending holds each declaration with the name it wants, in discovery
 	// order; name assigns the final names.
 	pending []*pendingDecl
@@ -133,7 +140,7 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	name, err := p.opNames.Claim(GoName(id), "operation "+where, op.Pos)
 	if err != nil {
 		p.errs = append(p.errs, err.(*spec.Error))
-		p.collided[err.(*spec.Error)] = true
+		p.rules[err.(*spec.Error)] = RuleNameCollision
 	}
 	ot := &OperationTypes{Op: op, Name: name}
 	p.plan.Operations = append(p.plan.Operations, ot)
@@ -146,14 +153,15 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	}
 	ot.Params = p.params(pathParams, op.Op.Parameters)
 	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
-		key, kind, m := pickMedia(rb.Value.Content, MediaJSON, MediaForm)
+		key, kind, m := spec.PickMedia(rb.Value.Content, MediaJSON, MediaForm)
 		if m == nil {
 			keys := slices.Sorted(maps.Keys(rb.Value.Content))
-			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Msg: "request body of " + where + " is " + strings.Join(keys, ", ") + "; only JSON and application/x-www-form-urlencoded bodies are generated"}
+			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Path: "requestBody",
+				Msg: "the request body of " + where + " is " + strings.Join(keys, ", ") + ": only JSON (application/json, application/*+json) and application/x-www-form-urlencoded bodies are generated, so the operation would get no handler"}
 		} else {
 			var accept []string
 			for _, k := range slices.Sorted(maps.Keys(rb.Value.Content)) {
-				if mediaKind(k) == kind {
+				if spec.MediaKind(k) == kind {
 					accept = append(accept, k)
 				}
 			}
@@ -165,7 +173,8 @@ func (p *typePlanner) operation(op *spec.Operation) {
 				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Body", source: "request body of " + where, owner: op}),
 			}
 			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
-				p.errorf(p.pos(m.Origin, op.Pos), "form request body of "+where+" is not an object with properties; only those decode from a form")
+				p.errorf(p.pos(m.Origin, op.Pos), "the form request body of "+where+" is not an object with properties: only those decode from a form, so the operation would get no handler")
+				p.rules[p.errs[len(p.errs)-1]] = RuleUnsupportedBody
 			}
 		}
 	}
@@ -210,7 +219,7 @@ func (p *typePlanner) responses(op *spec.Operation, id, where string) []*Respons
 		}
 		rt := &ResponseTypes{Code: code, Response: r.Value}
 		status, _ := strconv.Atoi(code)
-		if key, _, m := pickMedia(r.Value.Content, MediaJSON); m != nil {
+		if key, _, m := spec.PickMedia(r.Value.Content, MediaJSON); m != nil {
 			rt.Body = &BodyType{
 				MediaType:   MediaJSON,
 				ContentType: key,
@@ -248,39 +257,6 @@ func codeName(code string) string {
 		return "Default"
 	}
 	return strings.ToUpper(code)
-}
-
-// pickMedia returns the content entry of the first of kinds the content
-// has: the entry named exactly like the kind, else the first in sorted
-// order whose media type is of that kind (see mediaKind).
-func pickMedia(content openapi3.Content, kinds ...string) (key, kind string, m *openapi3.MediaType) {
-	keys := slices.Sorted(maps.Keys(content))
-	for _, kind := range kinds {
-		if m := content[kind]; m != nil {
-			return kind, kind, m
-		}
-		for _, key := range keys {
-			if mediaKind(key) == kind {
-				return key, kind, content[key]
-			}
-		}
-	}
-	return "", "", nil
-}
-
-// mediaKind is MediaJSON for application/json and any structured +json
-// type, MediaForm for form bodies, parameters and case ignored; "" for
-// everything else.
-func mediaKind(key string) string {
-	base, _, _ := strings.Cut(key, ";")
-	base = strings.ToLower(strings.TrimSpace(base))
-	switch {
-	case base == MediaJSON, strings.HasPrefix(base, "application/") && strings.HasSuffix(base, "+json"):
-		return MediaJSON
-	case base == MediaForm:
-		return MediaForm
-	}
-	return ""
 }
 
 // hint is what an inline schema is named after.

@@ -1,31 +1,34 @@
 package generator
 
-import "github.com/idemgen/idemgen/spec"
+import (
+	"fmt"
 
-// The planner's rules: the reasons it refuses an annotated operation that
-// the spec's own rules let through. They are numbered apart from the
-// spec's rules (IDEM1xx) and documented at the end of docs/rules.md.
+	"github.com/idemgen/idemgen/spec"
+)
+
+// The planner's rules: every reason idemgen generate refuses an annotated
+// operation whose contract the spec's own rules find no error in. The
+// planner alone decides what the generator can build, and each refusal has
+// exactly one of these ids; every finding of them is an error. The ids
+// below IDEM100 were the spec's before the planner took them over, and
+// keep their numbers; docs/rules.md documents each once.
 const (
-	// RulePhased: phased mode is not generated yet.
-	RulePhased = "IDEM101"
+	// RulePhased: mode: phased is not generated yet.
+	RulePhased = "IDEM020"
 	// RuleWebhook: webhook receivers are not generated yet.
-	RuleWebhook = "IDEM102"
+	RuleWebhook = "IDEM021"
 	// RuleReplayCurrent: replay: current is not generated yet.
-	RuleReplayCurrent = "IDEM103"
-	// RuleUnsupportedBody: the request body is in no media type that is
-	// generated.
-	RuleUnsupportedBody = "IDEM104"
-	// RuleFingerprintPointer: a fingerprint pointer the typed walk cannot
-	// follow.
-	RuleFingerprintPointer = "IDEM105"
-	// RuleNaturalKeyPointer: a natural-key pointer the typed walk cannot
-	// follow.
-	RuleNaturalKeyPointer = "IDEM106"
+	RuleReplayCurrent = "IDEM022"
+	// RuleUnsupportedBody: a request body in no generated media type, or
+	// a form body that is not an object with properties.
+	RuleUnsupportedBody = "IDEM023"
+	// RulePointerNotWalkable: a fingerprint or natural-key pointer the
+	// typed walk of generated code cannot follow.
+	RulePointerNotWalkable = "IDEM024"
 	// RuleNameCollision: two operations want one Go name.
 	RuleNameCollision = "IDEM107"
 	// RuleSchemaNotGo: a schema that cannot become a Go type (a bad
-	// x-go-type, a property name no struct tag can hold, a form body that
-	// is not an object).
+	// x-go-type, a property name no struct tag can hold).
 	RuleSchemaNotGo = "IDEM108"
 	// RuleRoute: a path that cannot be mounted on a router.
 	RuleRoute = "IDEM109"
@@ -34,28 +37,58 @@ const (
 	RulePattern = "IDEM110"
 )
 
-// Verdict returns every error that keeps generate from generating doc,
-// sorted by position: the spec's own findings at error severity and, when
-// there are none, the planner's. idemgen check reports the same, so check
-// passes exactly when generate succeeds.
-func Verdict(doc *spec.Document) []spec.Diagnostic {
-	var out []spec.Diagnostic
-	for _, d := range spec.Check(doc, spec.CheckOptions{}) {
-		if d.Severity == spec.SeverityError {
-			out = append(out, d)
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	return PlannerVerdict(doc)
+// ruleHints are the fix hints of the refusals the type planner finds,
+// which carry none of their own.
+var ruleHints = map[string]string{
+	RuleUnsupportedBody: "give the form body an object schema with properties, or offer it as application/json",
+	RuleNameCollision:   "give the operations operationIds that differ in more than case and punctuation",
+	RuleSchemaNotGo:     "change the schema so that it has a Go type: an x-go-type that names one, property names a JSON struct tag can hold",
+	RulePattern:         "rewrite the pattern without lookaround, backreferences or possessive quantifiers, often as a simpler pattern beside minLength or maxLength",
 }
 
-// PlannerVerdict returns the planner's reasons for refusing annotated
-// operations of doc (the IDEM1xx rules), sorted by position; none when it
-// would generate every one. It assumes the spec's own rules found no
-// error.
-func PlannerVerdict(doc *spec.Document) []spec.Diagnostic {
-	_, diags := PlanSpec(doc, Options{Package: "verdict"})
-	return diags
+// pointerHint is the fix hint of RulePointerNotWalkable.
+const pointerHint = "point at the value as a whole, or at every element of an array with *; a union or free-form value is significant whole or not at all"
+
+// unbuilt returns a refusal for each thing the contract of op asks for
+// that no generated code does yet: a webhook receiver, phased mode,
+// replay: current.
+func unbuilt(op *spec.Operation) []spec.Diagnostic {
+	c := op.Contract
+	var out []spec.Diagnostic
+	refuse := func(pos spec.Position, rule, path, msg, hint string) {
+		out = append(out, spec.Diagnostic{Pos: fieldPos(pos, c.Pos), Severity: spec.SeverityError, Rule: rule, Path: path, Message: msg, Hint: hint})
+	}
+	if op.Webhook {
+		refuse(c.Pos, RuleWebhook, "x-idempotency",
+			fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
+			"leave x-idempotency off webhooks until the inbox is generated")
+	}
+	if c.Mode.Value == spec.ModePhased {
+		refuse(c.Mode.Pos, RulePhased, "x-idempotency.mode",
+			fmt.Sprintf("mode phased is not generated yet: idemgen generates atomic operations only, so %s would get no handler, and its recovery points and lease would not exist", label(op)),
+			"use mode: atomic, or leave x-idempotency off the operation until phased mode is generated")
+	}
+	if c.Replay.Value == spec.ReplayCurrent {
+		refuse(c.Replay.Pos, RuleReplayCurrent, "x-idempotency.replay",
+			fmt.Sprintf("replay current is not generated yet: answering a retry of %s with the resource's current state needs a read that generated code does not have, so the operation would get no handler", label(op)),
+			"use replay: stored, which answers a retry with the first response, byte for byte")
+	}
+	return out
+}
+
+// fieldPos is a field's position, or the block's when the field was not
+// written.
+func fieldPos(p, block spec.Position) spec.Position {
+	if p.Line == 0 {
+		return block
+	}
+	return p
+}
+
+// label names an operation in messages: its operationId, or METHOD path.
+func label(op *spec.Operation) string {
+	if op.ID != "" {
+		return op.ID
+	}
+	return op.Method + " " + op.Path
 }

@@ -166,10 +166,11 @@ func TestCommentText(t *testing.T) {
 // TestHostileOperationID generates an operation whose operationId and
 // summary try to end a comment and declare code, and requires Go files
 // that parse with the payload inert: no init function, no line of a
-// comment that the payload ended. TestOneVerdict compiles and vets it.
+// comment that the payload ended. TestPathsMount (-tags long) compiles
+// and vets it.
 func TestHostileOperationID(t *testing.T) {
 	doc, _ := randomPathSpec(t, rand.New(rand.NewPCG(1, 1)), 0)
-	out := requireVerdictAgrees(t, "hostile operationId", doc, Options{Package: "hostile", GoDir: "hostile", Tests: true})
+	out := requireJudged(t, "hostile operationId", doc, Options{Package: "hostile", GoDir: "hostile", Tests: true})
 	if out == nil {
 		t.Fatal("the hostile spec was refused")
 	}
@@ -192,4 +193,25 @@ func TestHostileOperationID(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRandomPathsGenerate judges the spec of random path-parameter names
+// that TestPathsMount (-tags long) compiles and mounts, and requires
+// every operation generated with its own mount function: the planner
+// names the router's wildcards whatever the parameters are called.
+func TestRandomPathsGenerate(t *testing.T) {
+	doc, _ := randomPathSpec(t, rand.New(rand.NewPCG(9, 9)), 40)
+	out := requireJudged(t, "random path parameters", doc, Options{Package: "paths", GoDir: "paths", Version: "v0.0.0-test"})
+	if out == nil {
+		t.Fatal("the random path-parameter spec was refused")
+	}
+	for _, f := range out.Files {
+		if strings.HasSuffix(f.Path, "_operations.go") {
+			if n := strings.Count(string(f.Content), "\nfunc mountOp"); n != 40 {
+				t.Errorf("%s declares %d mount functions of the 40 random operations", f.Path, n)
+			}
+			return
+		}
+	}
+	t.Fatal("no operations file generated")
 }

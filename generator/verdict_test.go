@@ -1,40 +1,35 @@
 package generator
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/idemgen/idemgen/spec"
 )
 
-// requireVerdictAgrees checks the one-verdict property on doc: idemgen
-// check finds no error exactly when generate (judgeAndGenerate, what Run
-// does) succeeds, and a refusal carries the verdict's diagnostics. It
-// returns the generated output, nil when refused.
-func requireVerdictAgrees(t testing.TB, name string, doc *spec.Document, opts Options) *Output {
+// requireJudged judges doc, and emits its plan when the judgement has no
+// error, checking what the one judgement promises: every error has a rule
+// and a position, there is a plan exactly when there is no error, and a
+// plan always emits. It returns the output, nil when the spec is refused.
+func requireJudged(t testing.TB, name string, doc *spec.Document, opts Options) *Output {
 	t.Helper()
-	verdict := Verdict(doc)
-	out, err := judgeAndGenerate([]*spec.Document{doc}, opts)
-	var ve *VerdictError
-	switch {
-	case len(verdict) == 0 && err != nil:
-		t.Errorf("%s: check finds no error, generate fails: %v", name, err)
-	case len(verdict) > 0 && err == nil:
-		t.Errorf("%s: check finds %d errors (first %s: %s), generate succeeds", name, len(verdict), verdict[0].Rule, verdict[0].Message)
-	case len(verdict) > 0 && (!errors.As(err, &ve) || len(ve.Diagnostics) != len(verdict)):
-		t.Errorf("%s: generate fails with %v, want the verdict's %d diagnostics", name, err, len(verdict))
-	}
-	for _, d := range verdict {
-		if d.Rule == "" || d.Pos.File == "" || d.Severity != spec.SeverityError {
-			t.Errorf("%s: verdict diagnostic without rule, position or error severity: %+v", name, d)
+	j := Judge(doc, spec.CheckOptions{})
+	errs := j.Errors()
+	for _, d := range errs {
+		if d.Rule == "" || d.Pos.File == "" || d.Pos.Line == 0 {
+			t.Errorf("%s: error without rule or position: %+v", name, d)
 		}
+	}
+	if (j.Plan == nil) != (len(errs) > 0) {
+		t.Fatalf("%s: %d errors and plan %v: a judgement has a plan exactly when it has no error", name, len(errs), j.Plan)
+	}
+	if j.Plan == nil {
+		return nil
+	}
+	out, err := Generate(j.Plan, opts)
+	if err != nil {
+		t.Errorf("%s: the judgement has no error, but its plan does not emit: %v", name, err)
 	}
 	return out
 }
@@ -48,7 +43,7 @@ func unannotateUnsupported(doc *spec.Document) int {
 		if op.Contract == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil || len(op.Op.RequestBody.Value.Content) == 0 {
 			continue
 		}
-		if _, _, m := pickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm); m == nil {
+		if _, _, m := spec.PickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm); m == nil {
 			op.Contract = nil
 			n++
 		}
@@ -121,69 +116,4 @@ func verdictModule(t testing.TB) *scratchModule {
 	}
 	m.write(t, "go.mod", append(gomod, "\nrequire github.com/go-chi/chi/v5 v5.5.0\n"...))
 	return m
-}
-
-// addPackage writes a generated package and its mount test into m.
-func addPackage(t testing.TB, m *scratchModule, pkg string, out *Output, extra string) {
-	t.Helper()
-	for _, f := range out.Files {
-		if strings.HasSuffix(f.Path, ".go") {
-			m.write(t, f.Path, f.Content)
-		}
-	}
-	m.write(t, pkg+"/mount_test.go", fmt.Appendf(nil, mountTest, pkg))
-	if extra != "" {
-		m.write(t, pkg+"/paths_test.go", []byte(extra))
-	}
-}
-
-// verdictSpecs lists the specs of the repository's golden cases.
-func verdictSpecs(t testing.TB) []string {
-	t.Helper()
-	root := repoRoot(t)
-	var files []string
-	for _, pattern := range []string{"testdata/golden/*/openapi.yaml", "testdata/golden/*/openapi.yml", "testdata/golden/*/openapi.json"} {
-		found, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pattern)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, found...)
-	}
-	slices.Sort(files)
-	return files
-}
-
-// TestOneVerdict holds the one-verdict property over every spec in
-// testdata and a property test over random path-parameter names: check
-// finds no error exactly when generate succeeds, and then the generated
-// package compiles, vets and mounts on a ServeMux and on chi.
-func TestOneVerdict(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds, vets and tests generated packages")
-	}
-	m := verdictModule(t)
-	var pkgs []string
-	for i, file := range verdictSpecs(t) {
-		doc, err := spec.Load(context.Background(), file, spec.LoadOptions{})
-		if err != nil {
-			continue // unusable input: both commands exit 2 before judging
-		}
-		pkg := fmt.Sprintf("v%02d", i)
-		if out := requireVerdictAgrees(t, file, doc, Options{Package: pkg, GoDir: pkg, Tests: true, Version: "v0.0.0-test"}); out != nil {
-			addPackage(t, m, pkg, out, "")
-			pkgs = append(pkgs, "./"+pkg)
-		}
-	}
-	doc, paths := randomPathSpec(t, rand.New(rand.NewPCG(9, 9)), 40)
-	out := requireVerdictAgrees(t, "random path parameters", doc, Options{Package: "paths", GoDir: "paths", Tests: true, Version: "v0.0.0-test"})
-	if out == nil {
-		t.Fatal("the random path-parameter spec was refused")
-	}
-	addPackage(t, m, "paths", out, paths)
-	pkgs = append(pkgs, "./paths")
-	if len(pkgs) < 10 {
-		t.Fatalf("only %d packages generated; the testdata specs should give more", len(pkgs))
-	}
-	m.goCmd(t, append([]string{"vet"}, pkgs...)...)
-	m.goCmd(t, append([]string{"test", "-count=1"}, pkgs...)...)
 }

@@ -3,10 +3,16 @@ package spec
 import (
 	"slices"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// Rule is one lint rule of idemgen check. Its ID is stable: it names the
-// rule in output, in docs/rules.md and in suppressions, and is never reused.
+// Rule is one lint rule of idemgen check: a judgement of what a contract
+// means. Its ID is stable: it names the rule in output, in docs/rules.md
+// and in suppressions, and is never reused. What the generator cannot
+// build (IDEM020 to IDEM024, IDEM107 to IDEM110) is no rule of this
+// package: the generator's planner alone decides it, and check reports it
+// beside these rules' findings.
 type Rule struct {
 	// ID is the stable rule id, such as IDEM001.
 	ID string
@@ -62,11 +68,6 @@ func Rules() []Rule {
 		ruleWaitTimeoutWithReject,
 		ruleOptionalKey,
 		ruleKeyParameterNotRequired,
-		rulePhasedNotGenerated,
-		ruleWebhookNotGenerated,
-		ruleReplayCurrentNotGenerated,
-		ruleRequestBodyNotGenerated,
-		rulePointerNotWalkable,
 		ruleNaturalKeyNotSignificant,
 		ruleUnionNotValidated,
 		ruleOneOfOverlap,
@@ -77,18 +78,45 @@ func Rules() []Rule {
 	return rules
 }
 
+// Findings are what the rules of idemgen check found in one document.
+type Findings struct {
+	// Diagnostics are every finding, sorted by position and then rule id:
+	// the document's defects and overlay warnings, and the rules' findings
+	// at every severity.
+	Diagnostics []Diagnostic
+	// Unfit maps each annotated operation whose contract cannot be
+	// generated as the document states it to the errors that say why,
+	// sorted: the document defects that block it and the rules' error
+	// findings on it. What the generator cannot build is not here: its
+	// planner judges the operations this leaves out (generator.Judge).
+	Unfit map[*Operation][]Diagnostic
+}
+
 // Check runs the lint rules on every operation of doc that is not blocked
 // by a document defect, and returns the document's defects and overlay
-// warnings (RuleOverlayWarning) together with the rules' findings, sorted
-// by position and then rule id.
-func Check(doc *Document, opts CheckOptions) []Diagnostic {
-	diags := append(slices.Clone(doc.Defects), WarningDiagnostics(doc)...)
+// warnings (RuleOverlayWarning) together with the rules' findings.
+func Check(doc *Document, opts CheckOptions) Findings {
+	f := Findings{Diagnostics: append(slices.Clone(doc.Defects), WarningDiagnostics(doc)...), Unfit: map[*Operation][]Diagnostic{}}
 	rules := Rules()
 	for _, op := range doc.Operations {
-		diags = append(diags, checkOperation(doc, op, rules, opts)...)
+		found := checkOperation(doc, op, rules, opts)
+		f.Diagnostics = append(f.Diagnostics, found...)
+		if op.Contract == nil {
+			continue
+		}
+		unfit := slices.Clone(op.Blocked)
+		for _, d := range found {
+			if d.Severity == SeverityError {
+				unfit = append(unfit, d)
+			}
+		}
+		if len(unfit) > 0 {
+			SortDiagnostics(unfit)
+			f.Unfit[op] = unfit
+		}
 	}
-	SortDiagnostics(diags)
-	return diags
+	SortDiagnostics(f.Diagnostics)
+	return f
 }
 
 // checkOperation runs the enabled rules on one operation; an operation a
@@ -107,25 +135,6 @@ func checkOperation(doc *Document, op *Operation, rules []Rule, opts CheckOption
 		diags = append(diags, run.found...)
 	}
 	return diags
-}
-
-// NotGenerated returns why the annotated operation op of doc is not
-// generated: the document defects that block it and the error findings of
-// the rules on its contract, sorted. It is empty when op has no contract
-// or is generated as its contract says, which is exactly when check
-// reports no error about it.
-func NotGenerated(doc *Document, op *Operation) []Diagnostic {
-	if op.Contract == nil {
-		return nil
-	}
-	out := slices.Clone(op.Blocked)
-	for _, d := range checkOperation(doc, op, Rules(), CheckOptions{}) {
-		if d.Severity == SeverityError {
-			out = append(out, d)
-		}
-	}
-	SortDiagnostics(out)
-	return out
 }
 
 // SortDiagnostics orders diagnostics by position, then rule id, then
@@ -169,3 +178,16 @@ func (r *ruleRun) report(pos Position, path, message, hint string) {
 
 // opName names the operation in messages: its operationId, or METHOD path.
 func (r *ruleRun) opName() string { return opLabel(r.op) }
+
+// originPos returns the position kin-openapi recorded for an object of the
+// document, or fallback when it recorded none.
+func (r *ruleRun) originPos(o *openapi3.Origin, fallback Position) Position {
+	if o == nil || o.Key == nil {
+		return fallback
+	}
+	file := o.Key.File
+	if file == "" {
+		file = r.doc.Path
+	}
+	return Position{File: file, Line: o.Key.Line, Col: o.Key.Column}
+}

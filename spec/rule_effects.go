@@ -158,3 +158,6 @@ func fieldPos(p, object Position) Position {
 	}
 	return p
 }
+
+// componentPrefix starts the $ref of a schema under components.
+const componentPrefix = "#/components/schemas/"

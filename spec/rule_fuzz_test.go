@@ -30,7 +30,7 @@ func FuzzRulePointers(f *testing.F) {
 		c.Effects = append(c.Effects, Effect{Pos: rtAt(60), Name: rtSet(effect, 60), OnUnknown: rtSet(OnUnknownHalt, 61)})
 		op.Contract = c
 		for _, opts := range []CheckOptions{{}, {RequireMutations: true}} {
-			for _, d := range Check(doc, opts) {
+			for _, d := range Check(doc, opts).Diagnostics {
 				if !strings.HasPrefix(d.Rule, "IDEM") || d.Pos.Line == 0 || d.Message == "" || d.Hint == "" {
 					t.Fatalf("malformed finding %+v", d)
 				}

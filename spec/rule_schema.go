@@ -62,15 +62,14 @@ func isElementToken(tok string) bool {
 }
 
 // requestSchema returns the schema of the operation's request body: the
-// one generated code decodes (see generatedBody) when it has a schema,
-// else the first JSON-like media type, else the first media type with a
-// schema, in name order. It returns nil when the operation has no request
-// body schema.
+// one that is read (see PickMedia) when it has a schema, else the first
+// JSON-like media type, else the first media type with a schema, in name
+// order. It returns nil when the operation has no request body schema.
 func requestSchema(op *Operation) *openapi3.Schema {
 	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil {
 		return nil
 	}
-	if _, m, _ := generatedBody(op); m != nil && m.Schema != nil && m.Schema.Value != nil {
+	if _, m := requestMedia(op); m != nil && m.Schema != nil && m.Schema.Value != nil {
 		return m.Schema.Value
 	}
 	content := op.Op.RequestBody.Value.Content

@@ -93,8 +93,8 @@ func eachBodyUnion(r *ruleRun, visit func(*openapi3.Schema, pointer)) {
 	if r.c == nil {
 		return
 	}
-	kind, media, _ := generatedBody(r.op)
-	if kind != mediaJSON || media.Schema == nil {
+	kind, media := requestMedia(r.op)
+	if kind != MediaJSON || media.Schema == nil {
 		return
 	}
 	walkUnions(media.Schema.Value, pointer{}, map[*openapi3.Schema]bool{}, visit)
@@ -169,4 +169,15 @@ func freeForm(s *openapi3.Schema) bool {
 	closed := s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
 	return untyped && len(s.Properties) == 0 && s.Items == nil && len(s.Enum) == 0 && !closed &&
 		len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0 && s.AdditionalProperties.Schema == nil && s.Extensions["x-go-type"] == nil
+}
+
+// nonNullBranches drops the branches that only allow null.
+func nonNullBranches(refs openapi3.SchemaRefs) openapi3.SchemaRefs {
+	var out openapi3.SchemaRefs
+	for _, r := range refs {
+		if !(r != nil && r.Value != nil && r.Value.Type != nil && r.Value.Type.Is(openapi3.TypeNull)) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

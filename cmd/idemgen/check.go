@@ -20,8 +20,10 @@ func newCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check SPEC...",
 		Short: "Check the x-idempotency contracts of OpenAPI documents",
-		Long: `check loads each OpenAPI document, reports its defects and runs the lint
-rules (docs/rules.md) on every x-idempotency contract.
+		Long: `check loads each OpenAPI document, reports its defects, runs the lint
+rules (docs/rules.md) on every x-idempotency contract, and reports what
+generate would refuse to generate: the same judgement generate and
+explain use, so check passes exactly when generate succeeds.
 
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 when a
 spec is unusable (unreadable, invalid YAML or OpenAPI, a contract that does
@@ -59,7 +61,7 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 					}
 					continue
 				}
-				diags = append(diags, withPlannerVerdict(doc, spec.Check(doc, opts))...)
+				diags = append(diags, generator.Judge(doc, opts).Diagnostics...)
 			}
 			if err := spec.WriteReport(cmd.OutOrStdout(), f, diags); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("write report: %w", err)}
@@ -78,18 +80,6 @@ and github report each reason as a diagnostic of rule ` + spec.RuleUnusable + `.
 	cmd.Flags().BoolVar(&requireMutations, "require-mutations", false, "report POST, PUT, PATCH and DELETE operations without x-idempotency (IDEM016)")
 	load.register(cmd)
 	return cmd
-}
-
-// withPlannerVerdict adds to a spec's findings the planner's reasons for
-// refusing annotated operations, when the spec itself has no error: check
-// then passes exactly when generate succeeds.
-func withPlannerVerdict(doc *spec.Document, diags []spec.Diagnostic) []spec.Diagnostic {
-	if reaches(diags, spec.SeverityError) {
-		return diags
-	}
-	diags = append(diags, generator.PlannerVerdict(doc)...)
-	spec.SortDiagnostics(diags)
-	return diags
 }
 
 // reaches reports whether any diagnostic is at least as severe as the

@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 
-	"github.com/idemgen/idemgen/spec/explain"
 	"github.com/spf13/cobra"
+
+	"github.com/idemgen/idemgen/generator"
+	"github.com/idemgen/idemgen/spec"
+	"github.com/idemgen/idemgen/spec/explain"
 )
 
 // newExplainCommand builds idemgen explain.
@@ -16,9 +19,12 @@ func newExplainCommand() *cobra.Command {
 		Long: `explain prints a Markdown document for reviewers: one section per operation
 with an x-idempotency contract, saying in plain words what counts as a
 retry, what it gets back, for how long, and what happens to each side
-effect whose outcome is unknown. An operation that is not generated (an
-error of idemgen check, or a document defect that blocks it) is marked so,
-with the reasons, instead of being described as working.`,
+effect whose outcome is unknown. It asks the judgement generate uses: an
+operation that is not generated (an error of idemgen check on it: a
+document defect that blocks it, a rule's error, a refusal of the
+generator) is marked so, with the reasons, instead of being described as
+working; and while generate refuses the spec, no operation is described
+as kept.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := load.options()
@@ -29,7 +35,9 @@ with the reasons, instead of being described as working.`,
 			if doc == nil {
 				return &exitError{code: exitUnusable}
 			}
-			if err := explain.Render(cmd.OutOrStdout(), doc); err != nil {
+			j := generator.Judge(doc, spec.CheckOptions{})
+			verdict := explain.Verdict{Errors: j.Errors(), Operations: j.Unfit}
+			if err := explain.Render(cmd.OutOrStdout(), doc, verdict); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("render: %w", err)}
 			}
 			return nil

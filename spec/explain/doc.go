@@ -3,7 +3,8 @@
 // annotated operation, written as plain consequences of the contract.
 //
 // It is a reporting stage after spec: it decides every sentence here and
-// hands them to the templates package, which only lays them out. It must
-// not import the generator or the runtime, except the leaf package
-// runtime/jsonpointer.
+// hands them to the templates package, which only lays them out. Whether
+// an operation is generated it does not decide: idemgen generate's
+// judgement comes in as data (Verdict). It must not import the generator
+// or the runtime, except the leaf package runtime/jsonpointer.
 package explain

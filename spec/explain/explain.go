@@ -9,12 +9,31 @@ import (
 	"github.com/idemgen/idemgen/templates"
 )
 
+// Verdict is idemgen generate's judgement of the document, passed in as
+// data: explain describes no operation that generate would not generate,
+// and does not judge again.
+type Verdict struct {
+	// Errors are every error that keeps generate from generating the
+	// document; none when it generates every annotated operation.
+	Errors []spec.Diagnostic
+	// Operations maps each annotated operation with errors of its own to
+	// them: the document defects that block it, the rules' error findings
+	// on its contract and the generator's refusals of it. An error of
+	// Errors that is no operation's own (a schema several operations
+	// share, a dangling $ref) is not here.
+	Operations map[*spec.Operation][]spec.Diagnostic
+}
+
 // Report is what the explain template lays out. Every sentence is final.
 type Report struct {
 	// File is the spec path as given.
 	File string
-	// Summary says how many operations are annotated.
+	// Summary says how many operations are annotated, and whether
+	// generate generates them.
 	Summary string
+	// Refused holds one line per error that keeps generate from
+	// generating the spec and that is no single operation's own.
+	Refused []string
 	// Unprotected names the mutating operations without a contract.
 	Unprotected []string
 	Sections    []Section
@@ -25,10 +44,12 @@ type Section struct {
 	// Title is "operationId — METHOD /path".
 	Title string
 	// NotGenerated holds one line per error that keeps the operation from
-	// being generated: a document defect that blocks it, or an error
-	// finding of idemgen check on its contract. When there is any, Unkept
-	// says what that means and Items and Effects are empty: the section
-	// describes no guarantee that no code keeps.
+	// being generated: a document defect that blocks it, an error finding
+	// of idemgen check on its contract, or a refusal of the generator; or,
+	// when it has none of its own but generate refuses the spec, one line
+	// that says so. When there is any, Unkept says what that means and
+	// Items and Effects are empty: the section describes no guarantee that
+	// no code keeps.
 	NotGenerated []string
 	Unkept       string
 	Items        []Item
@@ -44,11 +65,15 @@ type Item struct {
 	Text  string
 }
 
-// Build explains every annotated operation of doc, in document order; an
-// operation that is not generated gets the reasons instead of guarantees.
-func Build(doc *spec.Document) Report {
+// Build explains every annotated operation of doc, in document order, as
+// far as the verdict lets it: an operation that is not generated gets the
+// reasons instead of guarantees, and while generate refuses the spec no
+// operation is described as kept.
+func Build(doc *spec.Document, v Verdict) Report {
 	r := Report{File: doc.Path}
-	annotated, notGenerated := 0, 0
+	own := map[spec.Diagnostic]bool{}
+	var withErrors []string
+	annotated := 0
 	for _, op := range doc.Operations {
 		if op.Contract == nil {
 			if spec.IsMutatingMethod(op.Method) {
@@ -57,42 +82,73 @@ func Build(doc *spec.Document) Report {
 			continue
 		}
 		annotated++
-		s := section(doc, op)
-		if len(s.NotGenerated) > 0 {
-			notGenerated++
+		if errs := v.Operations[op]; len(errs) > 0 {
+			withErrors = append(withErrors, fmt.Sprintf("`%s`", title(op)))
+			for _, d := range errs {
+				own[d] = true
+			}
 		}
-		r.Sections = append(r.Sections, s)
+	}
+	for _, d := range v.Errors {
+		if !own[d] {
+			r.Refused = append(r.Refused, reason(d))
+		}
+	}
+	var because []string
+	if len(withErrors) > 0 {
+		because = append(because, "the errors of "+join(withErrors, "and"))
+	}
+	if len(r.Refused) > 0 {
+		because = append(because, "the errors given at the top")
+	}
+	for _, op := range doc.Operations {
+		if op.Contract != nil {
+			r.Sections = append(r.Sections, section(op, v, join(because, "and")))
+		}
 	}
 	r.Summary = fmt.Sprintf("%d of %d operations carry an idempotency contract.", annotated, len(doc.Operations))
-	switch notGenerated {
-	case 0:
-	case 1:
-		r.Summary += " 1 of them is not generated, for the reasons given below."
+	switch {
+	case len(v.Errors) == 0:
+	case annotated == 0:
+		r.Summary += " idemgen generate refuses this spec for the errors given below."
+	case annotated == 1:
+		r.Summary += " It is not generated: idemgen generate refuses the spec for the errors given below."
 	default:
-		r.Summary += fmt.Sprintf(" %d of them are not generated, for the reasons given below.", notGenerated)
+		r.Summary += " None of them is generated: idemgen generate refuses the whole spec for the errors given below."
 	}
 	return r
 }
 
-// Render writes the explanation of doc as Markdown.
-func Render(w io.Writer, doc *spec.Document) error {
+// Render writes the explanation of doc, under the verdict, as Markdown.
+func Render(w io.Writer, doc *spec.Document, v Verdict) error {
 	t, err := template.ParseFS(templates.FS, templates.ExplainMarkdown)
 	if err != nil {
 		return fmt.Errorf("parse explain template: %w", err)
 	}
-	return t.Execute(w, Build(doc))
+	return t.Execute(w, Build(doc, v))
 }
 
-// section explains the contract of one annotated operation of doc, or
-// says why it is not generated.
-func section(doc *spec.Document, op *spec.Operation) Section {
+// reason words one error that keeps code from being generated.
+func reason(d spec.Diagnostic) string {
+	return fmt.Sprintf("%s: %s (%s)", d.Pos, d.Message, d.Rule)
+}
+
+// section explains the contract of one annotated operation, or says why
+// it is not generated: its own errors, or, when it has none but generate
+// refuses the spec, because of which errors (because) it is refused.
+func section(op *spec.Operation, v Verdict, because string) Section {
 	c := op.Contract
 	s := Section{Title: title(op)}
-	if reasons := spec.NotGenerated(doc, op); len(reasons) > 0 {
-		for _, d := range reasons {
-			s.NotGenerated = append(s.NotGenerated, fmt.Sprintf("%s: %s (%s)", d.Pos, d.Message, d.Rule))
+	if errs := v.Operations[op]; len(errs) > 0 {
+		for _, d := range errs {
+			s.NotGenerated = append(s.NotGenerated, reason(d))
 		}
 		s.Unkept = "No generated code keeps this contract until that is fixed, so this page promises none of its guarantees."
+		return s
+	}
+	if len(v.Errors) > 0 {
+		s.NotGenerated = []string{"this contract has no error of its own, but idemgen generate refuses the whole spec for " + because + ", so no code is generated for it either."}
+		s.Unkept = "No generated code keeps this contract until those are fixed, so this page promises none of its guarantees."
 		return s
 	}
 	sig := significant(op)

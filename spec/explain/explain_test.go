@@ -43,18 +43,6 @@ paths:
         effects:
           - {name: notify, on-unknown: retry}
           - {name: settle, on-unknown: verify}
-  /payouts:
-    post:
-      operationId: createPayout
-      parameters:
-        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
-      responses:
-        "201": {description: created}
-      x-idempotency:
-        mode: phased
-        lease: 2m
-        effects:
-          - {name: transfer, on-unknown: halt}
   /orders/{shop}/{id}:
     delete:
       operationId: deleteOrder
@@ -101,15 +89,15 @@ func item(t *testing.T, s Section, label string) string {
 }
 
 func TestBuild(t *testing.T) {
-	r := Build(loadExplainDoc(t))
+	r := Build(loadExplainDoc(t), Verdict{})
 	if diff := cmp.Diff([]string{"`PUT /orders/{shop}/{id}`"}, r.Unprotected); diff != "" {
 		t.Errorf("Unprotected (-want +got):\n%s", diff)
 	}
-	if want := "3 of 4 operations carry an idempotency contract. 1 of them is not generated, for the reasons given below."; r.Summary != want {
+	if want := "2 of 3 operations carry an idempotency contract."; r.Summary != want {
 		t.Errorf("Summary = %q, want %q", r.Summary, want)
 	}
-	if len(r.Sections) != 3 {
-		t.Fatalf("got %d sections, want 3", len(r.Sections))
+	if len(r.Sections) != 2 || len(r.Refused) != 0 {
+		t.Fatalf("got %d sections and refusals %q, want 2 and none", len(r.Sections), r.Refused)
 	}
 	events, orders := r.Sections[0], r.Sections[1]
 	if events.Title != "receiveEvent — POST /events" || orders.Title != "deleteOrder — DELETE /orders/{shop}/{id}" {
@@ -158,48 +146,64 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestBuildNotGenerated checks that explain follows the verdict it is
+// given: an operation with errors of its own gets them instead of
+// guarantees, and while generate refuses the spec no other operation is
+// described as kept either; an error of no operation is given at the top.
 func TestBuildNotGenerated(t *testing.T) {
 	doc := loadExplainDoc(t)
-	payouts := Build(doc).Sections[2]
-	if payouts.Title != "createPayout — POST /payouts" {
-		t.Fatalf("section 2 is %q", payouts.Title)
+	events, orders := doc.Operations[0], doc.Operations[1]
+	if events.ID != "receiveEvent" || orders.ID != "deleteOrder" {
+		t.Fatalf("operations %q, %q", events.ID, orders.ID)
 	}
-	if len(payouts.Items) != 0 || len(payouts.Effects) != 0 {
-		t.Errorf("a phased operation is described as working: %+v", payouts)
+	phased := spec.Diagnostic{Pos: spec.Position{File: "explain.yaml", Line: 20, Col: 9}, Severity: spec.SeverityError, Rule: "IDEM020", Message: "mode phased is not generated yet"}
+	shared := spec.Diagnostic{Pos: spec.Position{File: "explain.yaml", Line: 3, Col: 5}, Severity: spec.SeverityError, Rule: "IDEM110", Message: "pattern is not RE2"}
+
+	r := Build(doc, Verdict{Errors: []spec.Diagnostic{shared, phased}, Operations: map[*spec.Operation][]spec.Diagnostic{events: {phased}}})
+	if want := "2 of 3 operations carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below."; r.Summary != want {
+		t.Errorf("Summary = %q, want %q", r.Summary, want)
 	}
-	want := []string{"IDEM020"}
-	if len(payouts.NotGenerated) != len(want) {
-		t.Fatalf("not generated because %q, want one line per %v", payouts.NotGenerated, want)
+	if diff := cmp.Diff([]string{"explain.yaml:3:5: pattern is not RE2 (IDEM110)"}, r.Refused); diff != "" {
+		t.Errorf("Refused (-want +got):\n%s", diff)
 	}
-	for i, rule := range want {
-		if !strings.HasSuffix(payouts.NotGenerated[i], "("+rule+")") || !strings.Contains(payouts.NotGenerated[i], "explain.yaml:") {
-			t.Errorf("reason %d = %q, want a positioned %s finding", i, payouts.NotGenerated[i], rule)
+	for _, s := range r.Sections {
+		if len(s.Items) != 0 || len(s.Effects) != 0 || s.Unkept == "" {
+			t.Errorf("%s: described as kept under a refused spec: %+v", s.Title, s)
 		}
 	}
+	if diff := cmp.Diff([]string{"explain.yaml:20:9: mode phased is not generated yet (IDEM020)"}, r.Sections[0].NotGenerated); diff != "" {
+		t.Errorf("receiveEvent's reasons (-want +got):\n%s", diff)
+	}
+	want := "this contract has no error of its own, but idemgen generate refuses the whole spec for the errors of `receiveEvent — POST /events` and the errors given at the top, so no code is generated for it either."
+	if diff := cmp.Diff([]string{want}, r.Sections[1].NotGenerated); diff != "" {
+		t.Errorf("deleteOrder's reasons (-want +got):\n%s", diff)
+	}
 
-	defect := spec.Diagnostic{Pos: spec.Position{File: "explain.yaml", Line: 3, Col: 5}, Rule: "OAS001", Message: "dangling $ref"}
-	doc.Operations[0].Blocked = []spec.Diagnostic{defect}
 	var b bytes.Buffer
-	if err := Render(&b, doc); err != nil {
+	if err := Render(&b, doc, Verdict{Errors: []spec.Diagnostic{shared}}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	wantText := "### receiveEvent — POST /events\n\n> **Not generated:** explain.yaml:3:5: dangling $ref (OAS001)\n\nNo generated code keeps this contract"
-	if !strings.Contains(out, wantText) {
-		t.Errorf("blocked operation not marked:\n%s", out)
+	for _, w := range []string{
+		"carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below.\n\n> **Not generated:** explain.yaml:3:5: pattern is not RE2 (IDEM110)\n\nMutating operations",
+		"### receiveEvent — POST /events\n\n> **Not generated:** this contract has no error of its own, but idemgen generate refuses the whole spec for the errors given at the top, so no code is generated for it either.\n\nNo generated code keeps this contract",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
 	}
-	if strings.Contains(out, "\n\n\n") {
-		t.Errorf("blank lines doubled:\n%s", out)
+	if strings.Contains(out, "\n\n\n") || strings.Contains(out, "**Retry.**") {
+		t.Errorf("blank lines doubled, or a contract described:\n%s", out)
 	}
 }
 
 func TestRenderIsDeterministic(t *testing.T) {
 	doc := loadExplainDoc(t)
 	var first, second bytes.Buffer
-	if err := Render(&first, doc); err != nil {
+	if err := Render(&first, doc, Verdict{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Render(&second, doc); err != nil {
+	if err := Render(&second, doc, Verdict{}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(first.String(), second.String()); diff != "" {
