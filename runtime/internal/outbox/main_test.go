@@ -73,13 +73,19 @@ func newDB(t testing.TB) (string, *pgxpool.Pool) {
 // operation of its own, through the store's Enqueue in one transaction.
 func enqueue(t testing.TB, pool *pgxpool.Pool, n int, onUnknown string) {
 	t.Helper()
+	enqueueNamed(t, pool, "email", n, onUnknown)
+}
+
+// enqueueNamed is enqueue for effects named name.
+func enqueueNamed(t testing.TB, pool *pgxpool.Pool, name string, n int, onUnknown string) {
+	t.Helper()
 	store := pgstore.New("")
 	err := pgx.BeginFunc(t.Context(), pool, func(tx pgx.Tx) error {
 		for range n {
 			var id [16]byte
 			_, _ = rand.Read(id[:])
 			if _, err := store.Enqueue(t.Context(), tx, pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder",
-				Name: "email", OnUnknown: onUnknown, Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}); err != nil {
+				Name: name, OnUnknown: onUnknown, Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}); err != nil {
 				return err
 			}
 		}
