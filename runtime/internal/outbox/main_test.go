@@ -82,10 +82,7 @@ func enqueueNamed(t testing.TB, pool *pgxpool.Pool, name string, n int, onUnknow
 	store := pgstore.New("")
 	err := pgx.BeginFunc(t.Context(), pool, func(tx pgx.Tx) error {
 		for range n {
-			var id [16]byte
-			_, _ = rand.Read(id[:])
-			if _, err := store.Enqueue(t.Context(), tx, pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder",
-				Name: name, OnUnknown: onUnknown, Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}); err != nil {
+			if _, err := store.Enqueue(t.Context(), tx, newEffect(name, onUnknown)); err != nil {
 				return err
 			}
 		}
@@ -94,6 +91,15 @@ func enqueueNamed(t testing.TB, pool *pgxpool.Pool, name string, n int, onUnknow
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newEffect is an effect named name with policy onUnknown, of an operation
+// of its own, due since a second ago.
+func newEffect(name, onUnknown string) pgstore.Effect {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder", Name: name, OnUnknown: onUnknown,
+		Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}
 }
 
 // fakeProvider records each call in provider_calls and carries the effect

@@ -156,7 +156,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 			saturated = len(claimed) == free
 		}
-		// Saturated, more may be due: claim again as soon as a call ends.
+		// Saturated, more may be due: claim again once calls end.
 		// Otherwise nothing more was due: wait for the next poll.
 		var wake <-chan struct{}
 		if saturated {
@@ -167,6 +167,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		case <-poll.C:
 			poll.Reset(w.cfg.PollInterval)
 		case <-wake:
+			w.gatherSlots(ctx, slots, freed)
 		case <-gauge.C:
 			w.readGauge(ctx)
 		}
@@ -182,6 +183,27 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	rec.stop()
 	return nil
+}
+
+// gatherSlots waits, once a call of a saturated worker has ended, until
+// every call slot is free or a tenth of the poll interval has passed, so
+// that a claim takes several effects at once rather than one each time a
+// call ends.
+func (w *Worker) gatherSlots(ctx context.Context, slots chan struct{}, freed <-chan struct{}) {
+	if len(slots) == 0 {
+		return
+	}
+	timer := time.NewTimer(w.cfg.PollInterval / 10)
+	defer timer.Stop()
+	for len(slots) > 0 {
+		select {
+		case <-freed:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // claimed is one effect a claim leased to this worker.

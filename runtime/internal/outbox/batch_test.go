@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
@@ -57,7 +59,7 @@ func TestStoppingRecordsTheOutcomesThatWait(t *testing.T) {
 	_, pool := newDB(t)
 	enqueue(t, pool, 3, "retry")
 	p := &calledProvider{}
-	done := &countDone{target: 3, all: make(chan struct{})}
+	done := &countKind{kind: idem.EffectEventDone, target: 3, all: make(chan struct{})}
 	w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": p},
 		RecordDelay: time.Hour, Observer: done}) // only stopping (or the lease's 54s) records
 	if err != nil {
@@ -142,5 +144,43 @@ type countKind struct {
 func (c *countKind) ObserveEffect(ev idem.EffectEvent) {
 	if ev.Kind == c.kind && c.n.Add(1) == c.target {
 		close(c.all)
+	}
+}
+
+// A saturated worker claims again once its calls have ended, in one
+// statement for as many effects as it has free slots, not one statement
+// each time a call ends.
+func TestASaturatedWorkerClaimsForAllItsFreeSlotsAtOnce(t *testing.T) {
+	_, pool := newDB(t)
+	enqueue(t, pool, 8, "retry")
+	held := &heldProvider{called: make(chan string, 8), release: make(chan struct{})}
+	done := &countKind{kind: idem.EffectEventDone, target: 8, all: make(chan struct{})}
+	w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": held},
+		Concurrency: 4, PollInterval: time.Minute, Observer: done}) // a slot gathered waits up to 6s for the others
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx) }()
+	for range 4 {
+		<-held.called
+	}
+	close(held.release) // the four calls end; the next four pass at once
+	<-done.all
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(t.Context(), `SELECT count(*) FROM idempotency_effect_attempt GROUP BY started_at ORDER BY started_at`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{4, 4}; !slices.Equal(claims, want) {
+		t.Errorf("effects per claim %v, want %v", claims, want)
 	}
 }
