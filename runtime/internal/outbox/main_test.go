@@ -112,7 +112,12 @@ type fakeProvider struct {
 }
 
 func (p *fakeProvider) Do(ctx context.Context, c idem.EffectCall) idem.EffectOutcome {
-	_, err := p.pool.Exec(ctx, `WITH c AS (INSERT INTO provider_calls (effect_key, attempt, worker) VALUES ($1, $2, $3))
+	// Once it has the call, the provider carries it out even if the
+	// worker's deadline passes meanwhile (on a busy machine the call may
+	// wait for a connection): the worker then records the outcome late or,
+	// its lease taken over, is fenced. Cut short, the call would be an
+	// unknown outcome that may or may not have happened.
+	_, err := p.pool.Exec(context.WithoutCancel(ctx), `WITH c AS (INSERT INTO provider_calls (effect_key, attempt, worker) VALUES ($1, $2, $3))
 INSERT INTO provider_done (effect_key) VALUES ($1) ON CONFLICT DO NOTHING`, c.Key, c.Attempt, p.worker)
 	if err != nil {
 		return idem.EffectUnknown(err)
