@@ -85,8 +85,11 @@ func truncate(b *testing.B, pool *pgxpool.Pool) {
 // -count interleaves them):
 //
 //   - loop=worker, loop=two-workers: idem.Worker with its defaults (8
-//     calls at once, 100ms poll, outcomes recorded in batches of up to 100
-//     after at most 10ms), each worker on a pool of its own;
+//     calls at once, so claims of up to 8; 100ms poll; outcomes recorded
+//     in batches of up to 100 after at most 10ms), each worker on a pool
+//     of its own;
+//   - loop=worker-32-slots: one worker with 32 calls at once, so claims of
+//     up to 32;
 //   - loop=bare: the simplest SKIP LOCKED queue, 8 goroutines each looping
 //     one statement that takes one due effect and marks it done: no lease,
 //     no token, no history, no provider;
@@ -97,13 +100,16 @@ func truncate(b *testing.B, pool *pgxpool.Pool) {
 //
 // Run with: go test -run '^$' -bench Effects -benchtime 3x -count 6 ./runtime/internal/outbox
 func BenchmarkEffects(b *testing.B) {
-	b.Run("loop=worker", func(b *testing.B) { benchWorkers(b, 1) })
-	b.Run("loop=two-workers", func(b *testing.B) { benchWorkers(b, 2) })
+	b.Run("loop=worker", func(b *testing.B) { benchWorkers(b, 1, 0) })
+	b.Run("loop=worker-32-slots", func(b *testing.B) { benchWorkers(b, 1, 32) })
+	b.Run("loop=two-workers", func(b *testing.B) { benchWorkers(b, 2, 0) })
 	b.Run("loop=bare", benchBare)
 	b.Run("loop=sql-batches", benchSQLBatches)
 }
 
-func benchWorkers(b *testing.B, workers int) {
+// benchWorkers runs workers workers with concurrency calls at once (0:
+// the default, 8).
+func benchWorkers(b *testing.B, workers, concurrency int) {
 	cs, pool := newDB(b)
 	count := &statements{}
 	pools := make([]*pgxpool.Pool, workers)
@@ -116,7 +122,8 @@ func benchWorkers(b *testing.B, workers int) {
 		done := &countKind{kind: idem.EffectEventDone, target: benchBatch, all: make(chan struct{})}
 		ws := make([]*idem.Worker, workers)
 		for i, p := range pools {
-			w, err := idem.NewWorker(idem.WorkerConfig{Pool: p, Providers: map[string]idem.Provider{"email": noopProvider{}}, Observer: done})
+			w, err := idem.NewWorker(idem.WorkerConfig{Pool: p, Providers: map[string]idem.Provider{"email": noopProvider{}},
+				Concurrency: concurrency, Observer: done})
 			if err != nil {
 				b.Fatal(err)
 			}
