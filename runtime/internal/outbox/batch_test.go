@@ -25,9 +25,7 @@ func TestAnOutcomeWaitsForItsBatchNoLongerThanItsCallMay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(ctx) }()
+	stop := start(t, w)
 	select {
 	case ev := <-events:
 		if ev.Kind != idem.EffectEventDone {
@@ -36,12 +34,24 @@ func TestAnOutcomeWaitsForItsBatchNoLongerThanItsCallMay(t *testing.T) {
 	case <-time.After(time.Minute): // the delay is an hour; the call's time 0.9s
 		t.Fatal("no outcome recorded within a minute: the delay outlasted the lease")
 	}
-	cancel()
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if got, want := attempts(t, pool), []string{":call:done"}; len(got) != 1 || got[0][len(got[0])-len(want[0]):] != want[0] {
 		t.Errorf("attempts %q, want one %s", got, want[0])
+	}
+}
+
+// start runs w until stop is called; stop returns once Run has.
+func start(t *testing.T, w *idem.Worker) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx) }()
+	return func() {
+		t.Helper()
+		cancel()
+		if err := <-ran; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -65,14 +75,9 @@ func TestStoppingRecordsTheOutcomesThatWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(ctx) }()
+	stop := start(t, w)
 	waitFor(t, "three calls", 20*time.Second, func() bool { return p.calls.Load() == 3 })
-	cancel()
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if n := done.n.Load(); n != 3 {
 		t.Errorf("%d done events when Run returned, want 3", n)
 	}
@@ -104,14 +109,9 @@ func TestAnErrorPostgreSQLCannotHoldIsStoredReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(ctx) }()
+	stop := start(t, w)
 	<-done.all
-	cancel()
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	rows, err := pool.Query(t.Context(), `SELECT o.last_error, a.error FROM idempotency_outbox o JOIN idempotency_effect_attempt a USING (scope, operation_id, seq)`)
 	if err != nil {
 		t.Fatal(err)
@@ -160,18 +160,13 @@ func TestASaturatedWorkerClaimsForAllItsFreeSlotsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(ctx) }()
+	stop := start(t, w)
 	for range 4 {
 		<-held.called
 	}
 	close(held.release) // the four calls end; the next four pass at once
 	<-done.all
-	cancel()
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	rows, err := pool.Query(t.Context(), `SELECT count(*) FROM idempotency_effect_attempt GROUP BY started_at ORDER BY started_at`)
 	if err != nil {
 		t.Fatal(err)
