@@ -198,7 +198,8 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"Worker", "Worker.Run", "WorkerConfig", "WorkerConfig.Backoff", "WorkerConfig.Clock", "WorkerConfig.Concurrency",
 		"WorkerConfig.GaugeInterval", "WorkerConfig.ID", "WorkerConfig.Lease", "WorkerConfig.Logger",
 		"WorkerConfig.MaxAttempts", "WorkerConfig.Observer", "WorkerConfig.PollInterval", "WorkerConfig.Pool",
-		"WorkerConfig.Providers", "WorkerConfig.Schema", "WorkerConfig.ShutdownTimeout",
+		"WorkerConfig.Providers", "WorkerConfig.RecordBatch", "WorkerConfig.RecordDelay", "WorkerConfig.Schema",
+		"WorkerConfig.ShutdownTimeout",
 	}
 	if diff := cmp.Diff(want, f.face()); diff != "" {
 		t.Errorf("runtime/idem's exported names changed (-want +got):\n%s", diff)

@@ -105,6 +105,15 @@ type WorkerConfig struct {
 	PollInterval    time.Duration                   // between claims when nothing was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long running calls may finish after Run's context ends; 10s
+
+	// Outcomes are recorded in batches, each row under its own lease and
+	// fencing token: one statement for up to RecordBatch outcomes, sent
+	// when that many wait, when the oldest has waited RecordDelay, or
+	// when a call's time (the lease's first nine tenths) is up, and when
+	// Run stops. A lower delay records sooner; a higher one sends fewer
+	// statements under load.
+	RecordBatch int           // outcomes recorded in one statement at most; 100
+	RecordDelay time.Duration // how long an outcome may wait for others to share its statement; 10ms
 }
 
 // Worker executes the effects committed operations enqueued. Run several,
@@ -120,6 +129,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		Pool: cfg.Pool, Schema: cfg.Schema, Providers: cfg.Providers, Logger: cfg.Logger, ID: cfg.ID,
 		Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.Backoff, Concurrency: cfg.Concurrency,
 		PollInterval: cfg.PollInterval, GaugeInterval: cfg.GaugeInterval, ShutdownTimeout: cfg.ShutdownTimeout,
+		RecordBatch: cfg.RecordBatch, RecordDelay: cfg.RecordDelay,
 	}
 	if o := cfg.Observer; o != nil {
 		oc.Observe = o.ObserveEffect
@@ -139,6 +149,6 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 // unknown outcome (retry: call again with the same key; verify: ask Verify
 // first and call again only on "not done"; halt: requires_recovery). After
 // ctx ends it stops claiming, lets running calls finish for up to
-// ShutdownTimeout and returns nil; calls still running are left to their
-// leases.
+// ShutdownTimeout, records the outcomes of those that finished and
+// returns nil; calls still running are left to their leases.
 func (w *Worker) Run(ctx context.Context) error { return w.w.Run(ctx) }

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 )
 
 // The effect states the worker writes (step 3 of runtime/schema).
@@ -31,8 +28,9 @@ type verdict struct {
 	dur     time.Duration
 }
 
-// execute runs one claimed effect to a verdict and records it.
-func (w *Worker) execute(ctx context.Context, c claimed) {
+// execute runs one claimed effect to a verdict and hands it to rec to be
+// recorded.
+func (w *Worker) execute(ctx context.Context, c claimed, rec *recorder) {
 	// The call must end before the lease does, leaving the last tenth of
 	// the lease to record its outcome before another worker may take over.
 	ctx, cancel := context.WithDeadline(ctx, c.leaseUntil.Add(-w.cfg.Lease/10))
@@ -41,31 +39,27 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 	if v.state == statePending && int(c.attempt) >= w.cfg.MaxAttempts {
 		v.state, v.event = stateDead, EventDead
 	}
-	next := w.cfg.Now()
+	now := w.cfg.Now()
+	next := now
 	if v.state == statePending {
 		next = next.Add(w.cfg.Backoff(int(c.attempt)))
 	}
-	log := w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.attempt)
-	if errors.Is(context.Cause(ctx), errShutDown) {
-		log.Warn("idem: the worker shut down during the call; its lease will hand the effect on", "outcome", v.outcome)
-		return
-	}
 	// Within the shutdown timeout the outcome is recorded even though Run's
 	// context ended: only the fencing token decides whether it still may.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Lease/10+time.Second)
-	defer rcancel()
-	n, err := w.q.RecordOutcome(rctx, sqlcdb.RecordOutcomeParams{Scope: c.scope, OperationID: c.operationID, Seq: c.seq,
-		FencingToken: c.token, State: v.state, AvailableAt: timestamptz(next), Outcome: v.outcome,
-		Error: pgtype.Text{String: v.err, Valid: v.err != ""}, Now: timestamptz(w.cfg.Now()), Kind: v.kind})
-	switch {
-	case err != nil:
-		log.Error("idem: recording an effect's outcome; the lease will hand it on", "outcome", v.outcome, "err", err)
-		return
-	case n == 0:
-		log.Warn("idem: the effect's lease was taken over before its outcome was recorded; recorded nothing", "outcome", v.outcome)
-		w.cfg.Observe(EffectEvent{Kind: EventFenced, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
-		return
+	if errors.Is(context.Cause(ctx), errShutDown) || !rec.add(finished{c: c, v: v, next: next, at: now}) {
+		w.attemptLog(c).Warn("idem: the worker shut down during the call; its lease will hand the effect on", "outcome", v.outcome)
 	}
+}
+
+// attemptLog is the logger of one attempt.
+func (w *Worker) attemptLog(c claimed) *slog.Logger {
+	return w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.attempt)
+}
+
+// reportRecorded logs and observes an outcome that was recorded.
+func (w *Worker) reportRecorded(f finished) {
+	c, v := f.c, f.v
+	log := w.attemptLog(c)
 	switch v.state {
 	case stateDead, stateRequiresRecovery:
 		log.Warn("idem: effect needs a person", "state", v.state, "outcome", v.outcome, "err", v.err)
@@ -78,6 +72,14 @@ func (w *Worker) execute(ctx context.Context, c claimed) {
 		w.cfg.Observe(EffectEvent{Kind: EventVerified, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt)})
 	}
 	w.cfg.Observe(EffectEvent{Kind: v.event, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: v.dur})
+}
+
+// reportFenced logs and observes an outcome refused because another
+// worker had taken the effect's lease over.
+func (w *Worker) reportFenced(f finished) {
+	c := f.c
+	w.attemptLog(c).Warn("idem: the effect's lease was taken over before its outcome was recorded; recorded nothing", "outcome", f.v.outcome)
+	w.cfg.Observe(EffectEvent{Kind: EventFenced, Operation: c.operation, Effect: c.effect, Attempt: int(c.attempt), Duration: f.v.dur})
 }
 
 // decide applies the effect's policy: after an attempt whose outcome is

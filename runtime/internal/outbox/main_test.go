@@ -73,13 +73,16 @@ func newDB(t testing.TB) (string, *pgxpool.Pool) {
 // operation of its own, through the store's Enqueue in one transaction.
 func enqueue(t testing.TB, pool *pgxpool.Pool, n int, onUnknown string) {
 	t.Helper()
+	enqueueNamed(t, pool, "email", n, onUnknown)
+}
+
+// enqueueNamed is enqueue for effects named name.
+func enqueueNamed(t testing.TB, pool *pgxpool.Pool, name string, n int, onUnknown string) {
+	t.Helper()
 	store := pgstore.New("")
 	err := pgx.BeginFunc(t.Context(), pool, func(tx pgx.Tx) error {
 		for range n {
-			var id [16]byte
-			_, _ = rand.Read(id[:])
-			if _, err := store.Enqueue(t.Context(), tx, pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder",
-				Name: "email", OnUnknown: onUnknown, Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}); err != nil {
+			if _, err := store.Enqueue(t.Context(), tx, newEffect(name, onUnknown)); err != nil {
 				return err
 			}
 		}
@@ -88,6 +91,15 @@ func enqueue(t testing.TB, pool *pgxpool.Pool, n int, onUnknown string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newEffect is an effect named name with policy onUnknown, of an operation
+// of its own, due since a second ago.
+func newEffect(name, onUnknown string) pgstore.Effect {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder", Name: name, OnUnknown: onUnknown,
+		Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}
 }
 
 // fakeProvider records each call in provider_calls and carries the effect
@@ -100,7 +112,12 @@ type fakeProvider struct {
 }
 
 func (p *fakeProvider) Do(ctx context.Context, c idem.EffectCall) idem.EffectOutcome {
-	_, err := p.pool.Exec(ctx, `WITH c AS (INSERT INTO provider_calls (effect_key, attempt, worker) VALUES ($1, $2, $3))
+	// Once it has the call, the provider carries it out even if the
+	// worker's deadline passes meanwhile (on a busy machine the call may
+	// wait for a connection): the worker then records the outcome late or,
+	// its lease taken over, is fenced. Cut short, the call would be an
+	// unknown outcome that may or may not have happened.
+	_, err := p.pool.Exec(context.WithoutCancel(ctx), `WITH c AS (INSERT INTO provider_calls (effect_key, attempt, worker) VALUES ($1, $2, $3))
 INSERT INTO provider_done (effect_key) VALUES ($1) ON CONFLICT DO NOTHING`, c.Key, c.Attempt, p.worker)
 	if err != nil {
 		return idem.EffectUnknown(err)

@@ -2,12 +2,11 @@ package outbox
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sync"
@@ -38,6 +37,8 @@ type Config struct {
 	PollInterval    time.Duration                   // the wait between claims when none was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long Run lets running calls finish after its context ends; 10s
+	RecordBatch     int                             // outcomes recorded in one statement at most; 100
+	RecordDelay     time.Duration                   // how long an outcome may wait for others to share its statement; 10ms, and never past its call's deadline
 }
 
 // Worker executes due effects; see Run.
@@ -78,6 +79,8 @@ func New(cfg Config) (*Worker, error) {
 	setDefault(&cfg.PollInterval, 100*time.Millisecond)
 	setDefault(&cfg.GaugeInterval, 5*time.Second)
 	setDefault(&cfg.ShutdownTimeout, 10*time.Second)
+	setDefault(&cfg.RecordBatch, 100)
+	setDefault(&cfg.RecordDelay, 10*time.Millisecond)
 	if cfg.Backoff == nil {
 		cfg.Backoff = Backoff
 	}
@@ -96,9 +99,7 @@ func setDefault[T int | time.Duration](v *T, def T) {
 
 func defaultID() string {
 	host, _ := os.Hostname()
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s-%d-%08x", host, os.Getpid(), rand.Uint32())
 }
 
 // errShutDown cancels the calls still running when Run's shutdown timeout
@@ -106,18 +107,28 @@ func defaultID() string {
 var errShutDown = errors.New("idem: the worker shut down before the call ended")
 
 // Run claims and executes due effects until ctx ends, then stops claiming,
-// lets running calls finish for up to ShutdownTimeout and returns nil.
-// Calls still running then have their context cancelled and are left to
-// their leases: nothing is recorded for them, even should they return
-// later, and after the lease another worker takes them over as attempts
-// whose outcome is unknown.
+// lets running calls finish for up to ShutdownTimeout, records the
+// outcomes of those that finished and returns nil. Calls still running
+// then have their context cancelled and are left to their leases: nothing
+// is recorded for them, even should they return later, and after the
+// lease another worker takes them over as attempts whose outcome is
+// unknown.
+//
+// One statement claims up to as many due effects as there are free call
+// slots; their calls run concurrently, and their outcomes are recorded in
+// batches (see recorder).
 func (w *Worker) Run(ctx context.Context) error {
 	calls, cancelCalls := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelCalls(nil)
+	rec := w.newRecorder(ctx)
+	go rec.run()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	freed := make(chan struct{}, 1)
-	poll := time.NewTicker(w.cfg.PollInterval)
+	// The first poll comes at a random point of the interval, so that
+	// workers started together do not poll together: an effect committed
+	// between polls then waits for the next poll of any of them.
+	poll := time.NewTimer(rand.N(w.cfg.PollInterval) + 1)
 	defer poll.Stop()
 	gauge := time.NewTicker(w.cfg.GaugeInterval)
 	defer gauge.Stop()
@@ -140,12 +151,12 @@ func (w *Worker) Run(ctx context.Context) error {
 						default:
 						}
 					}()
-					w.execute(calls, c)
+					w.execute(calls, c, rec)
 				})
 			}
 			saturated = len(claimed) == free
 		}
-		// Saturated, more may be due: claim again as soon as a call ends.
+		// Saturated, more may be due: claim again once calls end.
 		// Otherwise nothing more was due: wait for the next poll.
 		var wake <-chan struct{}
 		if saturated {
@@ -154,7 +165,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-poll.C:
+			poll.Reset(w.cfg.PollInterval)
 		case <-wake:
+			w.gatherSlots(ctx, slots, freed)
 		case <-gauge.C:
 			w.readGauge(ctx)
 		}
@@ -168,7 +181,29 @@ func (w *Worker) Run(ctx context.Context) error {
 	case <-timer.C:
 		cancelCalls(errShutDown) // a call that ignores its context may still run; it records nothing
 	}
+	rec.stop()
 	return nil
+}
+
+// gatherSlots waits, once a call of a saturated worker has ended, until
+// every call slot is free or a tenth of the poll interval has passed, so
+// that a claim takes several effects at once rather than one each time a
+// call ends.
+func (w *Worker) gatherSlots(ctx context.Context, slots chan struct{}, freed <-chan struct{}) {
+	if len(slots) == 0 {
+		return
+	}
+	timer := time.NewTimer(w.cfg.PollInterval / 10)
+	defer timer.Stop()
+	for len(slots) > 0 {
+		select {
+		case <-freed:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // claimed is one effect a claim leased to this worker.
@@ -184,13 +219,16 @@ type claimed struct {
 	attempt     int32
 	token       int64
 	lastOutcome string
-	leaseUntil  time.Time
+	leaseUntil  time.Time // on Config.Now's clock
+	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim
 }
 
 // claimDue claims up to n due effects.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
+	start := time.Now()
 	now := w.cfg.Now()
 	until := now.Add(w.cfg.Lease)
+	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
 	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Now: timestamptz(now), Effects: w.effects,
 		MaxClaims: int32(n), LeaseUntil: timestamptz(until), Worker: w.cfg.ID})
 	if err != nil {
@@ -200,7 +238,7 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	for i, r := range rows {
 		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
-			lastOutcome: r.LastOutcome, leaseUntil: until}
+			lastOutcome: r.LastOutcome, leaseUntil: until, recordBy: recordBy}
 	}
 	return out, nil
 }

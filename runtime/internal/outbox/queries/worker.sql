@@ -33,26 +33,38 @@ WITH due AS (
 SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome
 FROM claimed;
 
--- name: RecordOutcome :one
--- Records an attempt's outcome: the effect's new state, due time, outcome
--- and error, and the attempt row's, only while the effect is still leased
--- under the attempt's fencing token. It returns 1 when it recorded and 0
--- when the lease was taken over.
-WITH o AS (
-    UPDATE idempotency_outbox
-    SET state = @state::text, available_at = @available_at::timestamptz, lease_until = NULL,
-        last_outcome = @outcome::text, last_error = sqlc.narg('error')::text, updated_at = @now::timestamptz
-    WHERE scope = @scope::text AND operation_id = @operation_id::uuid AND seq = @seq::integer
-      AND fencing_token = @fencing_token::bigint
-      AND state = 'pending' AND lease_until IS NOT NULL
-    RETURNING scope, operation_id, seq, fencing_token
+-- name: RecordOutcomes :many
+-- Records the outcomes of many attempts in one statement. Element i of
+-- each array belongs to one attempt: the effect's new state, due time,
+-- outcome and error (an empty error is none), and the attempt row's kind,
+-- outcome, error and end (@finished_ats, also the effect's updated_at).
+-- Each row is recorded only while its effect is still leased under that
+-- attempt's fencing token: a row whose lease another worker took over is
+-- left as that worker wrote it. It returns the rows it recorded, by key
+-- and token.
+WITH batch AS (
+    SELECT unnest(@scopes::text[]) AS scope, unnest(@operation_ids::uuid[]) AS operation_id,
+           unnest(@seqs::integer[]) AS seq, unnest(@fencing_tokens::bigint[]) AS fencing_token,
+           unnest(@states::text[]) AS state, unnest(@available_ats::timestamptz[]) AS available_at,
+           unnest(@outcomes::text[]) AS outcome, unnest(@errors::text[]) AS error,
+           unnest(@kinds::text[]) AS kind, unnest(@finished_ats::timestamptz[]) AS finished_at
+), o AS (
+    UPDATE idempotency_outbox AS e
+    SET state = b.state, available_at = b.available_at, lease_until = NULL,
+        last_outcome = b.outcome, last_error = nullif(b.error, ''), updated_at = b.finished_at
+    FROM batch AS b
+    WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
+      AND e.fencing_token = b.fencing_token
+      AND e.state = 'pending' AND e.lease_until IS NOT NULL
+    RETURNING e.scope, e.operation_id, e.seq, e.fencing_token
 ), a AS (
     UPDATE idempotency_effect_attempt AS t
-    SET finished_at = @now::timestamptz, outcome = @outcome::text, error = sqlc.narg('error')::text, kind = @kind::text
-    FROM o
+    SET finished_at = b.finished_at, outcome = b.outcome, error = nullif(b.error, ''), kind = b.kind
+    FROM o JOIN batch AS b
+        ON b.scope = o.scope AND b.operation_id = o.operation_id AND b.seq = o.seq AND b.fencing_token = o.fencing_token
     WHERE t.scope = o.scope AND t.operation_id = o.operation_id AND t.seq = o.seq AND t.fencing_token = o.fencing_token
 )
-SELECT count(*) FROM o;
+SELECT scope, operation_id, seq, fencing_token FROM o;
 
 -- name: OldestDue :one
 -- Reads when the oldest due effect became due (NULL: none is due).

@@ -120,55 +120,92 @@ func (q *Queries) OldestDue(ctx context.Context, now pgtype.Timestamptz) (pgtype
 	return oldest, err
 }
 
-const recordOutcome = `-- name: RecordOutcome :one
-WITH o AS (
-    UPDATE idempotency_outbox
-    SET state = $1::text, available_at = $2::timestamptz, lease_until = NULL,
-        last_outcome = $3::text, last_error = $4::text, updated_at = $5::timestamptz
-    WHERE scope = $6::text AND operation_id = $7::uuid AND seq = $8::integer
-      AND fencing_token = $9::bigint
-      AND state = 'pending' AND lease_until IS NOT NULL
-    RETURNING scope, operation_id, seq, fencing_token
+const recordOutcomes = `-- name: RecordOutcomes :many
+WITH batch AS (
+    SELECT unnest($1::text[]) AS scope, unnest($2::uuid[]) AS operation_id,
+           unnest($3::integer[]) AS seq, unnest($4::bigint[]) AS fencing_token,
+           unnest($5::text[]) AS state, unnest($6::timestamptz[]) AS available_at,
+           unnest($7::text[]) AS outcome, unnest($8::text[]) AS error,
+           unnest($9::text[]) AS kind, unnest($10::timestamptz[]) AS finished_at
+), o AS (
+    UPDATE idempotency_outbox AS e
+    SET state = b.state, available_at = b.available_at, lease_until = NULL,
+        last_outcome = b.outcome, last_error = nullif(b.error, ''), updated_at = b.finished_at
+    FROM batch AS b
+    WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
+      AND e.fencing_token = b.fencing_token
+      AND e.state = 'pending' AND e.lease_until IS NOT NULL
+    RETURNING e.scope, e.operation_id, e.seq, e.fencing_token
 ), a AS (
     UPDATE idempotency_effect_attempt AS t
-    SET finished_at = $5::timestamptz, outcome = $3::text, error = $4::text, kind = $10::text
-    FROM o
+    SET finished_at = b.finished_at, outcome = b.outcome, error = nullif(b.error, ''), kind = b.kind
+    FROM o JOIN batch AS b
+        ON b.scope = o.scope AND b.operation_id = o.operation_id AND b.seq = o.seq AND b.fencing_token = o.fencing_token
     WHERE t.scope = o.scope AND t.operation_id = o.operation_id AND t.seq = o.seq AND t.fencing_token = o.fencing_token
 )
-SELECT count(*) FROM o
+SELECT scope, operation_id, seq, fencing_token FROM o
 `
 
-type RecordOutcomeParams struct {
-	State        string
-	AvailableAt  pgtype.Timestamptz
-	Outcome      string
-	Error        pgtype.Text
-	Now          pgtype.Timestamptz
+type RecordOutcomesParams struct {
+	Scopes        []string
+	OperationIds  []pgtype.UUID
+	Seqs          []int32
+	FencingTokens []int64
+	States        []string
+	AvailableAts  []pgtype.Timestamptz
+	Outcomes      []string
+	Errors        []string
+	Kinds         []string
+	FinishedAts   []pgtype.Timestamptz
+}
+
+type RecordOutcomesRow struct {
 	Scope        string
 	OperationID  pgtype.UUID
 	Seq          int32
 	FencingToken int64
-	Kind         string
 }
 
-// Records an attempt's outcome: the effect's new state, due time, outcome
-// and error, and the attempt row's, only while the effect is still leased
-// under the attempt's fencing token. It returns 1 when it recorded and 0
-// when the lease was taken over.
-func (q *Queries) RecordOutcome(ctx context.Context, arg RecordOutcomeParams) (int64, error) {
-	row := q.db.QueryRow(ctx, recordOutcome,
-		arg.State,
-		arg.AvailableAt,
-		arg.Outcome,
-		arg.Error,
-		arg.Now,
-		arg.Scope,
-		arg.OperationID,
-		arg.Seq,
-		arg.FencingToken,
-		arg.Kind,
+// Records the outcomes of many attempts in one statement. Element i of
+// each array belongs to one attempt: the effect's new state, due time,
+// outcome and error (an empty error is none), and the attempt row's kind,
+// outcome, error and end (@finished_ats, also the effect's updated_at).
+// Each row is recorded only while its effect is still leased under that
+// attempt's fencing token: a row whose lease another worker took over is
+// left as that worker wrote it. It returns the rows it recorded, by key
+// and token.
+func (q *Queries) RecordOutcomes(ctx context.Context, arg RecordOutcomesParams) ([]RecordOutcomesRow, error) {
+	rows, err := q.db.Query(ctx, recordOutcomes,
+		arg.Scopes,
+		arg.OperationIds,
+		arg.Seqs,
+		arg.FencingTokens,
+		arg.States,
+		arg.AvailableAts,
+		arg.Outcomes,
+		arg.Errors,
+		arg.Kinds,
+		arg.FinishedAts,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []RecordOutcomesRow
+	for rows.Next() {
+		var i RecordOutcomesRow
+		if err := rows.Scan(
+			&i.Scope,
+			&i.OperationID,
+			&i.Seq,
+			&i.FencingToken,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
