@@ -30,7 +30,7 @@ type Store struct {
 	open, tryOpen, recheck, insert string // the advisory protocol's (advisory.go)
 
 	insertCheckpoint, saveCheckpoint, fence, takeOver, giveUpLease string // checkpoint.go's
-	completeCheckpointed, halt, abandoned                              string
+	completeCheckpointed, halt, abandoned                          string
 }
 
 // New returns a Store whose statements address the tables in schema, or
