@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"sync"
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
@@ -16,10 +18,43 @@ import (
 // to the next redrive, after its backoff.
 type Resumer func(ctx context.Context, scope string, request []byte) (*Policy, Func, error)
 
+// resumers is an executor's registry of Resumers, by operation name.
+type resumers struct {
+	mu sync.Mutex
+	m  map[string]Resumer
+}
+
+// RegisterResumer registers r as the resumer of the operation named name
+// with the executor h holds, for the completer Maintain runs. An adapter
+// registers each operation whose attempts checkpoint when it is built; a
+// second registration of the name replaces the first (the same operation
+// mounted twice resumes the same way).
+func RegisterResumer(h Holder, name string, r Resumer) error {
+	e := Of(h)
+	if e == nil || name == "" || r == nil {
+		return errors.New("idem: RegisterResumer needs an executor, an operation name and a resumer")
+	}
+	e.resumers.mu.Lock()
+	defer e.resumers.mu.Unlock()
+	if e.resumers.m == nil {
+		e.resumers.m = map[string]Resumer{}
+	}
+	e.resumers.m[name] = r
+	return nil
+}
+
+// registered returns a copy of the registry.
+func (r *resumers) registered() map[string]Resumer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.m)
+}
+
 // RedriveOptions configure Redrive; a zero field is its default.
 type RedriveOptions struct {
 	// Resumers rebuild the operations the completer drives, by operation
-	// name; operations of other names are left alone (required).
+	// name; operations of other names are left alone. nil means those
+	// registered with the executor (RegisterResumer).
 	Resumers map[string]Resumer
 	// Limit bounds the operations one Redrive drives; 0 is 100.
 	Limit int
@@ -52,6 +87,12 @@ type RedriveResult struct {
 func Redrive(ctx context.Context, h Holder, opts RedriveOptions) (RedriveResult, error) {
 	e := Of(h)
 	var res RedriveResult
+	if opts.Resumers == nil {
+		opts.Resumers = e.resumers.registered()
+		if len(opts.Resumers) == 0 {
+			return res, nil // nothing of this executor checkpoints
+		}
+	}
 	opts, err := opts.normalize()
 	if err != nil {
 		return res, err
