@@ -38,7 +38,7 @@ func (e *Executor) checkpoint(ctx context.Context, at *attempt, d Decision) erro
 		return err
 	}
 	at.token, at.recorded = token, true
-	at.op.point, at.op.state = d.Point, d.State
+	at.op.point, at.op.state, at.op.supportResumed = d.Point, d.State, false
 	return nil
 }
 
@@ -127,5 +127,6 @@ func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Fu
 func (at *attempt) adopt(took *pgstore.Takeover) {
 	at.op.id, at.op.ID = took.OperationID, formatUUID(took.OperationID)
 	at.op.point, at.op.state, at.op.request = took.Point, took.State, took.Request
+	at.op.supportResumed = took.ResumedBySupport
 	at.token, at.recorded = took.Token, true
 }

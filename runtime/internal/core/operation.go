@@ -26,7 +26,17 @@ type Operation struct {
 	point    string   // the last recovery point committed, "" before the first
 	state    []byte
 	request  []byte // the stored request: the attempt's own, or what a takeover read
+	// supportResumed: a person resumed the operation after it halted, and
+	// it reached no recovery point since.
+	supportResumed bool
 }
+
+// ResumedBySupport reports that this attempt took over an operation a
+// person resumed (idemgen ops resume) after it halted on an unknown
+// outcome, and that it has committed no recovery point since: the person
+// has checked with the provider, so the call whose outcome was unknown is
+// made again instead of halting again.
+func (o *Operation) ResumedBySupport() bool { return o.supportResumed }
 
 // Request returns the request the operation was started with, as its
 // adapter encoded it in Attempt.Request: the attempt's own, or, for an

@@ -251,8 +251,9 @@ func phasedFunc[T any](h *handler, steps []Step[T], naturalKey string, req *Requ
 		} else if i < len(steps) && steps[i].Call != nil && resumed && first {
 			// Taken over before an external step: the attempt that held
 			// the operation may have made the call, so its outcome is
-			// unknown.
-			if steps[i].OnUnknown == OnUnknownHalt {
+			// unknown (unless a person who checked with the provider
+			// resumed the operation: then the call is made again).
+			if steps[i].OnUnknown == OnUnknownHalt && !op.ResumedBySupport() {
 				return core.Halted(pointBefore(steps, i), in), nil
 			}
 			return callStep(h, d, steps, i, op, req, body, in, steps[i].OnUnknown == OnUnknownVerify), nil

@@ -135,6 +135,9 @@ type Takeover struct {
 	Point       string // the last recovery point
 	State       []byte
 	Request     []byte
+	// ResumedBySupport reports that a person resumed the operation after
+	// it halted, and it has reached no recovery point since.
+	ResumedBySupport bool
 }
 
 // TakeOver takes over, through db in autocommit, the operation in
@@ -147,7 +150,7 @@ func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fin
 	var t Takeover
 	var id pgtype.UUID
 	err := db.QueryRow(ctx, s.takeOver, lease.Seconds(), scope, key, fingerprint, lockTimeoutSetting(lockTimeout)).
-		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request)
+		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil

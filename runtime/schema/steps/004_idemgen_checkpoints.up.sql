@@ -14,8 +14,11 @@
 -- (now() when written): once it has passed, a retry or the completer may
 -- take the operation over by bumping fencing_token, and every later write
 -- of the attempt that held the older token (the next step's lease renewal,
--- the final update) requires its token and so does nothing. The row is
--- deleted in the transaction that decides the operation. Keeping it apart
+-- the final update) requires its token and so does nothing. resumed_by
+-- names the person who resumed a halted operation (idemgen ops resume),
+-- until its next recovery point: the attempt that takes it over then makes
+-- the call whose outcome was unknown again, instead of halting again. The
+-- row is deleted in the transaction that decides the operation. Keeping it apart
 -- from the record keeps the hot record table narrow, and the completer's
 -- scan by lease_until an index scan of a table that holds only what is in
 -- flight, built here while it is empty.
@@ -31,6 +34,7 @@ CREATE TABLE IF NOT EXISTS idempotency_progress (
     checkpoint       text        NOT NULL,
     checkpoint_state bytea,
     request          bytea,
+    resumed_by       text,
     updated_at       timestamptz NOT NULL,
     PRIMARY KEY (scope, idempotency_key)
 );

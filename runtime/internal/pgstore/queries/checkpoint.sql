@@ -27,8 +27,8 @@ RETURNING fencing_token;
 -- operation claim-first claimed in this transaction (@fencing_token 0)
 -- inserts its progress row with token 1 and the request; a later one
 -- updates the row the caller holds under @fencing_token (its step locked
--- it, FenceStep), and renews the lease. No row means the token was
--- replaced.
+-- it, FenceStep), renews the lease and ends a resume by support (see
+-- TakeOver). No row means the token was replaced.
 INSERT INTO idempotency_progress AS p (
     scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
     request, updated_at
@@ -38,7 +38,7 @@ VALUES (@scope::text, @idempotency_key::text, @operation::text, @operation_id::u
         @request::bytea, now())
 ON CONFLICT (scope, idempotency_key) DO UPDATE
 SET checkpoint = excluded.checkpoint, checkpoint_state = excluded.checkpoint_state,
-    lease_until = excluded.lease_until, updated_at = excluded.updated_at
+    lease_until = excluded.lease_until, resumed_by = NULL, updated_at = excluded.updated_at
 WHERE p.fencing_token = @fencing_token::bigint AND @fencing_token::bigint > 0
 RETURNING p.fencing_token;
 
@@ -96,7 +96,8 @@ WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key 
 -- operation needs to resume. The FROM clause bounds the wait for a step
 -- that holds the row (SET LOCAL lock_timeout semantics; SQLSTATE 55P03
 -- past it). No row means the lease still runs (or the operation was
--- decided meanwhile).
+-- decided meanwhile). resumed_by_support reports that a person resumed the
+-- operation after it halted and it has reached no recovery point since.
 UPDATE idempotency_progress AS p
 SET fencing_token = p.fencing_token + 1,
     lease_until = now() + make_interval(secs => @lease_seconds::float8), updated_at = now()
@@ -105,7 +106,8 @@ FROM (SELECT set_config('lock_timeout', @lock_timeout::text, true) AS bounded) A
 WHERE p.scope = @scope AND p.idempotency_key = @idempotency_key AND p.lease_until <= now()
   AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
   AND r.fingerprint = @fingerprint::bytea AND r.state = 'in_progress'
-RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request;
+RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request,
+          p.resumed_by IS NOT NULL AS resumed_by_support;
 
 -- name: GiveUpLease :exec
 -- Ends the lease of an attempt that stops after a checkpoint without

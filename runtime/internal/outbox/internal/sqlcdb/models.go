@@ -84,6 +84,7 @@ type IdempotencyProgress struct {
 	Checkpoint      string
 	CheckpointState []byte
 	Request         []byte
+	ResumedBy       pgtype.Text
 	UpdatedAt       pgtype.Timestamptz
 }
 

@@ -279,7 +279,7 @@ VALUES ($1::text, $2::text, $3::text, $4::uuid, 1,
         $8::bytea, now())
 ON CONFLICT (scope, idempotency_key) DO UPDATE
 SET checkpoint = excluded.checkpoint, checkpoint_state = excluded.checkpoint_state,
-    lease_until = excluded.lease_until, updated_at = excluded.updated_at
+    lease_until = excluded.lease_until, resumed_by = NULL, updated_at = excluded.updated_at
 WHERE p.fencing_token = $9::bigint AND $9::bigint > 0
 RETURNING p.fencing_token
 `
@@ -300,8 +300,8 @@ type SaveCheckpointParams struct {
 // operation claim-first claimed in this transaction (@fencing_token 0)
 // inserts its progress row with token 1 and the request; a later one
 // updates the row the caller holds under @fencing_token (its step locked
-// it, FenceStep), and renews the lease. No row means the token was
-// replaced.
+// it, FenceStep), renews the lease and ends a resume by support (see
+// TakeOver). No row means the token was replaced.
 func (q *Queries) SaveCheckpoint(ctx context.Context, arg SaveCheckpointParams) (int64, error) {
 	row := q.db.QueryRow(ctx, SaveCheckpoint,
 		arg.Scope,
@@ -328,7 +328,8 @@ FROM (SELECT set_config('lock_timeout', $5::text, true) AS bounded) AS b,
 WHERE p.scope = $2 AND p.idempotency_key = $3 AND p.lease_until <= now()
   AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
   AND r.fingerprint = $4::bytea AND r.state = 'in_progress'
-RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request
+RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request,
+          p.resumed_by IS NOT NULL AS resumed_by_support
 `
 
 type TakeOverParams struct {
@@ -340,11 +341,12 @@ type TakeOverParams struct {
 }
 
 type TakeOverRow struct {
-	OperationID     pgtype.UUID
-	FencingToken    int64
-	Checkpoint      string
-	CheckpointState []byte
-	Request         []byte
+	OperationID      pgtype.UUID
+	FencingToken     int64
+	Checkpoint       string
+	CheckpointState  []byte
+	Request          []byte
+	ResumedBySupport interface{}
 }
 
 // Takes over an operation in progress whose lease has run out on the
@@ -353,7 +355,8 @@ type TakeOverRow struct {
 // operation needs to resume. The FROM clause bounds the wait for a step
 // that holds the row (SET LOCAL lock_timeout semantics; SQLSTATE 55P03
 // past it). No row means the lease still runs (or the operation was
-// decided meanwhile).
+// decided meanwhile). resumed_by_support reports that a person resumed the
+// operation after it halted and it has reached no recovery point since.
 func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow, error) {
 	row := q.db.QueryRow(ctx, TakeOver,
 		arg.LeaseSeconds,
@@ -369,6 +372,7 @@ func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow
 		&i.Checkpoint,
 		&i.CheckpointState,
 		&i.Request,
+		&i.ResumedBySupport,
 	)
 	return i, err
 }
