@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -16,10 +18,47 @@ import (
 )
 
 // Action is who acts and why: both are mandatory and go to the audit
-// table with the state change, in its transaction.
+// table with the state change, in its transaction. Each is one line of
+// printable text (no control or bidirectional formatting characters, which
+// would forge or reorder what a view of the audit shows), of at most
+// MaxActorLength and MaxReasonLength characters.
 type Action struct {
 	Actor  string // who: a person's name or login
 	Reason string // why: what they established
+}
+
+// The longest actor and reason an Action may have, in characters.
+const (
+	MaxActorLength  = 200
+	MaxReasonLength = 2000
+)
+
+// check refuses an action the audit table must not hold.
+func (a Action) check() error {
+	if strings.TrimSpace(a.Actor) == "" || strings.TrimSpace(a.Reason) == "" {
+		return invalid("a support action needs an actor and a reason: both go to the audit table", nil)
+	}
+	if err := checkLine("actor", a.Actor, MaxActorLength); err != nil {
+		return err
+	}
+	return checkLine("reason", a.Reason, MaxReasonLength)
+}
+
+// checkLine refuses a value of field that is not one line of printable
+// text of at most most characters.
+func checkLine(field, value string, most int) error {
+	if !utf8.ValidString(value) {
+		return invalid(fmt.Sprintf("the %s is not valid UTF-8", field), nil)
+	}
+	if n := utf8.RuneCountInString(value); n > most {
+		return invalid(fmt.Sprintf("the %s has %d characters: at most %d", field, n, most), nil)
+	}
+	for i, r := range value {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return invalid(fmt.Sprintf("the %s has the control character %U at byte %d: write it as one line of printable text", field, r, i), nil)
+		}
+	}
+	return nil
 }
 
 // AuditEntry is one support action on an effect.
@@ -59,8 +98,8 @@ func (c *Client) Retry(ctx context.Context, effectKey string, a Action) (AuditEn
 // move locks the effect, checks its state, writes the audit row and moves
 // the state, in one transaction.
 func (c *Client) move(ctx context.Context, effectKey string, to EffectState, a Action) (AuditEntry, error) {
-	if strings.TrimSpace(a.Actor) == "" || strings.TrimSpace(a.Reason) == "" {
-		return AuditEntry{}, invalid("a support action needs an actor and a reason: both go to the audit table", nil)
+	if err := a.check(); err != nil {
+		return AuditEntry{}, err
 	}
 	id, seq, err := parseEffectKey(effectKey)
 	if err != nil {
