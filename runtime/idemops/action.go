@@ -164,15 +164,16 @@ func parseEffectKey(key string) (pgtype.UUID, int32, error) {
 	return uid, int32(seq), nil
 }
 
-// AuditFilter narrows ListAudit.
+// AuditFilter narrows ListAudit and ListOperationAudit.
 type AuditFilter struct {
 	Scope       string // only this scope; "" every scope
-	OperationID string // only actions on this operation's effects
+	OperationID string // only actions on this operation's effects (ListAudit), or on the operation (ListOperationAudit)
 	Actor       string // only this actor's actions
 	Limit       int    // at most this many entries; 0 is DefaultLimit
 }
 
-// ListAudit lists support's actions that match f, newest first.
+// ListAudit lists support's actions on effects that match f, newest
+// first.
 func (c *Client) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	id, err := parseOperationID(f.OperationID)
 	if err != nil {

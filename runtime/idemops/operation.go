@@ -29,7 +29,7 @@ type Operation struct {
 	State       OperationState
 	Status      int       // the stored response's status; 0 while in progress and for a tombstone
 	CreatedAt   time.Time // zero once swept
-	CompletedAt time.Time // zero while in progress
+	CompletedAt time.Time // when it was decided, or halted (requires_recovery); zero while in progress
 	// ExpiresAt is the end of retention; a tombstone's is the end of its
 	// tombstone period.
 	ExpiresAt time.Time
