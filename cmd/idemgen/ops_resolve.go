@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -156,42 +157,43 @@ func (r *resolveFlags) answerBody(cmd *cobra.Command) ([]byte, error) {
 }
 
 func newOpsRetryCommand() *cobra.Command {
-	var f opsFlags
-	var a idemops.Action
-	cmd := &cobra.Command{
-		Use:   "retry <effect-key> --reason TEXT --actor NAME",
-		Short: "Run an effect in requires_recovery or dead again, with fresh attempts and an audit row",
-		Long: "retry makes the effect due now with its attempt count reset; the worker calls the provider again under the same " +
+	return newOpsActionCommand("retry <effect-key> --reason TEXT --actor NAME",
+		"Run an effect in requires_recovery or dead again, with fresh attempts and an audit row",
+		"retry makes the effect due now with its attempt count reset; the worker calls the provider again under the same "+
 			"effect key, without asking Verify or halting first: the person retrying has decided it is safe.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return supportMove(cmd, &f, a, func(s *opsSession) (supportAction, error) {
-				e, err := s.ops.Retry(cmd.Context(), args[0], a)
-				return effectAction(args[0], e), err
-			})
-		},
-	}
-	f.register(cmd)
-	supportFlags(cmd, &a)
-	return cmd
+		func(ctx context.Context, s *opsSession, key string, a idemops.Action) (supportAction, error) {
+			e, err := s.ops.Retry(ctx, key, a)
+			return effectAction(key, e), err
+		})
 }
 
 func newOpsResumeCommand() *cobra.Command {
+	return newOpsActionCommand("resume <operation-id> --reason TEXT --actor NAME",
+		"Hand an operation in requires_recovery back to the service, from its last recovery point, with an audit row",
+		"resume puts an operation halted on an unknown outcome back in progress, with its lease run out: the client's "+
+			"next retry, or the service's completer, takes it over from its last recovery point and makes the call whose outcome "+
+			"was unknown again, with the same step key, instead of halting again. Resume only once the provider confirmed that "+
+			"calling again is safe (it did not act, or it recognises the step key). Only an operation in requires_recovery that "+
+			"is not past retention can be resumed; ops resolve settles one instead.",
+		func(ctx context.Context, s *opsSession, id string, a idemops.Action) (supportAction, error) {
+			e, err := s.ops.Resume(ctx, id, a)
+			return operationAction(e), err
+		})
+}
+
+// newOpsActionCommand builds a support command that takes one argument,
+// what it acts on, besides --reason and --actor, and runs act.
+func newOpsActionCommand(use, short, long string, act func(context.Context, *opsSession, string, idemops.Action) (supportAction, error)) *cobra.Command {
 	var f opsFlags
 	var a idemops.Action
 	cmd := &cobra.Command{
-		Use:   "resume <operation-id> --reason TEXT --actor NAME",
-		Short: "Hand an operation in requires_recovery back to the service, from its last recovery point, with an audit row",
-		Long: "resume puts an operation halted on an unknown outcome back in progress, with its lease run out: the client's " +
-			"next retry, or the service's completer, takes it over from its last recovery point and makes the call whose outcome " +
-			"was unknown again, with the same step key, instead of halting again. Resume only once the provider confirmed that " +
-			"calling again is safe (it did not act, or it recognises the step key). Only an operation in requires_recovery that " +
-			"is not past retention can be resumed; ops resolve settles one instead.",
-		Args: cobra.ExactArgs(1),
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return supportMove(cmd, &f, a, func(s *opsSession) (supportAction, error) {
-				e, err := s.ops.Resume(cmd.Context(), args[0], a)
-				return operationAction(e), err
+				return act(cmd.Context(), s, args[0], a)
 			})
 		},
 	}

@@ -175,15 +175,25 @@ type AuditFilter struct {
 // ListAudit lists support's actions on effects that match f, newest
 // first.
 func (c *Client) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	id, err := parseOperationID(f.OperationID)
+	p, err := f.params()
 	if err != nil {
 		return nil, err
+	}
+	return c.audit(ctx, p)
+}
+
+// params checks f and returns its query parameters, which both audit
+// trails' lists take.
+func (f AuditFilter) params() (sqlcdb.ListAuditParams, error) {
+	id, err := parseOperationID(f.OperationID)
+	if err != nil {
+		return sqlcdb.ListAuditParams{}, err
 	}
 	n, err := limit(f.Limit)
 	if err != nil {
-		return nil, err
+		return sqlcdb.ListAuditParams{}, err
 	}
-	return c.audit(ctx, sqlcdb.ListAuditParams{Scope: text(f.Scope), OperationID: id, Actor: text(f.Actor), MaxRows: n})
+	return sqlcdb.ListAuditParams{Scope: text(f.Scope), OperationID: id, Actor: text(f.Actor), MaxRows: n}, nil
 }
 
 // audit runs ListAudit with p.

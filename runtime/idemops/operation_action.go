@@ -142,15 +142,11 @@ func wrongOperationState(id string, s OperationState) error {
 // ListOperationAudit lists support's actions on operations that match f,
 // newest first.
 func (c *Client) ListOperationAudit(ctx context.Context, f AuditFilter) ([]OperationAuditEntry, error) {
-	id, err := parseOperationID(f.OperationID)
+	p, err := f.params()
 	if err != nil {
 		return nil, err
 	}
-	n, err := limit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
-	return c.operationAudit(ctx, sqlcdb.ListOperationAuditParams{Scope: text(f.Scope), OperationID: id, Actor: text(f.Actor), MaxRows: n})
+	return c.operationAudit(ctx, sqlcdb.ListOperationAuditParams(p))
 }
 
 // operationAudit runs ListOperationAudit with p.
