@@ -35,7 +35,10 @@ type OperationAuditEntry struct {
 // (instead of halting again). Only an operation in requires_recovery, not
 // past retention (a retry of it is answered operation-expired: resolve it
 // instead), with a recovery point is resumed (ErrWrongState otherwise);
-// the move and its audit row commit together or not at all.
+// the move and its audit row commit together or not at all. Attempts are
+// not reset (the fencing token only grows): one that the completer halted
+// because its attempts ran out is halted again by the completer's next
+// takeover, and driven on by a client's retry.
 func (c *Client) Resume(ctx context.Context, operationID string, a Action) (OperationAuditEntry, error) {
 	return c.settle(ctx, operationID, OperationInProgress, a, func(q *sqlcdb.Queries, op sqlcdb.LockOperationRow) error {
 		switch {
