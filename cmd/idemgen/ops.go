@@ -18,11 +18,11 @@ import (
 func newOpsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ops",
-		Short: "Support: inspect operations and their effects, resolve what waits for a person, apply retention",
+		Short: "Support: inspect operations and their effects, resolve or resume what waits for a person, apply retention",
 		Long: "idemgen ops works on the runtime's tables in the database at DATABASE_URL (--schema names their schema), " +
 			"through the runtime's support library (runtime/idemops). list, show and audit read; resolve and retry change an " +
-			"effect in requires_recovery or dead, with a reason and an actor written to the audit table in the same transaction; " +
-			"sweep applies retention once, for cron.\n\n" +
+			"effect in requires_recovery or dead, and resume and resolve an operation in requires_recovery, each with a reason " +
+			"and an actor written to the audit table in the same transaction; sweep applies retention once, for cron.\n\n" +
 			"Keys are shown as the keyed hash the service's logs print as key_hash, computed with the secret in " +
 			keyHashSecretEnv + ": set it to the service's idem.Config.KeyHashSecret (the same bytes). Without it keys show as -, " +
 			"since no other secret gives the logs' hashes; --show-keys shows keys in clear. A key given to --key is found " +

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,8 +16,10 @@ func newOpsAuditCommand() *cobra.Command {
 	var filter idemops.AuditFilter
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "List support's actions (resolve, retry) with their actors and reasons, newest first",
-		Args:  cobra.NoArgs,
+		Short: "List support's actions (resolve, retry, resume) with their actors and reasons, newest first",
+		Long: "audit lists support's actions on effects (resolve, retry) and on operations (resume, resolve), newest first, " +
+			"each with what it was on: an effect's key, or an operation's id.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			s, err := f.connect(ctx)
@@ -23,26 +27,40 @@ func newOpsAuditCommand() *cobra.Command {
 				return err
 			}
 			defer s.pool.Close()
-			entries, err := s.ops.ListAudit(ctx, filter)
+			effects, err := s.ops.ListAudit(ctx, filter)
 			if err != nil {
 				return opsError("audit", err)
 			}
+			operations, err := s.ops.ListOperationAudit(ctx, filter)
+			if err != nil {
+				return opsError("audit", err)
+			}
+			list := make([]jsonAudit, 0, len(effects)+len(operations))
+			for i := range effects {
+				list = append(list, newJSONAudit(&effects[i], true))
+			}
+			for i := range operations {
+				list = append(list, newJSONOperationAudit(&operations[i], true))
+			}
+			// Newest first across both trails; each is already.
+			slices.SortStableFunc(list, func(a, b jsonAudit) int { return b.At.Compare(a.At) })
+			list = list[:min(len(list), cmp.Or(filter.Limit, idemops.DefaultLimit))]
 			out := cmd.OutOrStdout()
 			if f.format == "json" {
-				list := []jsonAudit{}
-				for i := range entries {
-					list = append(list, newJSONAudit(&entries[i], true))
-				}
 				return writeJSON(out, list)
 			}
-			if len(entries) == 0 {
+			if len(list) == 0 {
 				_, err := fmt.Fprintln(out, "no support actions match")
 				return err
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tAT\tACTOR\tEFFECT KEY\tFROM\tTO\tREASON")
-			for _, a := range entries {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, utc(a.At), a.Actor, orDash(a.EffectKey), a.From, a.To, a.Reason)
+			fmt.Fprintln(tw, "ID\tAT\tACTOR\tON\tFROM\tTO\tREASON")
+			for _, a := range list {
+				on := "effect " + orDash(a.EffectKey)
+				if a.On == "operation" {
+					on = "operation " + a.OperationID
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, utc(a.At), a.Actor, on, a.From, a.To, a.Reason)
 			}
 			return tw.Flush()
 		},
@@ -50,7 +68,7 @@ func newOpsAuditCommand() *cobra.Command {
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&filter.Scope, "scope", "", "only actions in this scope")
-	fl.StringVar(&filter.OperationID, "operation-id", "", "only actions on this operation's effects")
+	fl.StringVar(&filter.OperationID, "operation-id", "", "only actions on this operation and its effects")
 	fl.StringVar(&filter.Actor, "actor", "", "only this actor's actions")
 	fl.IntVar(&filter.Limit, "limit", idemops.DefaultLimit, "at most this many actions, newest first")
 	return cmd

@@ -23,12 +23,29 @@ type jsonOperation struct {
 	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
 	EffectCount    int        `json:"effect_count"`
 	EffectsWaiting int        `json:"effects_waiting"`
+	// Progress is where an operation in progress after a recovery point,
+	// or halted at one, stands.
+	Progress *jsonProgress `json:"progress,omitempty"`
+}
+
+// jsonProgress is an operation's progress.
+type jsonProgress struct {
+	RecoveryPoint string     `json:"recovery_point"`
+	Lease         string     `json:"lease"`                 // live, expired or halted
+	LeaseUntil    *time.Time `json:"lease_until,omitempty"` // none while halted
+	Attempts      int64      `json:"attempts"`
+	ResumedBy     string     `json:"resumed_by,omitempty"`
 }
 
 func newJSONOperation(op *idemops.Operation) jsonOperation {
-	return jsonOperation{OperationID: op.ID, Operation: op.Name, Scope: op.Scope, KeyHash: op.KeyHash, Key: op.Key,
+	j := jsonOperation{OperationID: op.ID, Operation: op.Name, Scope: op.Scope, KeyHash: op.KeyHash, Key: op.Key,
 		State: string(op.State), Status: op.Status, CreatedAt: timePtr(op.CreatedAt), CompletedAt: timePtr(op.CompletedAt),
 		ExpiresAt: timePtr(op.ExpiresAt), EffectCount: op.EffectCount, EffectsWaiting: op.EffectsWaiting}
+	if p := op.Progress; p != nil {
+		j.Progress = &jsonProgress{RecoveryPoint: p.RecoveryPoint, Lease: string(p.Lease), LeaseUntil: timePtr(p.LeaseUntil),
+			Attempts: p.Attempts, ResumedBy: p.ResumedBy}
+	}
+	return j
 }
 
 // jsonEffect is an effect in ops list.
@@ -71,6 +88,7 @@ type jsonList struct {
 // jsonOperationDetail is ops show's output.
 type jsonOperationDetail struct {
 	jsonOperation
+	Audit   []jsonAudit        `json:"audit"` // support's actions on the operation itself
 	Effects []jsonEffectDetail `json:"effects"`
 }
 
@@ -93,27 +111,43 @@ type jsonAttempt struct {
 	Error      string     `json:"error,omitempty"`
 }
 
-// jsonAudit is one support action on an effect.
+// jsonAudit is one support action on an effect or an operation.
 type jsonAudit struct {
-	ID        int64     `json:"id"`
-	EffectKey string    `json:"effect_key,omitempty"` // in ops audit, where the effect is not otherwise known
-	At        time.Time `json:"at"`
-	Actor     string    `json:"actor"`
-	From      string    `json:"from"`
-	To        string    `json:"to"`
-	Reason    string    `json:"reason"`
+	ID int64 `json:"id"`
+	// On, EffectKey and OperationID say what the action was on, in ops
+	// audit, where it is not otherwise known: an effect (with its key) or
+	// an operation (with its id).
+	On          string    `json:"on,omitempty"`
+	EffectKey   string    `json:"effect_key,omitempty"`
+	OperationID string    `json:"operation_id,omitempty"`
+	At          time.Time `json:"at"`
+	Actor       string    `json:"actor"`
+	From        string    `json:"from"`
+	To          string    `json:"to"`
+	Reason      string    `json:"reason"`
 }
 
 func newJSONAudit(a *idemops.AuditEntry, withKey bool) jsonAudit {
 	j := jsonAudit{ID: a.ID, At: a.At, Actor: a.Actor, From: string(a.From), To: string(a.To), Reason: a.Reason}
 	if withKey {
-		j.EffectKey = a.EffectKey
+		j.On, j.EffectKey = "effect", a.EffectKey
+	}
+	return j
+}
+
+func newJSONOperationAudit(a *idemops.OperationAuditEntry, withID bool) jsonAudit {
+	j := jsonAudit{ID: a.ID, At: a.At, Actor: a.Actor, From: string(a.From), To: string(a.To), Reason: a.Reason}
+	if withID {
+		j.On, j.OperationID = "operation", a.OperationID
 	}
 	return j
 }
 
 func newJSONOperationDetail(op *idemops.Operation) jsonOperationDetail {
-	d := jsonOperationDetail{jsonOperation: newJSONOperation(op), Effects: []jsonEffectDetail{}}
+	d := jsonOperationDetail{jsonOperation: newJSONOperation(op), Audit: []jsonAudit{}, Effects: []jsonEffectDetail{}}
+	for i := range op.Audit {
+		d.Audit = append(d.Audit, newJSONOperationAudit(&op.Audit[i], false))
+	}
 	for i := range op.Effects {
 		e := &op.Effects[i]
 		ed := jsonEffectDetail{jsonEffect: newJSONEffect(e), History: []jsonAttempt{}, Audit: []jsonAudit{}}

@@ -14,10 +14,12 @@ func newOpsShowCommand() *cobra.Command {
 	var f opsFlags
 	cmd := &cobra.Command{
 		Use:   "show <operation-id>",
-		Short: "Show one operation with its effects, their attempt history and support actions",
-		Long: "show prints an operation's record (scope, key hash, state, stored status, times) and each of its effects " +
-			"with its lease, attempt history and support actions. An operation without effects (such as a stored 409) " +
-			"shows its record alone; one whose record was swept shows its effects.",
+		Short: "Show one operation with its progress, its effects, their attempt history and support actions",
+		Long: "show prints an operation's record (scope, key hash, state, stored status, times); for one in progress after a " +
+			"recovery point, or halted at one (a phased operation), where it stands: its last recovery point, its lease (live " +
+			"until, ran out at, or halted for a person), its attempts and who resumed it; support's actions on it; then each of " +
+			"its effects with its lease, attempt history and support actions. An operation without effects (such as a stored " +
+			"409) shows its record alone; one whose record was swept shows its effects.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -59,10 +61,26 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 	if showKeys {
 		fmt.Fprintf(tw, "key\t%s\n", orDash(op.Key))
 	}
-	fmt.Fprintf(tw, "state\t%s\nstatus\t%s\ncreated\t%s\ncompleted\t%s\nexpires\t%s\neffects\t%s\n", state, status(op.Status),
-		utc(op.CreatedAt), utc(op.CompletedAt), utc(op.ExpiresAt), effects)
+	decided := "completed"
+	if op.State == idemops.OperationRequiresRecovery {
+		decided = "halted"
+	}
+	fmt.Fprintf(tw, "state\t%s\nstatus\t%s\ncreated\t%s\n%s\t%s\nexpires\t%s\neffects\t%s\n", state, status(op.Status),
+		utc(op.CreatedAt), decided, utc(op.CompletedAt), utc(op.ExpiresAt), effects)
+	if p := op.Progress; p != nil {
+		fmt.Fprintf(tw, "recovery point\t%s\nlease\t%s\nattempts\t%d\n", p.RecoveryPoint, progressLease(p), p.Attempts)
+		if p.ResumedBy != "" {
+			fmt.Fprintf(tw, "resumed by\t%s\n", p.ResumedBy)
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(op.Audit) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, a := range op.Audit {
+		fmt.Fprintf(w, "support #%d at %s by %s: %s -> %s: %s\n", a.ID, utc(a.At), a.Actor, a.From, a.To, a.Reason)
 	}
 	for i := range op.Effects {
 		e := &op.Effects[i]
@@ -88,4 +106,16 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 		}
 	}
 	return nil
+}
+
+// progressLease describes the lease of an operation in progress after a
+// recovery point, or halted at one.
+func progressLease(p *idemops.Progress) string {
+	switch p.Lease {
+	case idemops.LeaseLive:
+		return "live until " + utc(p.LeaseUntil)
+	case idemops.LeaseExpired:
+		return "ran out at " + utc(p.LeaseUntil) + ": the next retry or the completer takes it over"
+	}
+	return "none: halted for a person (ops resume, or ops resolve --as completed|failed)"
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -16,10 +18,47 @@ import (
 )
 
 // Action is who acts and why: both are mandatory and go to the audit
-// table with the state change, in its transaction.
+// table with the state change, in its transaction. Each is one line of
+// printable text (no control or bidirectional formatting characters, which
+// would forge or reorder what a view of the audit shows), of at most
+// MaxActorLength and MaxReasonLength characters.
 type Action struct {
 	Actor  string // who: a person's name or login
 	Reason string // why: what they established
+}
+
+// The longest actor and reason an Action may have, in characters.
+const (
+	MaxActorLength  = 200
+	MaxReasonLength = 2000
+)
+
+// check refuses an action the audit table must not hold.
+func (a Action) check() error {
+	if strings.TrimSpace(a.Actor) == "" || strings.TrimSpace(a.Reason) == "" {
+		return invalid("a support action needs an actor and a reason: both go to the audit table", nil)
+	}
+	if err := checkLine("actor", a.Actor, MaxActorLength); err != nil {
+		return err
+	}
+	return checkLine("reason", a.Reason, MaxReasonLength)
+}
+
+// checkLine refuses a value of field that is not one line of printable
+// text of at most most characters.
+func checkLine(field, value string, most int) error {
+	if !utf8.ValidString(value) {
+		return invalid(fmt.Sprintf("the %s is not valid UTF-8", field), nil)
+	}
+	if n := utf8.RuneCountInString(value); n > most {
+		return invalid(fmt.Sprintf("the %s has %d characters: at most %d", field, n, most), nil)
+	}
+	for i, r := range value {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return invalid(fmt.Sprintf("the %s has the control character %U at byte %d: write it as one line of printable text", field, r, i), nil)
+		}
+	}
+	return nil
 }
 
 // AuditEntry is one support action on an effect.
@@ -59,8 +98,8 @@ func (c *Client) Retry(ctx context.Context, effectKey string, a Action) (AuditEn
 // move locks the effect, checks its state, writes the audit row and moves
 // the state, in one transaction.
 func (c *Client) move(ctx context.Context, effectKey string, to EffectState, a Action) (AuditEntry, error) {
-	if strings.TrimSpace(a.Actor) == "" || strings.TrimSpace(a.Reason) == "" {
-		return AuditEntry{}, invalid("a support action needs an actor and a reason: both go to the audit table", nil)
+	if err := a.check(); err != nil {
+		return AuditEntry{}, err
 	}
 	id, seq, err := parseEffectKey(effectKey)
 	if err != nil {
@@ -125,25 +164,36 @@ func parseEffectKey(key string) (pgtype.UUID, int32, error) {
 	return uid, int32(seq), nil
 }
 
-// AuditFilter narrows ListAudit.
+// AuditFilter narrows ListAudit and ListOperationAudit.
 type AuditFilter struct {
 	Scope       string // only this scope; "" every scope
-	OperationID string // only actions on this operation's effects
+	OperationID string // only actions on this operation's effects (ListAudit), or on the operation (ListOperationAudit)
 	Actor       string // only this actor's actions
 	Limit       int    // at most this many entries; 0 is DefaultLimit
 }
 
-// ListAudit lists support's actions that match f, newest first.
+// ListAudit lists support's actions on effects that match f, newest
+// first.
 func (c *Client) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	id, err := parseOperationID(f.OperationID)
+	p, err := f.params()
 	if err != nil {
 		return nil, err
+	}
+	return c.audit(ctx, p)
+}
+
+// params checks f and returns its query parameters, which both audit
+// trails' lists take.
+func (f AuditFilter) params() (sqlcdb.ListAuditParams, error) {
+	id, err := parseOperationID(f.OperationID)
+	if err != nil {
+		return sqlcdb.ListAuditParams{}, err
 	}
 	n, err := limit(f.Limit)
 	if err != nil {
-		return nil, err
+		return sqlcdb.ListAuditParams{}, err
 	}
-	return c.audit(ctx, sqlcdb.ListAuditParams{Scope: text(f.Scope), OperationID: id, Actor: text(f.Actor), MaxRows: n})
+	return sqlcdb.ListAuditParams{Scope: text(f.Scope), OperationID: id, Actor: text(f.Actor), MaxRows: n}, nil
 }
 
 // audit runs ListAudit with p.

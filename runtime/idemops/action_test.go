@@ -97,6 +97,10 @@ func TestActionsRefused(t *testing.T) {
 	}{
 		{"no reason", func() error { _, err := c.Retry(ctx, dead, idemops.Action{Actor: "alice", Reason: " "}); return err }, idemops.ErrInvalid},
 		{"no actor", func() error { _, err := c.Retry(ctx, dead, idemops.Action{Reason: "x"}); return err }, idemops.ErrInvalid},
+		{"control character", func() error {
+			_, err := c.Retry(ctx, dead, idemops.Action{Actor: "alice", Reason: "smtp is back\r\nsupport #9: forged"})
+			return err
+		}, idemops.ErrInvalid},
 		{"to pending", func() error { _, err := c.Resolve(ctx, dead, idemops.EffectPending, ok); return err }, idemops.ErrInvalid},
 		{"malformed key", func() error { _, err := c.Retry(ctx, "order-1", ok); return err }, idemops.ErrInvalid},
 		{"bad seq", func() error {

@@ -5,16 +5,21 @@
 // states and the same key hashes.
 //
 // It holds typed reads of operations (idempotency records: scope, key,
-// state, operation id, stored status and timestamps, with their effects)
-// and of effects (outbox rows: attempts, lease holder and expiry, support's
-// audit trail), and the two audited actions on an effect that waits for a
-// person: Resolve (to done or failed) and Retry. Both keep the state
-// model: only an effect in requires_recovery or dead moves, and its audit
-// row, with a mandatory actor and reason, is written in the same
-// transaction.
+// state, operation id, stored status and timestamps, the progress of one
+// that commits recovery points, with their effects) and of effects (outbox
+// rows: attempts, lease holder and expiry), with support's audit trail of
+// both; the two audited actions on an effect that waits for a person,
+// Resolve (to done or failed) and Retry; and the two on an operation
+// halted on an unknown outcome, Resume (the service calls again from its
+// last recovery point) and ResolveOperation (completed with an answer, or
+// failed with a problem, which every later retry receives). All keep the
+// state model: only an effect in requires_recovery or dead, and an
+// operation in requires_recovery, moves, and its audit row, with a
+// mandatory actor and reason, is written in the same transaction.
 //
 // States are derived once, on the database's clock, for every view
-// (OperationState, EffectState). Keys are found in either form a client
+// (OperationState, EffectState, and the LeaseState of an operation in
+// progress after a recovery point). Keys are found in either form a client
 // sends them (a bare token, or a Structured Field string such as "abc")
 // and shown as the keyed hash the executor logs as key_hash, computed with
 // the deployment's secret (Config.KeyHashSecret); never in clear unless

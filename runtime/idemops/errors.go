@@ -8,12 +8,14 @@ var (
 	// ErrNotFound: no operation or effect has that id, key or effect key
 	// (within the scope asked, for Find).
 	ErrNotFound = errors.New("idemops: not found")
-	// ErrWrongState: the effect is not in a state the action moves it out
-	// of (only requires_recovery and dead wait for a person).
+	// ErrWrongState: the effect or operation is not in a state the action
+	// moves it out of (only an effect in requires_recovery or dead, and an
+	// operation in requires_recovery, wait for a person).
 	ErrWrongState = errors.New("idemops: wrong state for the action")
 	// ErrInvalid: an argument is unusable: a malformed key, operation id
 	// or effect key, an unknown state, a negative limit, an action without
-	// an actor or a reason.
+	// an actor or a reason or with control characters in them, a
+	// resolution whose answer a retry could not be given.
 	ErrInvalid = errors.New("idemops: invalid argument")
 )
 

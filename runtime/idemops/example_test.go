@@ -79,6 +79,55 @@ func ExampleClient_Retry() {
 	// confirmation_email: dead -> pending by alice
 }
 
+// ExampleClient_ResolveOperation settles a phased payment that halted on
+// the bank's lost answer with what the bank's statement shows: every later
+// retry of the payment receives that answer, replayed.
+func ExampleClient_ResolveOperation() {
+	ctx := context.Background()
+	pool, done := exampleService("tenant-a", "order-1")
+	defer done()
+	// The payment halted after recording itself, as the runtime leaves one.
+	if _, err := pool.Exec(ctx, `INSERT INTO idempotency.idempotency_record (scope, idempotency_key, fingerprint, state,
+	    operation_id, operation, created_at, completed_at, expires_at, purge_at)
+	    VALUES ('tenant-a', 'pay-1', '\x00', 'requires_recovery', '5b1c7e0a-6c1d-4f4e-9a57-1e0a1a7f0002', 'createPayment',
+	            now(), now(), now() + interval '1 day', now() + interval '2 days')`); err != nil {
+		panic(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO idempotency.idempotency_progress (scope, idempotency_key, operation, operation_id,
+	    fencing_token, lease_until, checkpoint, updated_at)
+	    VALUES ('tenant-a', 'pay-1', 'createPayment', '5b1c7e0a-6c1d-4f4e-9a57-1e0a1a7f0002', 1, 'infinity', 'record_payment', now())`); err != nil {
+		panic(err)
+	}
+
+	ops, err := idemops.New(pool, idemops.Config{Schema: "idempotency"})
+	if err != nil {
+		panic(err)
+	}
+	halted, err := ops.ListOperations(ctx, idemops.OperationFilter{State: idemops.OperationRequiresRecovery})
+	if err != nil {
+		panic(err)
+	}
+	for _, op := range halted {
+		fmt.Println(op.Name, "halted after", op.Progress.RecoveryPoint)
+		entry, err := ops.ResolveOperation(ctx, op.ID, idemops.Resolution{To: idemops.OperationCompleted,
+			Answer: idemops.Answer{Status: http.StatusCreated, ContentType: "application/json", Body: []byte(`{"status":"approved"}`)}},
+			idemops.Action{Actor: "alice", Reason: "the bank's statement shows the charge approved"})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s -> %s by %s\n", entry.From, entry.To, entry.Actor)
+	}
+	op, err := ops.Find(ctx, "tenant-a", "pay-1")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(op.Response.Status, op.Response.Header.Get("Content-Type"), string(op.Response.Body))
+	// Output:
+	// createPayment halted after record_payment
+	// requires_recovery -> completed by alice
+	// 201 application/json {"status":"approved"}
+}
+
 // exampleService runs a service on a fresh database, with its tables in
 // schema idempotency, and answers one request for scope under key with a
 // stored 409; it returns the pool and the function that drops it all.

@@ -17,8 +17,9 @@ import (
 type Operation struct {
 	ID    string // the operation id, which problem answers and logs name
 	Scope string
-	// Name is the operation's contract name (its operationId), read off
-	// its effects; "" for an operation that enqueued none.
+	// Name is the operation's contract name (its operationId); for a
+	// record written before schema step 4, read off its effects ("" for
+	// one that enqueued none).
 	Name string
 	// Key is the idempotency key in clear, only with Config.ShowKeys.
 	Key string
@@ -28,7 +29,7 @@ type Operation struct {
 	State       OperationState
 	Status      int       // the stored response's status; 0 while in progress and for a tombstone
 	CreatedAt   time.Time // zero once swept
-	CompletedAt time.Time // zero while in progress
+	CompletedAt time.Time // when it was decided, or halted (requires_recovery); zero while in progress
 	// ExpiresAt is the end of retention; a tombstone's is the end of its
 	// tombstone period.
 	ExpiresAt time.Time
@@ -38,9 +39,35 @@ type Operation struct {
 	// Response is the stored response, only from Find (a tombstone has
 	// none).
 	Response *Response
+	// Progress is where an operation that commits recovery points (a
+	// phased one) stands while it is not decided: nil for every other.
+	Progress *Progress
 	// Effects are its effects with their attempts and audit, only from
 	// Operation.
 	Effects []Effect
+	// Audit is support's actions on the operation itself (Resume,
+	// ResolveOperation), oldest first, only from Operation.
+	Audit []OperationAuditEntry
+}
+
+// Progress is where an operation in progress after a recovery point, or
+// halted at one for a person, stands.
+type Progress struct {
+	// RecoveryPoint is the last recovery point it committed: the step it
+	// resumes after ("(begin)" before its first step, for one whose first
+	// step is an external call).
+	RecoveryPoint string
+	Lease         LeaseState
+	// LeaseUntil is when the lease runs out, or ran out, by the database's
+	// clock; zero while halted (LeaseHalted: it never runs out).
+	LeaseUntil time.Time
+	// Attempts is how many attempts have held the operation (its fencing
+	// token): the first, and every takeover by a retry or the completer.
+	Attempts int64
+	// ResumedBy is the actor who resumed it after it halted, until its
+	// next recovery point: the attempt that takes it over makes the call
+	// whose outcome was unknown again, with the same step key.
+	ResumedBy string
 }
 
 // Response is an operation's stored response, as a retry replays it.
@@ -132,8 +159,8 @@ func (c *Client) Find(ctx context.Context, scope, key string) (*Operation, error
 	return &ops[0], nil
 }
 
-// Operation returns the operation id with its effects, their attempts and
-// support's actions on them. An operation whose record is swept but whose
+// Operation returns the operation id with its progress, its effects,
+// their attempts, and support's actions on it and on them. An operation whose record is swept but whose
 // effects remain is OperationSwept; one with neither is ErrNotFound.
 func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
 	uid, err := parseOperationID(id)
@@ -170,6 +197,9 @@ func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
 		return nil, err
 	}
 	op.Effects = effects
+	if op.Audit, err = c.operationHistory(ctx, uid); err != nil {
+		return nil, err
+	}
 	return op, nil
 }
 
@@ -185,6 +215,10 @@ func (c *Client) operations(ctx context.Context, p sqlcdb.ListOperationsParams) 
 			Status: int(r.ResponseStatus), CreatedAt: utc(r.CreatedAt), CompletedAt: utc(r.CompletedAt), ExpiresAt: utc(r.ExpiresAt),
 			EffectCount: int(r.Effects), EffectsWaiting: int(r.EffectsWaiting)}
 		op.Key, op.KeyHash = c.shownKey(r.Scope, r.IdempotencyKey)
+		if r.Lease != "" {
+			op.Progress = &Progress{RecoveryPoint: r.RecoveryPoint, Lease: LeaseState(r.Lease), LeaseUntil: utc(r.LeaseUntil),
+				Attempts: r.FencingToken, ResumedBy: r.ResumedBy}
+		}
 		if p.WithResponse && r.ResponseStatus != 0 {
 			op.Response = &Response{Status: int(r.ResponseStatus), Header: http.Header{}, Body: r.ResponseBody}
 			if len(r.ResponseHeaders) > 0 {

@@ -27,6 +27,17 @@ func OperationStates() []OperationState {
 		OperationExpired, OperationTombstone, OperationSwept}
 }
 
+// LeaseState is the lease of an operation in progress after a recovery
+// point, derived with its state (see ListOperations' query).
+type LeaseState string
+
+// The lease states.
+const (
+	LeaseLive    LeaseState = "live"    // an attempt holds the operation until Progress.LeaseUntil
+	LeaseExpired LeaseState = "expired" // it ran out: the next retry or the completer takes the operation over, from its last recovery point
+	LeaseHalted  LeaseState = "halted"  // none runs: the operation is in requires_recovery and waits for a person
+)
+
 // EffectState is an effect's state as every view shows it, derived from
 // its outbox row on the database's clock (see ListEffects' query).
 type EffectState string

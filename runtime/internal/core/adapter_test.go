@@ -33,6 +33,7 @@ import (
 type message struct {
 	Source, ID string
 	Body       []byte
+	Request    []byte // what the consumer stores for the completer
 }
 
 // consumer is the test adapter: it turns a message into an Attempt.
@@ -44,7 +45,7 @@ type consumer struct {
 // handle runs step for m under the consumer's policy.
 func (c *consumer) handle(ctx context.Context, m message, step core.Func) (*core.Result, error) {
 	return core.Execute(ctx, c.exec, core.Attempt{Policy: c.policy, Scope: m.Source, Key: m.ID,
-		Fingerprint: fingerprint.Sum(sha256.Sum256(m.Body))}, step)
+		Fingerprint: fingerprint.Sum(sha256.Sum256(m.Body)), Request: m.Request}, step)
 }
 
 // ack is the outcome the consumer stores for a booked message.
@@ -269,7 +270,7 @@ func runChild() {
 }
 
 func paymentMessage() message {
-	return message{Source: "bank", ID: "pay-1", Body: []byte(`{"amount":100}`)}
+	return message{Source: "bank", ID: "pay-1", Body: []byte(`{"amount":100}`), Request: []byte("the payment")}
 }
 
 // A process SIGKILLed after the checkpoint, inside the next step, leaves
@@ -304,10 +305,11 @@ func TestConsumerResumesAfterACrash(t *testing.T) {
 		// once it notices the closed connection; wait for that by taking
 		// the row's lock ourselves, without a timeout. (A retry that came
 		// sooner would be refused as in progress under this reject policy.)
-		if n := count(t, pool, `WITH l AS (SELECT 1 FROM idempotency_record FOR UPDATE) SELECT count(*) FROM l`); n != 1 {
-			t.Fatalf("%d records after the crash, want 1", n)
+		if n := count(t, pool, `WITH l AS (SELECT 1 FROM idempotency_progress FOR UPDATE) SELECT count(*) FROM l`); n != 1 {
+			t.Fatalf("%d operations in progress after the crash, want 1", n)
 		}
-		if n := count(t, pool, `SELECT count(*) FROM idempotency_record WHERE state = 'in_progress' AND checkpoint = 'charged' AND fencing_token = 1`); n != 1 {
+		if n := count(t, pool, `SELECT count(*) FROM idempotency_record AS r JOIN idempotency_progress AS p USING (scope, idempotency_key)
+WHERE r.state = 'in_progress' AND p.checkpoint = 'charged' AND p.fencing_token = 1 AND p.request = 'the payment'`); n != 1 {
 			t.Fatalf("%d records in progress at the checkpoint after the crash, want 1", n)
 		}
 
@@ -327,8 +329,11 @@ func TestConsumerResumesAfterACrash(t *testing.T) {
 		if steps != "charged:ch_pay-1,recorded:ch_pay-1" {
 			t.Errorf("ledger %s, want one charge and one record carrying the charge's state", steps)
 		}
-		if n := count(t, pool, `SELECT count(*) FROM idempotency_record WHERE state = 'completed' AND fencing_token = 2 AND lease_until IS NULL`); n != 1 {
-			t.Errorf("%d records completed under the takeover's token, want 1", n)
+		if n := count(t, pool, `SELECT count(*) FROM idempotency_record WHERE state = 'completed'`); n != 1 {
+			t.Errorf("%d records completed, want 1", n)
+		}
+		if n := count(t, pool, `SELECT count(*) FROM idempotency_progress`); n != 0 {
+			t.Errorf("%d operations still in progress, want 0", n)
 		}
 		again, err := c.handle(t.Context(), m, charge(m, func(*core.Operation) { t.Error("step two ran on a replay") }))
 		if err != nil || !again.Replayed || again.OperationID != childOp {
@@ -426,8 +431,9 @@ func TestConsumerZombieIsFenced(t *testing.T) {
 		if n := count(t, pool, `SELECT count(*) FROM ledger WHERE step = 'recorded'`); n != 1 {
 			t.Errorf("%d recorded steps, want 1 (the taker's)", n)
 		}
-		if n := count(t, pool, `SELECT count(*) FROM idempotency_record WHERE state = 'completed' AND fencing_token = 2`); n != 1 {
-			t.Errorf("%d records completed under the taker's token, want 1", n)
+		if n := count(t, pool, `SELECT count(*) FROM idempotency_record WHERE state = 'completed'`) +
+			count(t, pool, `SELECT count(*) FROM idempotency_progress`); n != 1 {
+			t.Errorf("%d completed records and operations in progress, want 1 completed (the taker's) and none in progress", n)
 		}
 	})
 }

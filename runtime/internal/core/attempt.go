@@ -22,6 +22,12 @@ type Attempt struct {
 	Scope       string          // from a trusted source, never the request's content
 	Key         string          // the parsed idempotency key; "" runs unprotected, with no record
 	Fingerprint fingerprint.Sum // of the request's significant content
+	// Request is the request as the adapter can rebuild it (its own
+	// encoding, without credentials), stored with the operation's first
+	// checkpoint so that the completer can re-drive an abandoned operation
+	// without a client (Redrive). Operations that never checkpoint do not
+	// store it.
+	Request []byte
 }
 
 // attempt is an Attempt as the executor runs it.
@@ -39,6 +45,11 @@ type attempt struct {
 	// attempt's transaction or committed: its end updates the row instead
 	// of inserting it.
 	recorded bool
+	// giveUpDelay is how long after an attempt that stops without a
+	// decision, after a checkpoint, its operation may be taken over: 0 for
+	// a client's attempt (its retry resumes at once), a backoff for the
+	// completer's.
+	giveUpDelay time.Duration
 }
 
 // Execute runs a on the executor h holds. An attempt without a key runs unprotected: fn in a plain
@@ -60,8 +71,7 @@ func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	at := &attempt{Attempt: a, start: time.Now(), now: e.clock.Now(),
-		op: &Operation{ID: formatUUID(id), Name: a.Policy.Operation, Scope: a.Scope, Key: a.Key, id: id, store: e.store, clock: e.clock}}
+	at := e.newAttempt(a, id)
 	var res *Result
 	switch err = e.requireSchema(ctx, at); {
 	case err != nil:
@@ -76,6 +86,13 @@ func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error)
 		err = unavailable(err)
 	}
 	return res, err
+}
+
+// newAttempt starts running a with the operation id id.
+func (e *Executor) newAttempt(a Attempt, id [16]byte) *attempt {
+	return &attempt{Attempt: a, start: time.Now(), now: e.clock.Now(),
+		op: &Operation{ID: formatUUID(id), Name: a.Policy.Operation, Scope: a.Scope, Key: a.Key, id: id,
+			store: e.store, clock: e.clock, request: a.Request}}
 }
 
 // protected runs an attempt with a key.
@@ -101,7 +118,7 @@ func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result
 func (at *attempt) claim() pgstore.Claim {
 	p := at.Policy
 	return pgstore.Claim{Scope: at.Scope, Key: at.Key, Fingerprint: at.Fingerprint[:], OperationID: at.op.id,
-		CreatedAt: at.now, ExpiresAt: at.now.Add(p.Retention), PurgeAt: at.now.Add(p.Retention + p.Tombstone)}
+		Operation: p.Operation, CreatedAt: at.now, ExpiresAt: at.now.Add(p.Retention), PurgeAt: at.now.Add(p.Retention + p.Tombstone)}
 }
 
 // lockTimeout is how long the claim may still wait for a concurrent

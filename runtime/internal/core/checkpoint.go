@@ -18,8 +18,8 @@ import (
 // way the record leaves with a lease on the database's clock and a token
 // of at least 1, which the attempt holds from then on.
 func (e *Executor) checkpoint(ctx context.Context, at *attempt, d Decision) error {
-	cp := pgstore.Checkpoint{Scope: at.Scope, Key: at.Key, OperationID: at.op.id, Token: at.token,
-		Point: d.Point, State: d.State, Lease: at.Policy.Lease}
+	cp := pgstore.Checkpoint{Scope: at.Scope, Key: at.Key, OperationID: at.op.id, Operation: at.Policy.Operation,
+		Token: at.token, Point: d.Point, State: d.State, Request: at.op.request, Lease: at.Policy.Lease}
 	var b pgx.Batch
 	if at.recorded {
 		e.store.QueueSaveCheckpoint(&b, cp)
@@ -38,7 +38,7 @@ func (e *Executor) checkpoint(ctx context.Context, at *attempt, d Decision) erro
 		return err
 	}
 	at.token, at.recorded = token, true
-	at.op.point, at.op.state = d.Point, d.State
+	at.op.point, at.op.state, at.op.supportResumed = d.Point, d.State, false
 	return nil
 }
 
@@ -84,12 +84,13 @@ func (e *Executor) readStep(br pgx.BatchResults, savepoint bool) (bool, error) {
 
 // giveUpLease ends the lease of an attempt that stops after a checkpoint
 // without deciding the operation (an error, a Release), so that the next
-// retry takes the operation over at once instead of after the lease. It
-// is best effort: a lease it could not end runs out by itself.
+// retry takes the operation over at once (or, for the completer's
+// attempts, after their backoff) instead of after the lease. It is best
+// effort: a lease it could not end runs out by itself.
 func (e *Executor) giveUpLease(ctx context.Context, at *attempt) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := e.store.GiveUpLease(ctx, at.conn, at.Scope, at.Key, at.token); err != nil {
+	if err := e.store.GiveUpLease(ctx, at.conn, at.Scope, at.Key, at.token, at.giveUpDelay); err != nil {
 		e.log.LogAttrs(ctx, slog.LevelWarn, "idempotent operation: giving up the lease failed; it runs out by itself",
 			slog.String("operation", at.Policy.Operation), slog.String("operation_id", at.op.ID), slog.String("error", err.Error()))
 	}
@@ -112,9 +113,7 @@ func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Fu
 	case took == nil:
 		return nil, e.inProgress(ctx, at, opID)
 	}
-	at.op.id, at.op.ID = took.OperationID, formatUUID(took.OperationID)
-	at.op.point, at.op.state = took.Point, took.State
-	at.token, at.recorded = took.Token, true
+	at.adopt(took)
 	e.emit(ctx, at, EventTakenOver, at.op.ID, "")
 	tx, err := e.beginStep(ctx, at)
 	if err != nil {
@@ -122,4 +121,12 @@ func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Fu
 		return nil, err
 	}
 	return e.run(ctx, at, tx, fn)
+}
+
+// adopt makes the attempt the holder of the operation it took over.
+func (at *attempt) adopt(took *pgstore.Takeover) {
+	at.op.id, at.op.ID = took.OperationID, formatUUID(took.OperationID)
+	at.op.point, at.op.state, at.op.request = took.Point, took.State, took.Request
+	at.op.supportResumed = took.ResumedBySupport
+	at.token, at.recorded = took.Token, true
 }

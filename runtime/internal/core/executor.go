@@ -55,6 +55,7 @@ type Executor struct {
 	acquireWait time.Duration
 	flights     inflight
 	hooks       faults.Hooks // set by InstallFaults in tests only
+	resumers    resumers     // the completer's, by operation name (RegisterResumer)
 
 	schemaName string      // Config.Schema
 	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation

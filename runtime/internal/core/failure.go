@@ -48,7 +48,7 @@ func classify(err error) ErrorClass {
 		return ""
 	case errors.Is(err, errSaturated):
 		return ClassSaturated
-	case isPg && isTransientCode(pgErr.Code), errors.Is(err, ErrFenced):
+	case isPg && isTransientCode(pgErr.Code), errors.Is(err, ErrFenced), errors.Is(err, ErrUnavailable):
 		return ClassTransient
 	case errors.Is(err, context.Canceled):
 		return ClassCanceled
@@ -74,7 +74,7 @@ func isConnError(err error) bool {
 // unavailable wraps a transient failure in ErrUnavailable, leaving any
 // other error as it is.
 func unavailable(err error) error {
-	if c := classify(err); c == ClassTransient || c == ClassSaturated {
+	if c := classify(err); (c == ClassTransient || c == ClassSaturated) && !errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err

@@ -135,10 +135,12 @@ func (e *Executor) checkClock(ctx context.Context, maxSkew time.Duration) (time.
 	return now, nil
 }
 
-// Maintain sweeps at once and then every o.Interval until ctx ends, and
-// returns nil then. Each sweep is logged (Info when it changed rows, Debug
-// otherwise); a failed sweep is logged at Error and retried at the next
-// interval. Invalid options are logged and returned at once.
+// Maintain runs the completer (Redrive, over the operations registered
+// with the executor) and sweeps, at once and then every o.Interval until
+// ctx ends, and returns nil then. Each sweep is logged (Info when it
+// changed rows, Debug otherwise); a failed sweep is logged at Error and
+// retried at the next interval. Invalid options are logged and returned
+// at once.
 func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 	e := Of(h)
 	o, err := o.normalize()
@@ -149,6 +151,7 @@ func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	for {
+		e.complete(ctx)
 		res, err := Sweep(ctx, h, o)
 		switch {
 		case ctx.Err() != nil:
@@ -170,5 +173,20 @@ func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 			return nil
 		case <-ticker.C:
 		}
+	}
+}
+
+// complete runs the completer once, for Maintain, over the operations
+// registered with the executor, and logs what it did.
+func (e *Executor) complete(ctx context.Context) {
+	res, err := Redrive(ctx, e, RedriveOptions{})
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		e.log.LogAttrs(ctx, slog.LevelError, "idempotency completer failed", slog.String("error", err.Error()))
+	case res != RedriveResult{}:
+		e.log.LogAttrs(ctx, slog.LevelInfo, "idempotency completer",
+			slog.Int("completed", res.Completed), slog.Int("halted", res.Halted),
+			slog.Int("failed", res.Failed), slog.Int("skipped", res.Skipped))
 	}
 }

@@ -25,7 +25,33 @@ type Operation struct {
 	enqueued []string // the names of the effects Enqueue wrote since the last commit, for EventEffectEnqueued
 	point    string   // the last recovery point committed, "" before the first
 	state    []byte
+	request  []byte // the stored request: the attempt's own, or what a takeover read
+	// supportResumed: a person resumed the operation after it halted, and
+	// it reached no recovery point since.
+	supportResumed bool
 }
+
+// ResumedBySupport reports that this attempt took over an operation a
+// person resumed (idemgen ops resume) after it halted on an unknown
+// outcome, and that it has committed no recovery point since: the person
+// has checked with the provider, so the call whose outcome was unknown is
+// made again instead of halting again.
+func (o *Operation) ResumedBySupport() bool { return o.supportResumed }
+
+// Request returns the request the operation was started with, as its
+// adapter encoded it in Attempt.Request: the attempt's own, or, for an
+// attempt that took a crashed one's operation over (a client's retry or
+// the completer), the one stored with its first checkpoint.
+func (o *Operation) Request() []byte { return o.request }
+
+// StepKey returns the key of the step named step of this operation:
+// stable across attempts and takeovers (derived from the operation id and
+// the step's name), so a provider that receives it as its idempotency key
+// recognises a repeated call. It is 31 characters of [0-9a-z_] ("idem_"
+// and 26 base-32 digits of a SHA-256), within every provider's limit seen
+// (Square's 45, Adyen's 64) and free of characters a header or a URL
+// would need to escape.
+func (o *Operation) StepKey(step string) string { return StepKey(o.id, step) }
 
 // Resumed returns the last recovery point the operation committed and its
 // state: the point this attempt checkpointed last, or, for an attempt that

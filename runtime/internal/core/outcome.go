@@ -1,5 +1,7 @@
 package core
 
+import "context"
+
 // Outcome is what an attempt answers, opaque to the executor: the adapter
 // writes it, the executor stores it with the record and hands it back on
 // every replay, byte for byte.
@@ -28,17 +30,34 @@ const (
 	Release
 	// Checkpoint commits the business changes with a recovery point
 	// (Point and State) and runs the Func again, in a new transaction,
-	// with Operation.Resumed telling the point.
+	// with Operation.Resumed telling the point; After, when set, runs in
+	// between, outside any transaction.
 	Checkpoint
+	// Halt commits the business changes and stops the operation for a
+	// person to resolve: its outcome is unknown (an external call whose
+	// result cannot be known, under the halt policy). The record goes to
+	// requires_recovery, which every retry receives with the operation's
+	// id; Point and State are kept for support to resume from. Only after
+	// a checkpoint.
+	Halt
 )
 
 // Decision is how a Func ends its step: a Disposition and, for Complete,
-// Fail and Release, the Outcome; for Checkpoint, the recovery point.
+// Fail and Release, the Outcome; for Checkpoint and Halt, the recovery
+// point.
 type Decision struct {
 	Disposition Disposition
 	Outcome     Outcome
-	Point       string // Checkpoint: the recovery point's name, not empty
-	State       []byte // Checkpoint: what the next step needs, opaque to the executor
+	Point       string // Checkpoint, Halt: the recovery point's name, not empty
+	State       []byte // Checkpoint, Halt: what the next step needs, opaque to the executor
+	// After, on a Checkpoint, runs once the recovery point is committed
+	// and before the next step's transaction begins, with no transaction
+	// open and the attempt's lease held (not the operation's row): the
+	// place for a call outside the database, which must finish within the
+	// lease. An error ends the attempt as an error of the Func would,
+	// leaving the operation at the recovery point for a retry or the
+	// completer.
+	After func(ctx context.Context) error
 }
 
 // Completed is the decision that stores o as the operation's answer.
@@ -56,6 +75,12 @@ func Released(o Outcome) Decision { return Decision{Disposition: Release, Outcom
 // point with state, and continues.
 func CheckpointAt(point string, state []byte) Decision {
 	return Decision{Disposition: Checkpoint, Point: point, State: state}
+}
+
+// Halted is the decision that commits the step and stops the operation at
+// the recovery point point with state, for a person to resolve.
+func Halted(point string, state []byte) Decision {
+	return Decision{Disposition: Halt, Point: point, State: state}
 }
 
 // Result is the answer to an attempt.

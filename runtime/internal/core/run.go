@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
@@ -69,6 +72,14 @@ func (e *Executor) run(ctx context.Context, at *attempt, tx *ownedTx, fn Func) (
 			if err := e.hooks.Run(ctx, faults.AfterCheckpoint, at.op.ID); err != nil {
 				return nil, err
 			}
+			if d.After != nil {
+				if err := d.After(ctx); err != nil {
+					e.giveUpLease(ctx, at)
+					err = fmt.Errorf("idem: %s: after checkpoint %s: %w", at.Policy.Operation, d.Point, &businessError{err})
+					e.emit(ctx, at, EventRolledBack, at.op.ID, classify(err))
+					return nil, err
+				}
+			}
 			next, err := e.beginStep(ctx, at)
 			if err != nil {
 				e.emit(ctx, at, EventRolledBack, at.op.ID, classify(err))
@@ -76,6 +87,18 @@ func (e *Executor) run(ctx context.Context, at *attempt, tx *ownedTx, fn Func) (
 			}
 			tx, open = next, true
 			continue
+		}
+		if d.Disposition == Halt {
+			if err := e.halt(ctx, at, d, false); err != nil {
+				return nil, fmt.Errorf("idem: %s: halt: %w", at.Policy.Operation, err)
+			}
+			open = false
+			tx.closed.Store(true)
+			e.effectsCommitted(at)
+			e.log.LogAttrs(ctx, slog.LevelWarn, "idempotent operation halted for recovery: its outcome is unknown",
+				slog.String("operation", at.Policy.Operation), slog.String("operation_id", at.op.ID),
+				slog.String("key_hash", e.keyHash(at.Scope, at.Key)), slog.String("point", d.Point))
+			return nil, e.refuse(ctx, at, EventRequiresRecovery, &RefusalError{Err: ErrRequiresRecovery, OperationID: at.op.ID})
 		}
 		if err := e.finish(ctx, at, d); err != nil {
 			if answered, res, aerr := e.lostToCommitted(ctx, at, err, fn); answered {
@@ -111,8 +134,10 @@ func (e *Executor) decide(ctx context.Context, at *attempt, tx *ownedTx, fn Func
 		if !at.Policy.StoresFailures {
 			return d, fmt.Errorf("idem: %s: a Fail decision under a policy that stores no failures", at.Policy.Operation)
 		}
-	case Checkpoint:
+	case Checkpoint, Halt:
 		switch {
+		case d.Disposition == Halt && !at.recorded:
+			return d, fmt.Errorf("idem: %s: a halt before any checkpoint: there is no recovery point for support to resume from", at.Policy.Operation)
 		case at.Key == "":
 			return d, fmt.Errorf("idem: %s: a checkpoint needs a key: an unprotected attempt has no record to hold it", at.Policy.Operation)
 		case at.Policy.Lease <= 0:
@@ -152,7 +177,34 @@ func (e *Executor) finish(ctx context.Context, at *attempt, d Decision) error {
 	if !at.recorded {
 		return e.insertRecord(ctx, at.conn, at.claim(), done, rollbackBusiness)
 	}
-	return e.updateRecord(ctx, at.conn, done, rollbackBusiness)
+	err := e.updateRecord(ctx, at.conn, done, rollbackBusiness)
+	if errors.Is(err, pgstore.ErrTokenReplaced) {
+		err = fmt.Errorf("%w (%w)", ErrFenced, err)
+	}
+	return err
+}
+
+// halt stops the operation at d's recovery point for support, under the
+// attempt's fencing token, and commits: in the step's transaction, or in
+// one of its own when begin is set.
+func (e *Executor) halt(ctx context.Context, at *attempt, d Decision, begin bool) error {
+	var b pgx.Batch
+	if begin {
+		b.Queue("BEGIN")
+	}
+	e.store.QueueHalt(&b, pgstore.Halt{Scope: at.Scope, Key: at.Key, Token: at.token, Point: d.Point, State: d.State, HaltedAt: e.clock.Now()})
+	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) error {
+		if begin {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return e.store.ReadHalt(br)
+	})
+	if errors.Is(err, pgstore.ErrTokenReplaced) {
+		err = fmt.Errorf("%w (%w)", ErrFenced, err)
+	}
+	return err
 }
 
 // lostToCommitted answers an attempt whose record insert met the record

@@ -44,6 +44,10 @@ type Contract struct {
 	// as the spec writes them; a body in another answers 415. Empty takes
 	// any.
 	MediaTypes []string
+	// Lease is how long an attempt of a phased operation holds it between
+	// recovery points before a retry or the completer may take it over;
+	// required for phased operations (NewPhasedHandler), 0 otherwise.
+	Lease time.Duration
 }
 
 // KeySpec says where the idempotency key is found.
@@ -173,6 +177,6 @@ func (c *Contract) policy() *core.Policy {
 	return &core.Policy{
 		Operation: c.Operation, Retention: c.Retention, Tombstone: c.Tombstone,
 		Concurrency: core.Concurrency(c.Concurrency), WaitTimeout: c.WaitTimeout,
-		StoresFailures: len(c.StoreFailures) > 0,
+		StoresFailures: len(c.StoreFailures) > 0, Lease: c.Lease,
 	}
 }

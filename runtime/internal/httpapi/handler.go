@@ -31,9 +31,11 @@ var errScope = errors.New("idem: scope")
 // prepared is what a handler computes from a request before the executor
 // runs it: no database step, only the request's own content.
 type prepared struct {
-	sum        fingerprint.Sum
-	naturalKey string
-	run        BusinessFunc
+	sum     fingerprint.Sum
+	request []byte // the request stored for the completer (phased operations); nil for none
+	// fn returns the core.Func that runs the request, keeping the last
+	// response it gave, with every header, in *answer.
+	fn func(answer **Response) core.Func
 }
 
 // AsRejection reports whether an error of a business function is a
@@ -166,8 +168,8 @@ func (h *handler) serve(r *http.Request) (*Response, bool, error) {
 		return nil, false, err
 	}
 	var answer *Response
-	at := core.Attempt{Policy: h.policy, Scope: scope, Key: key, Fingerprint: p.sum}
-	res, err := core.Execute(r.Context(), h.exec, at, h.business(p.naturalKey, req, p.run, &answer))
+	at := core.Attempt{Policy: h.policy, Scope: scope, Key: key, Fingerprint: p.sum, Request: p.request}
+	res, err := core.Execute(r.Context(), h.exec, at, p.fn(&answer))
 	switch {
 	case res == nil:
 		return nil, false, err

@@ -70,18 +70,19 @@ func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Reque
 		if err != nil {
 			return prepared{}, bodyError(err)
 		}
-		p := prepared{sum: sum, run: func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request) (*Response, error) {
+		run := func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request) (*Response, error) {
 			return t.Run(ctx, tx, op, req, body)
-		}}
+		}
+		var naturalKey string
 		if t.NaturalKey != nil {
-			if p.naturalKey, err = t.NaturalKey(body); err != nil {
+			if naturalKey, err = t.NaturalKey(body); err != nil {
 				return prepared{}, fmt.Errorf("idem: natural key: %w", err)
 			}
-			if err := checkNaturalKey(p.naturalKey); err != nil {
+			if err := checkNaturalKey(naturalKey); err != nil {
 				return prepared{}, err
 			}
 		}
-		return p, nil
+		return prepared{sum: sum, fn: func(answer **Response) core.Func { return h.business(naturalKey, req, run, answer) }}, nil
 	}
 	return h, nil
 }

@@ -194,7 +194,7 @@ func (s *Store) QueueInsert(b *pgx.Batch, r Insertion, rollbackBusiness bool) er
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
 	b.Queue(s.insert, r.Claim.Scope, r.Claim.Key, r.Fingerprint, string(r.State), pgtype.UUID{Bytes: r.Claim.OperationID, Valid: true},
-		int32(r.Status), jsonText(r.Header), r.Body, timestamptz(r.CreatedAt), timestamptz(r.CompletedAt),
+		r.Operation, int32(r.Status), jsonText(r.Header), r.Body, timestamptz(r.CreatedAt), timestamptz(r.CompletedAt),
 		timestamptz(r.ExpiresAt), timestamptz(r.PurgeAt))
 	b.Queue("COMMIT")
 	return nil

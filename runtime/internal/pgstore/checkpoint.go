@@ -15,32 +15,35 @@ type Checkpoint struct {
 	Scope       string
 	Key         string
 	OperationID [16]byte
-	// Token is the fencing token the attempt holds the record under: 0
+	Operation   string // the operation's name
+	// Token is the fencing token the attempt holds the operation under: 0
 	// for a record claimed in its own transaction that never checkpointed.
-	Token int64
-	Point string // the recovery point's name
-	State []byte // what the next step needs
-	Lease time.Duration
+	Token   int64
+	Point   string // the recovery point's name
+	State   []byte // what the next step needs
+	Request []byte // the request the completer re-drives the operation from; stored by the first checkpoint
+	Lease   time.Duration
 }
 
 // QueueInsertCheckpoint appends to b the advisory protocol's first
-// checkpoint of a new operation, claimed by c: the record inserted in
-// progress with the recovery point, fencing token 1 and a lease from the
-// database's now(), then COMMIT. Read it with ReadCheckpoint; a record
-// another transaction committed meanwhile fails it with a unique
-// violation (IsUniqueViolation).
+// checkpoint of a new operation, claimed by c: its record inserted in
+// progress and its progress row with the recovery point, fencing token 1
+// and a lease from the database's now(), then COMMIT. Read it with
+// ReadCheckpoint; a record another transaction committed meanwhile fails
+// it with a unique violation (IsUniqueViolation).
 func (s *Store) QueueInsertCheckpoint(b *pgx.Batch, c Claim, cp Checkpoint) {
-	b.Queue(s.insertCheckpoint, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true},
-		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt), cp.Point, cp.State, cp.Lease.Seconds())
+	b.Queue(s.insertCheckpoint, cp.Lease.Seconds(), cp.Point, cp.State, cp.Request,
+		c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
+		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt))
 	b.Queue("COMMIT")
 }
 
-// QueueSaveCheckpoint appends to b every other checkpoint: the recovery
-// point stored on the record held under cp.Token, the lease renewed, then
-// COMMIT. Read it with ReadCheckpoint.
+// QueueSaveCheckpoint appends to b every other checkpoint, on a record
+// that exists: the progress row inserted (cp.Token 0) or updated under
+// cp.Token, the lease renewed, then COMMIT. Read it with ReadCheckpoint.
 func (s *Store) QueueSaveCheckpoint(b *pgx.Batch, cp Checkpoint) {
-	b.Queue(s.saveCheckpoint, cp.Point, cp.State, cp.Lease.Seconds(), cp.Scope, cp.Key,
-		pgtype.UUID{Bytes: cp.OperationID, Valid: true}, cp.Token)
+	b.Queue(s.saveCheckpoint, cp.Scope, cp.Key, cp.Operation, pgtype.UUID{Bytes: cp.OperationID, Valid: true},
+		cp.Lease.Seconds(), cp.Point, cp.State, cp.Request, cp.Token)
 	b.Queue("COMMIT")
 }
 
@@ -49,9 +52,9 @@ func (s *Store) QueueSaveCheckpoint(b *pgx.Batch, cp Checkpoint) {
 var ErrTokenReplaced = errors.New("pgstore: the fencing token was replaced")
 
 // ReadCheckpoint reads the results of a QueueInsertCheckpoint or
-// QueueSaveCheckpoint: the fencing token the attempt now holds the record
-// under. A token another attempt replaced is ErrTokenReplaced, with the
-// transaction left for the caller to roll back.
+// QueueSaveCheckpoint: the fencing token the attempt now holds the
+// operation under. A token another attempt replaced is ErrTokenReplaced,
+// with the transaction left for the caller to roll back.
 func (s *Store) ReadCheckpoint(br pgx.BatchResults) (int64, error) {
 	var token int64
 	switch err := br.QueryRow().Scan(&token); {
@@ -67,14 +70,15 @@ func (s *Store) ReadCheckpoint(br pgx.BatchResults) (int64, error) {
 }
 
 // QueueFence appends to b the first statement of a step after a
-// checkpoint: the lease of the record held under token renewed, which
-// locks its row until the step's transaction ends. Read it with ReadFence.
+// checkpoint: the lease of the operation held under token renewed, which
+// locks its progress row until the step's transaction ends. Read it with
+// ReadFence.
 func (s *Store) QueueFence(b *pgx.Batch, scope, key string, token int64, lease time.Duration) {
 	b.Queue(s.fence, lease.Seconds(), scope, key, token)
 }
 
 // ReadFence reads the result of a QueueFence: whether the token still
-// holds the record.
+// holds the operation.
 func (s *Store) ReadFence(br pgx.BatchResults) (bool, error) {
 	var token int64
 	switch err := br.QueryRow().Scan(&token); {
@@ -84,6 +88,38 @@ func (s *Store) ReadFence(br pgx.BatchResults) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// Halt is an operation halted on an unknown outcome.
+type Halt struct {
+	Scope    string
+	Key      string
+	Token    int64
+	Point    string // the recovery point reached, for support's resume
+	State    []byte
+	HaltedAt time.Time
+}
+
+// QueueHalt appends to b the halt of an operation held under h.Token: its
+// record in requires_recovery, its progress row kept for support with the
+// point reached, then COMMIT. Read it with ReadHalt.
+func (s *Store) QueueHalt(b *pgx.Batch, h Halt) {
+	b.Queue(s.halt, timestamptz(h.HaltedAt), h.Point, h.State, h.Scope, h.Key, h.Token)
+	b.Queue("COMMIT")
+}
+
+// ReadHalt reads the results of a QueueHalt; a replaced token is
+// ErrTokenReplaced.
+func (s *Store) ReadHalt(br pgx.BatchResults) error {
+	tag, err := br.Exec()
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return ErrTokenReplaced
+	}
+	_, err = br.Exec() // COMMIT
+	return err
 }
 
 // Querier runs a query of one row; *pgx.Conn, *pgxpool.Pool and pgx.Tx are
@@ -98,18 +134,23 @@ type Takeover struct {
 	Token       int64  // the new fencing token
 	Point       string // the last recovery point
 	State       []byte
+	Request     []byte
+	// ResumedBySupport reports that a person resumed the operation after
+	// it halted, and it has reached no recovery point since.
+	ResumedBySupport bool
 }
 
 // TakeOver takes over, through db in autocommit, the operation in
 // progress that holds (scope, key) with fingerprint when its lease has run
 // out on the database's clock, giving it a new fencing token and lease.
-// It waits at most lockTimeout for a step that holds the record's row
-// (SQLSTATE 55P03 past it) and returns nil when the lease still runs.
+// It waits at most lockTimeout for a step that holds the operation's
+// progress row (SQLSTATE 55P03 past it) and returns nil when the lease
+// still runs.
 func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
 	var t Takeover
 	var id pgtype.UUID
 	err := db.QueryRow(ctx, s.takeOver, lease.Seconds(), scope, key, fingerprint, lockTimeoutSetting(lockTimeout)).
-		Scan(&id, &t.Token, &t.Point, &t.State)
+		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -120,11 +161,46 @@ func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fin
 	return &t, nil
 }
 
-// GiveUpLease ends, through db, the lease of the record held under token,
-// so that the next retry may take its operation over at once.
-func (s *Store) GiveUpLease(ctx context.Context, db Execer, scope, key string, token int64) error {
-	if _, err := db.Exec(ctx, s.giveUpLease, scope, key, token); err != nil {
+// GiveUpLease lets the lease of the operation held under token run out
+// after delay (0: at once), through db, so that a retry or the completer
+// may take it over then.
+func (s *Store) GiveUpLease(ctx context.Context, db Execer, scope, key string, token int64, delay time.Duration) error {
+	if _, err := db.Exec(ctx, s.giveUpLease, delay.Seconds(), scope, key, token); err != nil {
 		return fmt.Errorf("pgstore: give up the lease: %w", err)
 	}
 	return nil
+}
+
+// Abandoned is an operation in progress whose lease ran out.
+type Abandoned struct {
+	Scope       string
+	Key         string
+	Operation   string
+	Token       int64 // the fencing token of the last attempt: how many attempts held it
+	Fingerprint []byte
+}
+
+// ListAbandoned lists, through db, at most limit operations of the named
+// ones in progress whose lease ran out on the database's clock, oldest
+// lease first.
+func (s *Store) ListAbandoned(ctx context.Context, db Queryer, operations []string, limit int) ([]Abandoned, error) {
+	rows, err := db.Query(ctx, s.abandoned, operations, int32(min(limit, 1<<30)))
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: list abandoned operations: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Abandoned, error) {
+		var a Abandoned
+		err := row.Scan(&a.Scope, &a.Key, &a.Operation, &a.Token, &a.Fingerprint)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: list abandoned operations: %w", err)
+	}
+	return out, nil
+}
+
+// Queryer runs a query of many rows; *pgx.Conn, *pgxpool.Pool and pgx.Tx
+// are Queryers.
+type Queryer interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }

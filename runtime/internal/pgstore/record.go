@@ -24,6 +24,7 @@ type Claim struct {
 	Key         string
 	Fingerprint []byte
 	OperationID [16]byte
+	Operation   string // the operation's name
 	CreatedAt   time.Time
 	ExpiresAt   time.Time // end of retention: the stored response goes
 	PurgeAt     time.Time // end of the tombstone period: the row goes

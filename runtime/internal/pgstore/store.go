@@ -30,6 +30,7 @@ type Store struct {
 	open, tryOpen, recheck, insert string // the advisory protocol's (advisory.go)
 
 	insertCheckpoint, saveCheckpoint, fence, takeOver, giveUpLease string // checkpoint.go's
+	completeCheckpointed, halt, abandoned                          string
 }
 
 // New returns a Store whose statements address the tables in schema, or
@@ -54,6 +55,10 @@ func New(schema string) *Store {
 		fence:            q(sqlcdb.FenceStep),
 		takeOver:         q(sqlcdb.TakeOver),
 		giveUpLease:      q(sqlcdb.GiveUpLease),
+
+		completeCheckpointed: q(sqlcdb.CompleteCheckpointed),
+		halt:                 q(sqlcdb.HaltOperation),
+		abandoned:            q(sqlcdb.ListAbandoned),
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
@@ -82,7 +87,7 @@ func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 	if o.Begin {
 		b.BeginTx(pgx.TxOptions{})
 	}
-	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true},
+	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
 		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt), lockTimeoutSetting(o.LockTimeout))
 	if o.Savepoint {
 		b.Queue("SAVEPOINT " + BusinessSavepoint)
@@ -131,13 +136,22 @@ func (s *Store) ReadRecord(br pgx.BatchResults) (*Record, error) {
 }
 
 // QueueComplete appends the completion to b: [ROLLBACK TO SAVEPOINT when
-// rollbackBusiness,] the UPDATE that stores the response [, COMMIT].
+// rollbackBusiness,] the UPDATE that stores the response [, COMMIT]. A
+// completion under a fencing token (c.Token > 0, after a checkpoint) also
+// deletes the operation's progress row, and changes nothing when another
+// attempt replaced the token.
 func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, commit bool) {
 	if rollbackBusiness {
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
-	b.Queue(s.complete, string(c.State), pgtype.Int4{Int32: int32(c.Status), Valid: true}, jsonText(c.Header), c.Body,
-		timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Token)
+	status := pgtype.Int4{Int32: int32(c.Status), Valid: true}
+	if c.Token > 0 {
+		b.Queue(s.completeCheckpointed, string(c.State), status, jsonText(c.Header), c.Body,
+			timestamptz(c.CompletedAt), c.Scope, c.Key, c.Token)
+	} else {
+		b.Queue(s.complete, string(c.State), status, jsonText(c.Header), c.Body,
+			timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
+	}
 	if commit {
 		b.Queue("COMMIT")
 	}
@@ -155,8 +169,11 @@ func (s *Store) ReadComplete(br pgx.BatchResults, c Completion, rollbackBusiness
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() != 1 {
-		return fmt.Errorf("pgstore: completion updated %d records, want 1 (the record in progress under fencing token %d)", tag.RowsAffected(), c.Token)
+	switch n := tag.RowsAffected(); {
+	case n == 0 && c.Token > 0:
+		return ErrTokenReplaced
+	case n != 1:
+		return fmt.Errorf("pgstore: completion updated %d records, want 1", n)
 	}
 	if commit {
 		if _, err := br.Exec(); err != nil {

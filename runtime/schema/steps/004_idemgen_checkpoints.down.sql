@@ -1,7 +1,5 @@
 DELETE FROM idempotency_schema_version WHERE step = 4;
+DROP TABLE IF EXISTS idempotency_operation_audit;
+DROP TABLE IF EXISTS idempotency_progress;
 DELETE FROM idempotency_record WHERE state = 'in_progress';
-ALTER TABLE idempotency_record
-    DROP COLUMN IF EXISTS lease_until,
-    DROP COLUMN IF EXISTS fencing_token,
-    DROP COLUMN IF EXISTS checkpoint_state,
-    DROP COLUMN IF EXISTS checkpoint;
+ALTER TABLE idempotency_record DROP COLUMN IF EXISTS operation;

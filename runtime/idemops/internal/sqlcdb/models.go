@@ -42,6 +42,17 @@ type IdempotencyNaturalKey struct {
 	CreatedAt   pgtype.Timestamptz
 }
 
+type IdempotencyOperationAudit struct {
+	ID          int64
+	Scope       string
+	OperationID pgtype.UUID
+	Actor       string
+	Reason      string
+	FromState   string
+	ToState     string
+	At          pgtype.Timestamptz
+}
+
 type IdempotencyOutbox struct {
 	Scope        string
 	OperationID  pgtype.UUID
@@ -63,6 +74,20 @@ type IdempotencyOutbox struct {
 	UpdatedAt    pgtype.Timestamptz
 }
 
+type IdempotencyProgress struct {
+	Scope           string
+	IdempotencyKey  string
+	Operation       string
+	OperationID     pgtype.UUID
+	FencingToken    int64
+	LeaseUntil      pgtype.Timestamptz
+	Checkpoint      string
+	CheckpointState []byte
+	Request         []byte
+	ResumedBy       pgtype.Text
+	UpdatedAt       pgtype.Timestamptz
+}
+
 type IdempotencyRecord struct {
 	Scope           string
 	IdempotencyKey  string
@@ -76,10 +101,7 @@ type IdempotencyRecord struct {
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
 	PurgeAt         pgtype.Timestamptz
-	Checkpoint      pgtype.Text
-	CheckpointState []byte
-	FencingToken    int64
-	LeaseUntil      pgtype.Timestamptz
+	Operation       pgtype.Text
 }
 
 type IdempotencySchemaVersion struct {

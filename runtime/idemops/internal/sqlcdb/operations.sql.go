@@ -13,7 +13,8 @@ import (
 
 const listOperations = `-- name: ListOperations :many
 SELECT o.operation_id, o.scope, o.idempotency_key, o.state, o.response_status, o.response_headers, o.response_body,
-       o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting
+       o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting,
+       o.recovery_point, o.lease, o.lease_until, o.fencing_token, o.resumed_by
 FROM (
     SELECT r.operation_id::text AS operation_id, r.scope, r.idempotency_key,
            (CASE WHEN r.state = 'tombstone' THEN 'tombstone'
@@ -23,9 +24,18 @@ FROM (
            (CASE WHEN $1::boolean THEN r.response_headers END)::jsonb AS response_headers,
            (CASE WHEN $1::boolean THEN r.response_body END)::bytea AS response_body,
            r.created_at, r.completed_at, r.expires_at,
-           coalesce(e.operation, '')::text AS operation,
-           e.effects::integer AS effects, e.waiting::integer AS effects_waiting
+           coalesce(r.operation, e.operation, '')::text AS operation,
+           e.effects::integer AS effects, e.waiting::integer AS effects_waiting,
+           coalesce(p.checkpoint, '')::text AS recovery_point,
+           (CASE WHEN p.scope IS NULL THEN ''
+                 WHEN p.lease_until = 'infinity' THEN 'halted'
+                 WHEN p.lease_until > now() THEN 'live'
+                 ELSE 'expired' END)::text AS lease,
+           (CASE WHEN p.lease_until <> 'infinity' THEN p.lease_until END)::timestamptz AS lease_until,
+           coalesce(p.fencing_token, 0)::bigint AS fencing_token,
+           coalesce(p.resumed_by, '')::text AS resumed_by
     FROM idempotency_record AS r
+    LEFT JOIN idempotency_progress AS p ON p.scope = r.scope AND p.idempotency_key = r.idempotency_key
     CROSS JOIN LATERAL (
         SELECT min(x.operation) AS operation, count(*) AS effects,
                count(*) FILTER (WHERE x.state IN ('requires_recovery', 'dead')) AS waiting
@@ -35,7 +45,7 @@ FROM (
     WHERE ($2::text IS NULL OR r.scope = $2::text)
       AND ($3::text IS NULL OR r.idempotency_key = $3::text)
       AND ($4::uuid IS NULL OR r.operation_id = $4::uuid)
-      AND ($5::text IS NULL OR e.operation = $5::text)
+      AND ($5::text IS NULL OR coalesce(r.operation, e.operation) = $5::text)
       AND ($6::interval IS NULL OR r.created_at <= now() - $6::interval)
 ) AS o
 WHERE $7::text IS NULL OR o.state = $7::text
@@ -68,6 +78,11 @@ type ListOperationsRow struct {
 	Operation       string
 	Effects         int32
 	EffectsWaiting  int32
+	RecoveryPoint   string
+	Lease           string
+	LeaseUntil      pgtype.Timestamptz
+	FencingToken    int64
+	ResumedBy       string
 }
 
 // The operations (idempotency records) that match every filter given (a
@@ -76,9 +91,14 @@ type ListOperationsRow struct {
 // database's clock: a tombstone is tombstone; any other record past
 // expires_at (the end of retention) is expired, which a retry is told as
 // operation-expired whether or not the sweeper has run; otherwise the
-// stored state. The operation's name and effect counts come from its
-// outbox rows (a record does not keep the name); the stored response's
-// headers and body only when @with_response.
+// stored state. So is the lease of an operation in progress after a
+// recovery point (its progress row): halted while it waits for a person
+// (a lease that never runs out), live until lease_until, expired after it
+// (the next retry or the completer takes the operation over); ” without
+// a progress row. The operation's name is the record's, or, for a record
+// written before it kept one, its outbox rows'; the effect counts come
+// from its outbox rows; the stored response's headers and body only when
+// @with_response.
 func (q *Queries) ListOperations(ctx context.Context, arg ListOperationsParams) ([]ListOperationsRow, error) {
 	rows, err := q.db.Query(ctx, listOperations,
 		arg.WithResponse,
@@ -111,6 +131,11 @@ func (q *Queries) ListOperations(ctx context.Context, arg ListOperationsParams) 
 			&i.Operation,
 			&i.Effects,
 			&i.EffectsWaiting,
+			&i.RecoveryPoint,
+			&i.Lease,
+			&i.LeaseUntil,
+			&i.FencingToken,
+			&i.ResumedBy,
 		); err != nil {
 			return nil, err
 		}

@@ -8,9 +8,9 @@
 -- statement. A claim that returns no row leaves the bound in place until
 -- the caller rolls back.
 INSERT INTO idempotency_record (
-    scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at
+    scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
 )
-SELECT @scope::text, @idempotency_key::text, @fingerprint::bytea, 'in_progress', @operation_id::uuid,
+SELECT @scope::text, @idempotency_key::text, @fingerprint::bytea, 'in_progress', @operation_id::uuid, @operation::text,
        @created_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz
 FROM (
     SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
@@ -32,33 +32,30 @@ FROM idempotency_record
 WHERE scope = @scope AND idempotency_key = @idempotency_key;
 
 -- name: CompleteRecord :exec
--- Stores the final outcome of an operation in progress: one claimed in
--- this transaction (fencing token 0), or one checkpointed under the
--- caller's fencing token, whose row the step holds since it renewed the
--- lease (FenceStep). It updates nothing unless the new state is completed
--- or failed (the table has no CHECK constraint on state, see its schema),
--- the record is in progress and the token is the caller's.
+-- Stores the final outcome of an operation claimed in progress in this
+-- transaction (claim-first, no checkpoint; see CompleteCheckpointed for
+-- the others). It updates nothing unless the new state is completed or
+-- failed (the table has no CHECK constraint on state, see its schema) and
+-- the record is in progress.
 UPDATE idempotency_record
 SET state = @state::text, response_status = @response_status, response_headers = @response_headers,
-    response_body = @response_body, completed_at = @completed_at, lease_until = NULL,
-    checkpoint_state = NULL
+    response_body = @response_body, completed_at = @completed_at
 WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @operation_id
-  AND state = 'in_progress' AND fencing_token = @fencing_token
-  AND @state::text IN ('completed', 'failed');
+  AND state = 'in_progress' AND @state::text IN ('completed', 'failed');
 
 -- name: TombstoneExpired :execrows
 -- Drops the stored response of at most @batch_size decided records past
 -- retention, leaving a compact tombstone due for deletion at purge_at;
 -- skips rows another transaction holds. An operation in progress after a
--- checkpoint keeps its recovery point until it is decided: a retry past
--- retention is refused as expired all the same.
+-- checkpoint, or halted for support, keeps its record until it is decided:
+-- a retry past retention is refused as expired all the same.
 UPDATE idempotency_record
 SET state = 'tombstone', response_status = NULL, response_headers = NULL,
     response_body = NULL, expires_at = purge_at
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= @now AND r.state NOT IN ('tombstone', 'in_progress')
+    WHERE r.expires_at <= @now AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
     ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
@@ -135,9 +132,9 @@ LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @i
 -- 23505), which aborts the transaction, business changes and all. The
 -- caller passes only completed or failed as the state (QueueInsert checks).
 INSERT INTO idempotency_record (
-    scope, idempotency_key, fingerprint, state, operation_id, response_status, response_headers,
+    scope, idempotency_key, fingerprint, state, operation_id, operation, response_status, response_headers,
     response_body, created_at, completed_at, expires_at, purge_at
 )
-VALUES (@scope::text, @idempotency_key::text, @fingerprint::bytea, @state::text, @operation_id::uuid,
+VALUES (@scope::text, @idempotency_key::text, @fingerprint::bytea, @state::text, @operation_id::uuid, @operation::text,
         @response_status::integer, @response_headers::jsonb, @response_body::bytea, @created_at::timestamptz,
         @completed_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz);

@@ -11,11 +11,56 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const CompleteCheckpointed = `-- name: CompleteCheckpointed :execrows
+WITH progress AS (
+    DELETE FROM idempotency_progress AS d
+    WHERE d.scope = $6 AND d.idempotency_key = $7 AND d.fencing_token = $8
+      AND $1::text IN ('completed', 'failed')
+    RETURNING d.scope, d.idempotency_key
+)
+UPDATE idempotency_record AS r
+SET state = $1::text, response_status = $2, response_headers = $3,
+    response_body = $4, completed_at = $5
+FROM progress
+WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress'
+`
+
+type CompleteCheckpointedParams struct {
+	State           string
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CompletedAt     pgtype.Timestamptz
+	Scope           string
+	IdempotencyKey  string
+	FencingToken    int64
+}
+
+// Stores the final outcome of an operation that checkpointed, under the
+// caller's fencing token: deletes its progress row and updates its record,
+// in one statement; 0 rows means the token was replaced and nothing
+// changed. It updates nothing unless the new state is completed or failed.
+func (q *Queries) CompleteCheckpointed(ctx context.Context, arg CompleteCheckpointedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, CompleteCheckpointed,
+		arg.State,
+		arg.ResponseStatus,
+		arg.ResponseHeaders,
+		arg.ResponseBody,
+		arg.CompletedAt,
+		arg.Scope,
+		arg.IdempotencyKey,
+		arg.FencingToken,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const FenceStep = `-- name: FenceStep :one
-UPDATE idempotency_record
-SET lease_until = now() + make_interval(secs => $1::float8)
-WHERE scope = $2 AND idempotency_key = $3
-  AND state = 'in_progress' AND fencing_token = $4
+UPDATE idempotency_progress
+SET lease_until = now() + make_interval(secs => $1::float8), updated_at = now()
+WHERE scope = $2 AND idempotency_key = $3 AND fencing_token = $4
 RETURNING fencing_token
 `
 
@@ -27,8 +72,8 @@ type FenceStepParams struct {
 }
 
 // The first statement of every step after a checkpoint: renews the lease
-// of the record in progress that the caller holds under @fencing_token,
-// and with it locks the row until the step ends, so that a takeover waits
+// of the operation the caller holds under @fencing_token, and with it
+// locks the progress row until the step ends, so that a takeover waits
 // for a running step instead of racing it. No row means another attempt
 // took the operation over: the step must not run.
 func (q *Queries) FenceStep(ctx context.Context, arg FenceStepParams) (int64, error) {
@@ -44,104 +89,229 @@ func (q *Queries) FenceStep(ctx context.Context, arg FenceStepParams) (int64, er
 }
 
 const GiveUpLease = `-- name: GiveUpLease :exec
-UPDATE idempotency_record
-SET lease_until = now()
-WHERE scope = $1 AND idempotency_key = $2
-  AND state = 'in_progress' AND fencing_token = $3
+UPDATE idempotency_progress
+SET lease_until = now() + make_interval(secs => $1::float8), updated_at = now()
+WHERE scope = $2 AND idempotency_key = $3 AND fencing_token = $4
 `
 
 type GiveUpLeaseParams struct {
+	DelaySeconds   float64
 	Scope          string
 	IdempotencyKey string
 	FencingToken   int64
 }
 
 // Ends the lease of an attempt that stops after a checkpoint without
-// deciding its operation, so that the next retry takes it over at once.
+// deciding its operation: at once, so that the next retry takes it over,
+// or after a backoff the completer chose.
 func (q *Queries) GiveUpLease(ctx context.Context, arg GiveUpLeaseParams) error {
-	_, err := q.db.Exec(ctx, GiveUpLease, arg.Scope, arg.IdempotencyKey, arg.FencingToken)
+	_, err := q.db.Exec(ctx, GiveUpLease,
+		arg.DelaySeconds,
+		arg.Scope,
+		arg.IdempotencyKey,
+		arg.FencingToken,
+	)
 	return err
 }
 
-const InsertCheckpoint = `-- name: InsertCheckpoint :one
-INSERT INTO idempotency_record (
-    scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at,
-    checkpoint, checkpoint_state, fencing_token, lease_until
+const HaltOperation = `-- name: HaltOperation :execrows
+WITH progress AS (
+    UPDATE idempotency_progress AS h
+    SET lease_until = 'infinity', checkpoint = $2::text, checkpoint_state = $3::bytea,
+        updated_at = now()
+    WHERE h.scope = $4 AND h.idempotency_key = $5 AND h.fencing_token = $6
+    RETURNING h.scope, h.idempotency_key
 )
-VALUES ($1::text, $2::text, $3::bytea, 'in_progress', $4::uuid,
-        $5::timestamptz, $6::timestamptz, $7::timestamptz,
-        $8::text, $9::bytea, 1, now() + make_interval(secs => $10::float8))
+UPDATE idempotency_record AS r
+SET state = 'requires_recovery', completed_at = $1
+FROM progress
+WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress'
+`
+
+type HaltOperationParams struct {
+	HaltedAt        pgtype.Timestamptz
+	Checkpoint      string
+	CheckpointState []byte
+	Scope           string
+	IdempotencyKey  string
+	FencingToken    int64
+}
+
+// Halts an operation whose outcome is unknown under the caller's fencing
+// token, for a person to resolve: its record goes to requires_recovery
+// (every retry is refused so, naming the operation) and its progress row
+// stays, with the recovery point reached and a lease that never runs
+// out, for support to resume or resolve it. 0 rows means the token was
+// replaced.
+func (q *Queries) HaltOperation(ctx context.Context, arg HaltOperationParams) (int64, error) {
+	result, err := q.db.Exec(ctx, HaltOperation,
+		arg.HaltedAt,
+		arg.Checkpoint,
+		arg.CheckpointState,
+		arg.Scope,
+		arg.IdempotencyKey,
+		arg.FencingToken,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const InsertCheckpoint = `-- name: InsertCheckpoint :one
+WITH record AS (
+    INSERT INTO idempotency_record (
+        scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
+    )
+    VALUES ($5::text, $6::text, $7::bytea, 'in_progress', $8::uuid,
+            $9::text, $10::timestamptz, $11::timestamptz, $12::timestamptz)
+    RETURNING scope, idempotency_key, operation_id, operation
+)
+INSERT INTO idempotency_progress (
+    scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
+    request, updated_at
+)
+SELECT record.scope, record.idempotency_key, record.operation, record.operation_id, 1,
+       now() + make_interval(secs => $1::float8), $2::text, $3::bytea,
+       $4::bytea, now()
+FROM record
 RETURNING fencing_token
 `
 
 type InsertCheckpointParams struct {
+	LeaseSeconds    float64
+	Checkpoint      string
+	CheckpointState []byte
+	Request         []byte
 	Scope           string
 	IdempotencyKey  string
 	Fingerprint     []byte
 	OperationID     pgtype.UUID
+	Operation       string
 	CreatedAt       pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
 	PurgeAt         pgtype.Timestamptz
-	Checkpoint      string
-	CheckpointState []byte
-	LeaseSeconds    float64
 }
 
 // The advisory protocol's first checkpoint of a new operation: writes its
-// record in progress with the recovery point, its state, fencing token 1
-// and a lease from the database's now(), in the business transaction,
-// pipelined with its COMMIT. The primary key stays the final arbiter, as
-// for InsertRecord.
+// record in progress and its progress row (the recovery point, its state,
+// the request, fencing token 1 and a lease from the database's now()), in
+// the business transaction, pipelined with its COMMIT. The record's
+// primary key stays the final arbiter, as for InsertRecord.
 func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointParams) (int64, error) {
 	row := q.db.QueryRow(ctx, InsertCheckpoint,
+		arg.LeaseSeconds,
+		arg.Checkpoint,
+		arg.CheckpointState,
+		arg.Request,
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.Fingerprint,
 		arg.OperationID,
+		arg.Operation,
 		arg.CreatedAt,
 		arg.ExpiresAt,
 		arg.PurgeAt,
-		arg.Checkpoint,
-		arg.CheckpointState,
-		arg.LeaseSeconds,
 	)
 	var fencing_token int64
 	err := row.Scan(&fencing_token)
 	return fencing_token, err
 }
 
+const ListAbandoned = `-- name: ListAbandoned :many
+SELECT p.scope, p.idempotency_key, p.operation, p.fencing_token, r.fingerprint
+FROM idempotency_progress AS p
+JOIN idempotency_record AS r ON r.scope = p.scope AND r.idempotency_key = p.idempotency_key
+WHERE p.lease_until <= now() AND r.state = 'in_progress' AND p.operation = ANY ($1::text[])
+ORDER BY p.lease_until
+LIMIT $2
+`
+
+type ListAbandonedParams struct {
+	Operations []string
+	MaxRows    int32
+}
+
+type ListAbandonedRow struct {
+	Scope          string
+	IdempotencyKey string
+	Operation      string
+	FencingToken   int64
+	Fingerprint    []byte
+}
+
+// Operations in progress whose lease has run out, of the named operations,
+// oldest lease first: the completer's candidates. It locks nothing; the
+// takeover decides which completer drives each.
+func (q *Queries) ListAbandoned(ctx context.Context, arg ListAbandonedParams) ([]ListAbandonedRow, error) {
+	rows, err := q.db.Query(ctx, ListAbandoned, arg.Operations, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListAbandonedRow
+	for rows.Next() {
+		var i ListAbandonedRow
+		if err := rows.Scan(
+			&i.Scope,
+			&i.IdempotencyKey,
+			&i.Operation,
+			&i.FencingToken,
+			&i.Fingerprint,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const SaveCheckpoint = `-- name: SaveCheckpoint :one
-UPDATE idempotency_record
-SET checkpoint = $1::text, checkpoint_state = $2::bytea,
-    fencing_token = greatest(fencing_token, 1),
-    lease_until = now() + make_interval(secs => $3::float8)
-WHERE scope = $4 AND idempotency_key = $5 AND operation_id = $6
-  AND state = 'in_progress' AND fencing_token = $7
-RETURNING fencing_token
+INSERT INTO idempotency_progress AS p (
+    scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
+    request, updated_at
+)
+VALUES ($1::text, $2::text, $3::text, $4::uuid, 1,
+        now() + make_interval(secs => $5::float8), $6::text, $7::bytea,
+        $8::bytea, now())
+ON CONFLICT (scope, idempotency_key) DO UPDATE
+SET checkpoint = excluded.checkpoint, checkpoint_state = excluded.checkpoint_state,
+    lease_until = excluded.lease_until, resumed_by = NULL, updated_at = excluded.updated_at
+WHERE p.fencing_token = $9::bigint AND $9::bigint > 0
+RETURNING p.fencing_token
 `
 
 type SaveCheckpointParams struct {
-	Checkpoint      string
-	CheckpointState []byte
-	LeaseSeconds    float64
 	Scope           string
 	IdempotencyKey  string
+	Operation       string
 	OperationID     pgtype.UUID
+	LeaseSeconds    float64
+	Checkpoint      string
+	CheckpointState []byte
+	Request         []byte
 	FencingToken    int64
 }
 
-// Every other checkpoint: stores the recovery point and its state on the
-// record in progress that the caller holds under @fencing_token (0 for a
-// record claim-first claimed in this transaction, which then gets token
-// 1), and renews the lease. No row means the token was replaced.
+// Every other checkpoint, on a record that exists: the first of an
+// operation claim-first claimed in this transaction (@fencing_token 0)
+// inserts its progress row with token 1 and the request; a later one
+// updates the row the caller holds under @fencing_token (its step locked
+// it, FenceStep), renews the lease and ends a resume by support (see
+// TakeOver). No row means the token was replaced.
 func (q *Queries) SaveCheckpoint(ctx context.Context, arg SaveCheckpointParams) (int64, error) {
 	row := q.db.QueryRow(ctx, SaveCheckpoint,
-		arg.Checkpoint,
-		arg.CheckpointState,
-		arg.LeaseSeconds,
 		arg.Scope,
 		arg.IdempotencyKey,
+		arg.Operation,
 		arg.OperationID,
+		arg.LeaseSeconds,
+		arg.Checkpoint,
+		arg.CheckpointState,
+		arg.Request,
 		arg.FencingToken,
 	)
 	var fencing_token int64
@@ -150,13 +320,16 @@ func (q *Queries) SaveCheckpoint(ctx context.Context, arg SaveCheckpointParams) 
 }
 
 const TakeOver = `-- name: TakeOver :one
-UPDATE idempotency_record AS r
-SET fencing_token = r.fencing_token + 1,
-    lease_until = now() + make_interval(secs => $1::float8)
-FROM (SELECT set_config('lock_timeout', $5::text, true) AS bounded) AS b
-WHERE r.scope = $2 AND r.idempotency_key = $3 AND r.fingerprint = $4::bytea
-  AND r.state = 'in_progress' AND r.lease_until <= now()
-RETURNING r.operation_id, r.fencing_token, coalesce(r.checkpoint, '')::text AS checkpoint, r.checkpoint_state
+UPDATE idempotency_progress AS p
+SET fencing_token = p.fencing_token + 1,
+    lease_until = now() + make_interval(secs => $1::float8), updated_at = now()
+FROM (SELECT set_config('lock_timeout', $5::text, true) AS bounded) AS b,
+     idempotency_record AS r
+WHERE p.scope = $2 AND p.idempotency_key = $3 AND p.lease_until <= now()
+  AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
+  AND r.fingerprint = $4::bytea AND r.state = 'in_progress'
+RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request,
+          p.resumed_by IS NOT NULL AS resumed_by_support
 `
 
 type TakeOverParams struct {
@@ -168,18 +341,22 @@ type TakeOverParams struct {
 }
 
 type TakeOverRow struct {
-	OperationID     pgtype.UUID
-	FencingToken    int64
-	Checkpoint      string
-	CheckpointState []byte
+	OperationID      pgtype.UUID
+	FencingToken     int64
+	Checkpoint       string
+	CheckpointState  []byte
+	Request          []byte
+	ResumedBySupport interface{}
 }
 
 // Takes over an operation in progress whose lease has run out on the
-// database's clock, for a retry with the same fingerprint: a new fencing
-// token and a new lease, returning what the operation needs to resume.
-// The FROM clause bounds the wait for a step that holds the row (SET
-// LOCAL lock_timeout semantics; SQLSTATE 55P03 past it). No row means the
-// lease still runs (or the operation was decided meanwhile).
+// database's clock, for a retry with the same fingerprint or the
+// completer: a new fencing token and a new lease, returning what the
+// operation needs to resume. The FROM clause bounds the wait for a step
+// that holds the row (SET LOCAL lock_timeout semantics; SQLSTATE 55P03
+// past it). No row means the lease still runs (or the operation was
+// decided meanwhile). resumed_by_support reports that a person resumed the
+// operation after it halted and it has reached no recovery point since.
 func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow, error) {
 	row := q.db.QueryRow(ctx, TakeOver,
 		arg.LeaseSeconds,
@@ -194,6 +371,8 @@ func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow
 		&i.FencingToken,
 		&i.Checkpoint,
 		&i.CheckpointState,
+		&i.Request,
+		&i.ResumedBySupport,
 	)
 	return i, err
 }

@@ -13,13 +13,13 @@ import (
 
 const ClaimRecord = `-- name: ClaimRecord :one
 INSERT INTO idempotency_record (
-    scope, idempotency_key, fingerprint, state, operation_id, created_at, expires_at, purge_at
+    scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
 )
-SELECT $1::text, $2::text, $3::bytea, 'in_progress', $4::uuid,
-       $5::timestamptz, $6::timestamptz, $7::timestamptz
+SELECT $1::text, $2::text, $3::bytea, 'in_progress', $4::uuid, $5::text,
+       $6::timestamptz, $7::timestamptz, $8::timestamptz
 FROM (
     SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
-           set_config('lock_timeout', $8::text, true) AS bounded
+           set_config('lock_timeout', $9::text, true) AS bounded
 ) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout
@@ -30,6 +30,7 @@ type ClaimRecordParams struct {
 	IdempotencyKey string
 	Fingerprint    []byte
 	OperationID    pgtype.UUID
+	Operation      string
 	CreatedAt      pgtype.Timestamptz
 	ExpiresAt      pgtype.Timestamptz
 	PurgeAt        pgtype.Timestamptz
@@ -55,6 +56,7 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 		arg.IdempotencyKey,
 		arg.Fingerprint,
 		arg.OperationID,
+		arg.Operation,
 		arg.CreatedAt,
 		arg.ExpiresAt,
 		arg.PurgeAt,
@@ -68,11 +70,9 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 const CompleteRecord = `-- name: CompleteRecord :exec
 UPDATE idempotency_record
 SET state = $1::text, response_status = $2, response_headers = $3,
-    response_body = $4, completed_at = $5, lease_until = NULL,
-    checkpoint_state = NULL
+    response_body = $4, completed_at = $5
 WHERE scope = $6 AND idempotency_key = $7 AND operation_id = $8
-  AND state = 'in_progress' AND fencing_token = $9
-  AND $1::text IN ('completed', 'failed')
+  AND state = 'in_progress' AND $1::text IN ('completed', 'failed')
 `
 
 type CompleteRecordParams struct {
@@ -84,15 +84,13 @@ type CompleteRecordParams struct {
 	Scope           string
 	IdempotencyKey  string
 	OperationID     pgtype.UUID
-	FencingToken    int64
 }
 
-// Stores the final outcome of an operation in progress: one claimed in
-// this transaction (fencing token 0), or one checkpointed under the
-// caller's fencing token, whose row the step holds since it renewed the
-// lease (FenceStep). It updates nothing unless the new state is completed
-// or failed (the table has no CHECK constraint on state, see its schema),
-// the record is in progress and the token is the caller's.
+// Stores the final outcome of an operation claimed in progress in this
+// transaction (claim-first, no checkpoint; see CompleteCheckpointed for
+// the others). It updates nothing unless the new state is completed or
+// failed (the table has no CHECK constraint on state, see its schema) and
+// the record is in progress.
 func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) error {
 	_, err := q.db.Exec(ctx, CompleteRecord,
 		arg.State,
@@ -103,7 +101,6 @@ func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) 
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.OperationID,
-		arg.FencingToken,
 	)
 	return err
 }
@@ -182,12 +179,12 @@ func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecord
 
 const InsertRecord = `-- name: InsertRecord :exec
 INSERT INTO idempotency_record (
-    scope, idempotency_key, fingerprint, state, operation_id, response_status, response_headers,
+    scope, idempotency_key, fingerprint, state, operation_id, operation, response_status, response_headers,
     response_body, created_at, completed_at, expires_at, purge_at
 )
-VALUES ($1::text, $2::text, $3::bytea, $4::text, $5::uuid,
-        $6::integer, $7::jsonb, $8::bytea, $9::timestamptz,
-        $10::timestamptz, $11::timestamptz, $12::timestamptz)
+VALUES ($1::text, $2::text, $3::bytea, $4::text, $5::uuid, $6::text,
+        $7::integer, $8::jsonb, $9::bytea, $10::timestamptz,
+        $11::timestamptz, $12::timestamptz, $13::timestamptz)
 `
 
 type InsertRecordParams struct {
@@ -196,6 +193,7 @@ type InsertRecordParams struct {
 	Fingerprint     []byte
 	State           string
 	OperationID     pgtype.UUID
+	Operation       string
 	ResponseStatus  int32
 	ResponseHeaders []byte
 	ResponseBody    []byte
@@ -218,6 +216,7 @@ func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) erro
 		arg.Fingerprint,
 		arg.State,
 		arg.OperationID,
+		arg.Operation,
 		arg.ResponseStatus,
 		arg.ResponseHeaders,
 		arg.ResponseBody,
@@ -349,7 +348,7 @@ SET state = 'tombstone', response_status = NULL, response_headers = NULL,
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= $1 AND r.state NOT IN ('tombstone', 'in_progress')
+    WHERE r.expires_at <= $1 AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
     ORDER BY r.expires_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -364,8 +363,8 @@ type TombstoneExpiredParams struct {
 // Drops the stored response of at most @batch_size decided records past
 // retention, leaving a compact tombstone due for deletion at purge_at;
 // skips rows another transaction holds. An operation in progress after a
-// checkpoint keeps its recovery point until it is decided: a retry past
-// retention is refused as expired all the same.
+// checkpoint, or halted for support, keeps its record until it is decided:
+// a retry past retention is refused as expired all the same.
 func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredParams) (int64, error) {
 	result, err := q.db.Exec(ctx, TombstoneExpired, arg.Now, arg.BatchSize)
 	if err != nil {

@@ -1,0 +1,89 @@
+// Command bank is the payments example's card acquirer: a real HTTP
+// server that charges cards once per idempotency key, the way a payment
+// provider does, and records every request it receives, so that the
+// example's tests can count what the bank acted on.
+//
+//	go run ./examples/payments/bank -addr 127.0.0.1:8090
+//
+// POST /charges with an Idempotency-Key header and
+// {"amount": <minor units>, "currency": "EUR", "card_token": "tok_…"}
+// charges once per key and answers 201 {"charge_id", "status"}: approved,
+// or declined for the card tok_declined or an amount over 100000; a
+// repeated key gets the first answer again. GET /charges/{key} answers
+// what was decided for a key (404: never charged), for verification. Every
+// POST is recorded in bank_charges (idempotency_key, amount, duplicate,
+// acted, received_at) in DATABASE_URL: duplicate when the bank had already
+// acted on the key, acted false when it refused before acting (fail).
+//
+// PUT /behaviour {"mode": "…", "delay_ms": n, "count": n} makes the next
+// count charges (0: all) behave so: "normal"; "slow" (answer after
+// delay_ms); "fail" (503 before acting: definitely not charged); "lost"
+// (charge, then drop the connection: the client cannot know); "late"
+// (charge, then answer after delay_ms, when the client has given up).
+//
+// Without DATABASE_URL it starts a throwaway PostgreSQL cluster, removed
+// on exit, and logs its URL.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/runtime/pgcluster"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8090", "the address to serve on")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *addr, log); err != nil {
+		log.Error("bank", "err", err)
+		os.Exit(1)
+	}
+}
+
+// run opens the database and serves until ctx ends.
+func run(ctx context.Context, addr string, log *slog.Logger) error {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		cluster, err := pgcluster.Start(ctx)
+		if err != nil {
+			return errors.Join(errors.New("DATABASE_URL is unset and no throwaway cluster could start"), err)
+		}
+		defer func() { _ = cluster.Stop() }()
+		url = cluster.URL()
+		log.Info("DATABASE_URL is unset: started a throwaway PostgreSQL cluster, removed on exit", "url", url)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	b, err := newBank(ctx, pool)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: b.routes(), ReadHeaderTimeout: 5 * time.Second}
+	errs := make(chan error, 1)
+	go func() { errs <- srv.ListenAndServe() }()
+	log.Info("bank listening", "addr", addr)
+	select {
+	case err := <-errs:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
