@@ -4,14 +4,9 @@ import (
 	"cmp"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/idemgen/idemgen/generator/ir"
-	"github.com/idemgen/idemgen/runtime/fingerprint"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -194,10 +189,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
 		}
 	}
-	p.Contract = runtimeContract(op, params)
-	if ot.Request != nil {
-		p.Contract.MediaTypes = ot.Request.Accept
-	}
+	p.Contract = planContract(op, params, ot.Request)
 	checkParams(p.Params, ot.Params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
@@ -210,77 +202,6 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		}
 	}
 	return p, diags
-}
-
-// runtimeContract turns an operation's contract into the runtime's value:
-// the one place where spec values become runtime values.
-func runtimeContract(op *spec.Operation, params []string) idemimpl.Contract {
-	c := op.Contract
-	rc := idemimpl.Contract{
-		Operation:   op.ID,
-		Method:      op.Method,
-		Route:       op.Path,
-		PathParams:  params,
-		Key:         idemimpl.KeySpec{Optional: !c.Key.Required.Value, MaxLength: c.Key.MaxLength.Value},
-		Retention:   c.Retention.Value,
-		Tombstone:   c.Tombstone.Value,
-		WaitTimeout: c.WaitTimeout.Value,
-		Fingerprint: fingerprint.Spec{
-			Include:   fieldValues(c.Fingerprint.Include),
-			Exclude:   fieldValues(c.Fingerprint.Exclude),
-			Unordered: fieldValues(c.Fingerprint.Unordered),
-		},
-	}
-	if c.Key.In.Value == spec.KeyInBody {
-		rc.Key.BodyPointer = c.Key.Name.Value
-	} else {
-		rc.Key.Header = c.Key.Name.Value
-	}
-	if c.Concurrency.Value == spec.ConcurrencyReject {
-		rc.Concurrency = idemimpl.ConcurrencyReject
-	}
-	// An empty StoreFailures is the runtime's default (every 4xx); a
-	// contract that stores no failure says so.
-	rc.StoreNoFailures = len(c.StoreFailures.Value) == 0
-	for _, s := range c.StoreFailures.Value {
-		if s == "4xx" {
-			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Class: 4})
-		} else {
-			n, _ := strconv.Atoi(s)
-			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Status: n})
-		}
-	}
-	return rc
-}
-
-// fieldValues returns the values of fields; nil when there are none.
-func fieldValues(fields []spec.Field[string]) []string {
-	var out []string
-	for _, f := range fields {
-		out = append(out, f.Value)
-	}
-	return out
-}
-
-// pathParams returns the sorted names of an operation's path parameters,
-// from the operation and its path item.
-func pathParams(op *spec.Operation) []string {
-	var out []string
-	add := func(params openapi3.Parameters) {
-		for _, ref := range params {
-			if ref != nil && ref.Value != nil && ref.Value.In == openapi3.ParameterInPath && !slices.Contains(out, ref.Value.Name) {
-				out = append(out, ref.Value.Name)
-			}
-		}
-	}
-	if op.Op != nil {
-		add(op.Op.Parameters)
-	}
-	if op.PathItem != nil {
-		add(op.PathItem.Parameters)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // changeTarget picks the field the contract tests change to get a request

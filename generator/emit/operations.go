@@ -3,12 +3,10 @@ package emit
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/idemgen/idemgen/generator/ir"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // emitOperations adds, for every operation of prog, its run-time contract,
@@ -37,93 +35,6 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 	emitHandlers(f, prog)
 	emitUnimplemented(f, prog)
 	emitRoutes(f, prog)
-}
-
-// emitContract declares the run-time contract, printing the IR's value
-// field by field; zero fields are left out.
-func emitContract(f *jen.File, op *ir.Operation) {
-	c := op.Contract
-	key := jen.Dict{jen.Id("MaxLength"): jen.Lit(c.Key.MaxLength)}
-	if c.Key.Optional {
-		key[jen.Id("Optional")] = jen.True()
-	}
-	if c.Key.BodyPointer != "" {
-		key[jen.Id("BodyPointer")] = jen.Lit(c.Key.BodyPointer)
-	}
-	if c.Key.Header != "" {
-		key[jen.Id("Header")] = jen.Lit(c.Key.Header)
-	}
-	fp := jen.Dict{}
-	for name, values := range map[string][]string{"Include": c.Fingerprint.Include, "Exclude": c.Fingerprint.Exclude, "Unordered": c.Fingerprint.Unordered} {
-		if len(values) > 0 {
-			fp[jen.Id(name)] = stringSlice(values)
-		}
-	}
-	concurrency := "ConcurrencyWait"
-	if c.Concurrency == idemimpl.ConcurrencyReject {
-		concurrency = "ConcurrencyReject"
-	}
-	fields := jen.Dict{
-		jen.Id("Operation"):   jen.Lit(c.Operation),
-		jen.Id("Method"):      jen.Lit(c.Method),
-		jen.Id("Route"):       jen.Lit(c.Route),
-		jen.Id("Key"):         jen.Qual(idemimplImport, "KeySpec").Values(key),
-		jen.Id("Fingerprint"): jen.Qual(fingerprintImport, "Spec").Values(fp),
-		jen.Id("Retention"):   duration(c.Retention),
-		jen.Id("Tombstone"):   duration(c.Tombstone),
-		jen.Id("Concurrency"): jen.Qual(idemimplImport, concurrency),
-		jen.Id("WaitTimeout"): duration(c.WaitTimeout),
-	}
-	if len(c.PathParams) > 0 {
-		fields[jen.Id("PathParams")] = stringSlice(c.PathParams)
-	}
-	if len(c.StoreFailures) > 0 {
-		var failures []jen.Code
-		for _, s := range c.StoreFailures {
-			d := jen.Dict{}
-			if s.Class != 0 {
-				d[jen.Id("Class")] = jen.Lit(s.Class)
-			}
-			if s.Status != 0 {
-				d[jen.Id("Status")] = jen.Lit(s.Status)
-			}
-			failures = append(failures, jen.Values(d))
-		}
-		fields[jen.Id("StoreFailures")] = jen.Index().Qual(idemimplImport, "StatusClass").Values(failures...)
-	}
-	if c.StoreNoFailures {
-		fields[jen.Id("StoreNoFailures")] = jen.True()
-	}
-	if len(c.ReplayHeaders) > 0 {
-		fields[jen.Id("ReplayHeaders")] = stringSlice(c.ReplayHeaders)
-	}
-	if len(c.MediaTypes) > 0 {
-		fields[jen.Id("MediaTypes")] = stringSlice(c.MediaTypes)
-	}
-	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
-	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(fields)
-}
-
-func stringSlice(values []string) jen.Code {
-	lits := make([]jen.Code, len(values))
-	for i, v := range values {
-		lits[i] = jen.Lit(v)
-	}
-	return jen.Index().String().Values(lits...)
-}
-
-// duration writes d in the largest unit that divides it: 72 * time.Hour.
-func duration(d time.Duration) jen.Code {
-	units := []struct {
-		name string
-		d    time.Duration
-	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}}
-	for _, u := range units {
-		if d != 0 && d%u.d == 0 {
-			return jen.Lit(int(d/u.d)).Op("*").Qual(timeImport, u.name)
-		}
-	}
-	return jen.Qual(timeImport, "Duration").Call(jen.Lit(int64(d)))
 }
 
 // emitHandle declares the operation handle the business method receives:

@@ -1,7 +1,5 @@
 package ir
 
-import "github.com/idemgen/idemgen/runtime/idemimpl"
-
 // Program is everything one generated package holds, decided: the
 // emitters print it and decide nothing.
 type Program struct {
@@ -71,9 +69,9 @@ type Operation struct {
 	// Doc names the operation in comments: operationId (METHOD /path), or
 	// METHOD /path without an operationId. Safe to put in a comment.
 	Doc string
-	// Contract is the run-time contract, exactly as the generated code
-	// declares it: the one place where spec values became runtime values.
-	Contract idemimpl.Contract
+	// Contract is the run-time contract the generated code declares: the
+	// one place where spec values became values the runtime reads.
+	Contract Contract
 	// Request is nil when the operation has no body.
 	Request *BodyType
 	// Responses are the documented answers, one generated type each:

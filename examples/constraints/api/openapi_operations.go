@@ -21,20 +21,20 @@ import (
 // contractCreateGadget is the run-time contract of createGadget (POST
 // /gadgets).
 var contractCreateGadget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createGadget",
+	Method:     "POST",
+	Route:      "/gadgets",
+	MediaTypes: []string{"application/x-www-form-urlencoded"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/x-www-form-urlencoded"},
-	Method:        "POST",
-	Operation:     "createGadget",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/gadgets",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateGadgetOperation is what the business method of createGadget (POST
@@ -144,20 +144,20 @@ func fingerprintCreateGadget(req *Gadget, params map[string]string) (fingerprint
 // contractPostCustomers is the run-time contract of PostCustomers (POST
 // /v1/customers).
 var contractPostCustomers = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "PostCustomers",
+	Method:     "POST",
+	Route:      "/v1/customers",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "PostCustomers",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/v1/customers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // PostCustomersOperation is what the business method of PostCustomers (POST
@@ -249,20 +249,20 @@ func fingerprintPostCustomers(req *PostCustomersBody, params map[string]string) 
 // contractCreateWidget is the run-time contract of createWidget (POST
 // /widgets).
 var contractCreateWidget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createWidget",
+	Method:     "POST",
+	Route:      "/widgets",
+	MediaTypes: []string{"application/json", "application/merge-patch+json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json", "application/merge-patch+json"},
-	Method:        "POST",
-	Operation:     "createWidget",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/widgets",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateWidgetOperation is what the business method of createWidget (POST
@@ -388,20 +388,20 @@ func fingerprintCreateWidget(req *Widget, params map[string]string) (fingerprint
 // contractArchiveWidget is the run-time contract of archiveWidget (POST
 // /widgets/{widget-id}/archive).
 var contractArchiveWidget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "archiveWidget",
+	Method:     "POST",
+	Route:      "/widgets/{widget-id}/archive",
+	PathParams: []string{"widget-id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "archiveWidget",
-	PathParams:    []string{"widget-id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/widgets/{widget-id}/archive",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // ArchiveWidgetOperation is what the business method of archiveWidget (POST

@@ -18,24 +18,24 @@ import (
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/client_sent_at"},
-		Include:   []string{"/shop_id", "/external_order_id", "/customer_id", "/items", "/delivery"},
-		Unordered: []string{"/items"},
-	},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint: fingerprint.Spec{
+		Include:   []string{"/shop_id", "/external_order_id", "/customer_id", "/items", "/delivery"},
+		Exclude:   []string{"/client_sent_at"},
+		Unordered: []string{"/items"},
+	},
 	Retention:     72 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
@@ -265,21 +265,23 @@ func naturalKeyCreateOrder(req *NewOrder) (string, error) {
 // contractCancelOrder is the run-time contract of cancelOrder (POST
 // /orders/{order-id}/cancel).
 var contractCancelOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/reason"}},
+	Operation:  "cancelOrder",
+	Method:     "POST",
+	Route:      "/orders/{order-id}/cancel",
+	PathParams: []string{"order-id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "cancelOrder",
-	PathParams:    []string{"order-id"},
+	Fingerprint: fingerprint.Spec{
+		Include: []string{"/reason"},
+	},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{order-id}/cancel",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CancelOrderOperation is what the business method of cancelOrder (POST

@@ -17,20 +17,20 @@ import (
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     48 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST

@@ -17,20 +17,20 @@ import (
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
@@ -118,20 +118,20 @@ func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fin
 // contractGetOrder is the run-time contract of getOrder (GET
 // /orders/{order_id}).
 var contractGetOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "getOrder",
+	Method:     "GET",
+	Route:      "/orders/{order_id}",
+	PathParams: []string{"order_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "GET",
-	Operation:     "getOrder",
-	PathParams:    []string{"order_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{order_id}",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // GetOrderOperation is what the business method of getOrder (GET

@@ -19,23 +19,23 @@ import (
 // contractCreateBooking is the run-time contract of createBooking (POST
 // /bookings).
 var contractCreateBooking = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude: []string{"/guest/phone"},
-		Include: []string{"/room_id", "/check_in", "/check_out", "/guests", "/guest"},
-	},
+	Operation:  "createBooking",
+	Method:     "POST",
+	Route:      "/bookings",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		BodyPointer: "/booking_request_id",
 		MaxLength:   64,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createBooking",
+	Fingerprint: fingerprint.Spec{
+		Include: []string{"/room_id", "/check_in", "/check_out", "/guests", "/guest"},
+		Exclude: []string{"/guest/phone"},
+	},
 	Retention:     48 * time.Hour,
-	Route:         "/bookings",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateBookingOperation is what the business method of createBooking (POST
@@ -245,21 +245,23 @@ func naturalKeyCreateBooking(req *NewBooking) (string, error) {
 // contractCheckInBooking is the run-time contract of checkInBooking (POST
 // /bookings/{booking_id}/checkin).
 var contractCheckInBooking = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/key_cards", "/id_document"}},
+	Operation:  "checkInBooking",
+	Method:     "POST",
+	Route:      "/bookings/{booking_id}/checkin",
+	PathParams: []string{"booking_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "checkInBooking",
-	PathParams:    []string{"booking_id"},
+	Fingerprint: fingerprint.Spec{
+		Include: []string{"/key_cards", "/id_document"},
+	},
 	Retention:     48 * time.Hour,
-	Route:         "/bookings/{booking_id}/checkin",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CheckInBookingOperation is what the business method of checkInBooking (POST

@@ -17,24 +17,24 @@ import (
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/items/*/quantity"},
-		Include:   []string{"/customer_id", "/items"},
-		Unordered: []string{"/items"},
-	},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "idempotency-key",
 		MaxLength: 128,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint: fingerprint.Spec{
+		Include:   []string{"/customer_id", "/items"},
+		Exclude:   []string{"/items/*/quantity"},
+		Unordered: []string{"/items"},
+	},
 	Retention:     96 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     336 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   3 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST

@@ -19,23 +19,23 @@ import (
 // contractCreateShipment is the run-time contract of createShipment (POST
 // /shipments).
 var contractCreateShipment = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/lines/*/note", "/metadata/trace", "/destination/notes"},
-		Unordered: []string{"/lines", "/lines/*/tags"},
-	},
+	Operation:  "createShipment",
+	Method:     "POST",
+	Route:      "/shipments",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createShipment",
+	Fingerprint: fingerprint.Spec{
+		Exclude:   []string{"/lines/*/note", "/metadata/trace", "/destination/notes"},
+		Unordered: []string{"/lines", "/lines/*/tags"},
+	},
 	Retention:     24 * time.Hour,
-	Route:         "/shipments",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateShipmentOperation is what the business method of createShipment (POST
@@ -198,25 +198,25 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 // contractRerouteShipment is the run-time contract of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute).
 var contractRerouteShipment = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/lines/*/tags"},
-		Include:   []string{"/destination/city", "/priority", "/lines", "/extra", "/weight"},
-		Unordered: []string{"/lines"},
-	},
+	Operation:  "rerouteShipment",
+	Method:     "POST",
+	Route:      "/shipments/{shipment_id}/reroute",
+	PathParams: []string{"shipment_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "rerouteShipment",
-	PathParams:    []string{"shipment_id"},
+	Fingerprint: fingerprint.Spec{
+		Include:   []string{"/destination/city", "/priority", "/lines", "/extra", "/weight"},
+		Exclude:   []string{"/lines/*/tags"},
+		Unordered: []string{"/lines"},
+	},
 	Retention:     24 * time.Hour,
-	Route:         "/shipments/{shipment_id}/reroute",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // RerouteShipmentOperation is what the business method of rerouteShipment (POST

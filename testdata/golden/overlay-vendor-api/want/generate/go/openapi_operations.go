@@ -18,20 +18,22 @@ import (
 // contractCreateTransfer is the run-time contract of createTransfer (POST
 // /transfers).
 var contractCreateTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
+	Operation:  "createTransfer",
+	Method:     "POST",
+	Route:      "/transfers",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createTransfer",
+	Fingerprint: fingerprint.Spec{
+		Include: []string{"/amount", "/currency", "/destination"},
+	},
 	Retention:     48 * time.Hour,
-	Route:         "/transfers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST
@@ -146,20 +148,20 @@ func fingerprintCreateTransfer(req *CreateTransferBody, params map[string]string
 // contractReverseTransfer is the run-time contract of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals).
 var contractReverseTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "reverseTransfer",
+	Method:     "POST",
+	Route:      "/transfers/{transfer_id}/reversals",
+	PathParams: []string{"transfer_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "reverseTransfer",
-	PathParams:    []string{"transfer_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     6 * time.Hour,
-	Route:         "/transfers/{transfer_id}/reversals",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // ReverseTransferOperation is what the business method of reverseTransfer (POST

@@ -20,20 +20,20 @@ import (
 // contractCreateStatement is the run-time contract of createStatement (POST
 // /accounts/{account_id}/statements).
 var contractCreateStatement = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createStatement",
+	Method:     "POST",
+	Route:      "/accounts/{account_id}/statements",
+	PathParams: []string{"account_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "createStatement",
-	PathParams:    []string{"account_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/accounts/{account_id}/statements",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateStatementOperation is what the business method of createStatement (POST
@@ -121,21 +121,21 @@ func fingerprintCreateStatement(params map[string]string) (fingerprint.Sum, erro
 // contractCreateTransfer is the run-time contract of createTransfer (POST
 // /accounts/{account_id}/transfers).
 var contractCreateTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createTransfer",
+	Method:     "POST",
+	Route:      "/accounts/{account_id}/transfers",
+	PathParams: []string{"account_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createTransfer",
-	PathParams:    []string{"account_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/accounts/{account_id}/transfers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST
