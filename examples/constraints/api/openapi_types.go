@@ -5,13 +5,14 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"github.com/idemgen/idemgen/runtime/form"
-	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"maps"
 	"math"
 	"regexp"
 	"slices"
+
+	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.

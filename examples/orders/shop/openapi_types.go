@@ -3,8 +3,9 @@
 package shop
 
 import (
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"regexp"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.

@@ -5,6 +5,7 @@ package golden
 import (
 	"encoding/json"
 	"errors"
+
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )

@@ -4,9 +4,10 @@ package golden
 
 import (
 	"encoding/json"
+	"math"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"math"
 )
 
 // Address is the schema #/components/schemas/Address.

@@ -4,8 +4,9 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"regexp"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.

@@ -4,9 +4,10 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"net/netip"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // CreateBooking201Body is the 201 response body of createBooking (POST

@@ -4,8 +4,9 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
+
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 

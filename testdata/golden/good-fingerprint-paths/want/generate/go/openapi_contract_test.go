@@ -4,9 +4,10 @@ package golden
 
 import (
 	"encoding/json"
+	"testing"
+
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"testing"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.

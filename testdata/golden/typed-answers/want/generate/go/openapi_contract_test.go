@@ -4,11 +4,12 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/idemtest"
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.
