@@ -71,7 +71,7 @@ func TestWidgetConstraints(t *testing.T) {
 		bad   func(m map[string]any)
 		want  []string
 	}{
-		{"required", nil, func(m map[string]any) { delete(m, "id"); delete(m, "color") }, []string{"/color", "/id"}},
+		{"required", nil, func(m map[string]any) { delete(m, "id"); delete(m, "color") }, []string{"/id", "/color"}},
 		{"additionalProperties false", nil, set("extra", 1), []string{"/extra"}},
 		{"format uuid", nil, set("id", "not-a-uuid"), []string{"/id"}},
 		{"minLength", set("name", "ab"), set("name", "a"), []string{"/name"}},

@@ -64,10 +64,10 @@ func TestTypedAnswers(t *testing.T) {
 	}{
 		{"201 with headers", CreateTransfer201Response{Body: Transfer{ID: "t-1", Amount: 5}, Headers: CreateTransfer201Headers{Location: "/transfers/t-1", XRateRemaining: &remaining}},
 			idemimpl.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}, "Location": {"/transfers/t-1"}, "X-Rate-Remaining": {"9"}},
-				Typed: []string{"Location", "X-Rate-Remaining"}, Body: []byte(`{"amount":5,"id":"t-1"}`)}},
+				Typed: []string{"Location", "X-Rate-Remaining"}, Body: []byte(`{"id":"t-1","amount":5}`)}},
 		{"201 without the optional header", CreateTransfer201Response{Body: Transfer{ID: "t-1", Amount: 5}, Headers: CreateTransfer201Headers{Location: "/transfers/t-1"}},
 			idemimpl.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}, "Location": {"/transfers/t-1"}},
-				Typed: []string{"Location", "X-Rate-Remaining"}, Body: []byte(`{"amount":5,"id":"t-1"}`)}},
+				Typed: []string{"Location", "X-Rate-Remaining"}, Body: []byte(`{"id":"t-1","amount":5}`)}},
 		{"202 without a body", CreateTransfer202Response{}, idemimpl.Response{Status: 202, Header: http.Header{}}},
 		{"4XX", CreateTransfer4XXResponse{Status: 404, Body: Problem{}},
 			idemimpl.Response{Status: 404, Header: http.Header{"Content-Type": {"application/problem+json"}}, Body: []byte(`{}`)}},
