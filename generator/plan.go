@@ -20,7 +20,7 @@ type Plan struct {
 
 // Names of the package-level API every generated package declares; types
 // planned from schemas never take them.
-var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion", "handle"}
+var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion"}
 
 // unimplementedHandlers is the type a service embeds to implement the
 // operations one at a time.
@@ -145,9 +145,6 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	p.HandleType = names.Unique(ot.Name+"Operation", "operation handle of "+describe(op), op.Pos)
 	p.ContractVar = names.Unique("contract"+ot.Name, "contract of "+describe(op), op.Pos)
 	p.FingerprintFunc = names.Unique("fingerprint"+ot.Name, "fingerprint of "+describe(op), op.Pos)
-	if ot.Request != nil {
-		p.DecodeFunc = names.Unique("decode"+ot.Name, "decoder of "+describe(op), op.Pos)
-	}
 	p.TypedFunc = names.Unique("typed"+ot.Name, "typed operation of "+describe(op), op.Pos)
 	changeFunc := names.Unique("change"+ot.Name, "significant change of "+describe(op), op.Pos)
 	params := pathParams(op)
@@ -171,7 +168,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	route, routeDiags := planRoute(op)
 	diags = append(diags, routeDiags...)
 	p.Route = route
-	p.MountFunc = names.Unique("mount"+ot.Name, "mount of "+describe(op), op.Pos)
+	p.MountVar = names.Unique("mount"+ot.Name, "mount of "+describe(op), op.Pos)
 	if len(route.Segments) > 0 {
 		p.PathValuesFunc = names.Unique("pathValues"+ot.Name, "path values of "+describe(op), op.Pos)
 	}
@@ -322,13 +319,20 @@ func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
 // checkParams sets on each parameter of a typed request the checks of the
 // scalar parameter of the same place and name (a header's name in any
 // case), so that the request's decoder reports its violations, with the
-// body's when it has one.
+// body's when it has one, and sets its field from the value the check
+// reads when that is the field's.
 func checkParams(params []ir.Param, checks []*ParamCheck) {
 	for i := range params {
 		for _, c := range checks {
 			if c.In == params[i].In && (c.Name == params[i].Name || c.In == ir.InHeader && strings.EqualFold(c.Name, params[i].Name)) {
 				params[i].Checked = c.Type
 			}
+		}
+		if t, c := params[i].Type, params[i].Checked; c != nil {
+			if t.Kind == TypePointer {
+				t = t.Elem
+			}
+			params[i].FromCheck = t.Kind == c.Kind
 		}
 	}
 }

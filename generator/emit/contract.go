@@ -72,19 +72,22 @@ type kv struct {
 }
 
 // keyed returns the elements of a keyed composite literal in the order
-// given, one per line (jen.Dict would sort them by key), leaving out those
-// without a value.
+// given (jen.Dict would sort them by key), leaving out those without a
+// value: one per line, or on the literal's line when there is one.
 func keyed(elems []kv) []jen.Code {
 	var out []jen.Code
 	for _, e := range elems {
 		if e.value != nil {
-			out = append(out, jen.Line().Id(e.key).Op(":").Add(e.value))
+			out = append(out, jen.Id(e.key).Op(":").Add(e.value))
 		}
 	}
-	if len(out) > 0 {
-		out = append(out, jen.Line())
+	if len(out) < 2 {
+		return out
 	}
-	return out
+	for i, e := range out {
+		out[i] = jen.Line().Add(e)
+	}
+	return append(out, jen.Line())
 }
 
 // lit is the literal s; nil, for keyed to leave out, when s is empty.

@@ -3,6 +3,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 
@@ -106,6 +107,12 @@ func comments(text string) []jen.Code {
 		out = append(out, jen.Comment(l))
 	}
 	return out
+}
+
+// commentSafe is text fit for a trailing // comment: on one line, with no
+// control character (see wrap).
+func commentSafe(text string) string {
+	return strings.Join(wrap(text, math.MaxInt), " ")
 }
 
 // wrap breaks text into lines of at most width bytes at spaces; a word

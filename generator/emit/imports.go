@@ -22,6 +22,7 @@ const (
 	mathImport        = "math"
 	regexpImport      = "regexp"
 	pgxImport         = "github.com/jackc/pgx/v5"
+	cmpImport         = "cmp"
 	contextImport     = "context"
 	errorsImport      = "errors"
 	fmtImport         = "fmt"

@@ -93,23 +93,26 @@ type Operation struct {
 	// ParamsType is the struct of the query, header and cookie
 	// parameters; empty when the operation has none.
 	ParamsType string
-	// RequestFunc builds the typed request from the raw one, before
-	// anything is claimed.
-	RequestFunc string
+	// DecodeFunc decodes the typed request from the raw one, parameters
+	// and body checked against their schemas into one list of
+	// violations, before anything is claimed.
+	DecodeFunc string
 	// ResponseType is the interface every response type of the operation
-	// implements, through the unexported method ResponseMethod, so that
-	// only the documented answers can be returned.
-	ResponseType    string
-	ResponseMethod  string
-	ContractVar     string
+	// implements, through the unexported method ResponseMethod (which
+	// describes the answer to the runtime), so that only the documented
+	// answers can be returned.
+	ResponseType   string
+	ResponseMethod string
+	ContractVar    string
+	// FingerprintFunc computes the fingerprint of a typed request.
 	FingerprintFunc string
-	DecodeFunc      string // empty without a request body
 	TypedFunc       string
 	// NaturalKeyFunc is empty when the contract declares no natural key.
 	NaturalKeyFunc string
-	// MountFunc gives the ServeMux pattern and the handler as a router
-	// serves it; Routes and the contract tests both mount through it.
-	MountFunc string
+	// MountVar is where the operation mounts: its path, its ServeMux
+	// pattern and PathValuesFunc; Routes and the contract tests both
+	// mount through it.
+	MountVar string
 	// PathValuesFunc is empty when the router's wildcards are the path
 	// parameters themselves (Route.Segments is empty).
 	PathValuesFunc string
@@ -178,6 +181,11 @@ type Param struct {
 	// TypeString with Checks.Strings). Nil when it is not checked: a
 	// parameter of another shape, or a cookie.
 	Checked *GoType
+	// FromCheck is set when the value the check reads is the field's
+	// (Checked has the kind of Type, or of its element): the field is set
+	// from it, and the parameter decoded once. Otherwise (a date-time, a
+	// list, a cookie) the runtime decodes it after the checks.
+	FromCheck bool
 }
 
 // Response is one documented answer of an operation and its Go type.

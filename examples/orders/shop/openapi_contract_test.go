@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -42,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateOrder,
-		Mount:      mountCreateOrder,
+		Mount:      mountCreateOrder.Serve,
 		NaturalKey: true,
 		Operation:  typedCreateOrder(fx.Handlers),
 	})
@@ -52,7 +53,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *NewOrder, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +85,7 @@ func TestContractCancelOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CancelOrder,
-		Mount:      mountCancelOrder,
+		Mount:      mountCancelOrder.Serve,
 		NaturalKey: true,
 		Operation:  typedCancelOrder(fx.Handlers),
 		PathParams: func(r *CancelOrderRequest) map[string]string {
@@ -95,7 +98,9 @@ func TestContractCancelOrder(t *testing.T) {
 // fingerprint of cancelOrder (POST /orders/{order-id}/cancel) equals the
 // runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCancelOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCancelOrder, fingerprintCancelOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCancelOrder, func(b *Cancellation, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCancelOrder(&CancelOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -25,7 +25,7 @@ func TestTypedRequest(t *testing.T) {
 			Body:       []byte(`{"amount":5}`),
 		}
 	}
-	req, err := requestCreateTransfer(raw())
+	req, err := decodeCreateTransfer(raw())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,16 +38,28 @@ func TestTypedRequest(t *testing.T) {
 	if diff := cmp.Diff(want, req); diff != "" {
 		t.Errorf("typed request (-want +got):\n%s", diff)
 	}
-	for name, change := range map[string]func(*idemimpl.Request){
-		"X-Request-Priority": func(r *idemimpl.Request) { r.Header.Del("X-Request-Priority") },
-		"account_id":         func(r *idemimpl.Request) { r.PathParams["account_id"] = "forty-two" },
-		"dry_run":            func(r *idemimpl.Request) { r.Query.Set("dry_run", "maybe") },
+	for _, tc := range []struct {
+		name   string
+		change func(*idemimpl.Request)
+	}{
+		{"X-Request-Priority", func(r *idemimpl.Request) { r.Header.Del("X-Request-Priority") }},
+		{"account_id", func(r *idemimpl.Request) { r.PathParams["account_id"] = "forty-two" }},
+		{"account_id", func(r *idemimpl.Request) { r.PathParams["account_id"] = "" }},
+		{"dry_run", func(r *idemimpl.Request) { r.Query.Set("dry_run", "maybe") }},
+		{"session_hint", func(r *idemimpl.Request) { r.Header.Add("Cookie", "session_hint=h2") }},
 	} {
 		r := raw()
-		change(r)
-		if _, err := requestCreateTransfer(r); !errors.Is(err, idemimpl.ErrInvalidBody) || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: error %v, want an invalid request naming the parameter", name, err)
+		tc.change(r)
+		if _, err := decodeCreateTransfer(r); !errors.Is(err, idemimpl.ErrInvalidBody) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: error %v, want an invalid request naming the parameter", tc.name, err)
 		}
+	}
+	// The statement has no body: its path parameter is still checked.
+	if _, err := decodeCreateStatement(&idemimpl.Request{PathParams: map[string]string{"account_id": "x"}}); !errors.Is(err, idemimpl.ErrInvalidBody) {
+		t.Errorf("a statement of account x: error %v, want an invalid request", err)
+	}
+	if req, err := decodeCreateStatement(&idemimpl.Request{PathParams: map[string]string{"account_id": "7"}}); err != nil || req.AccountID != 7 {
+		t.Errorf("a statement of account 7: %+v, %v", req, err)
 	}
 }
 
@@ -74,7 +86,7 @@ func TestTypedAnswers(t *testing.T) {
 		{"default", CreateTransferDefaultResponse{Status: 503, Body: Error{Message: "down"}},
 			idemimpl.Response{Status: 503, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"message":"down"}`)}},
 	} {
-		got, err := tc.res.responseCreateTransfer()
+		got, err := tc.res.responseCreateTransfer().Render()
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -83,13 +95,13 @@ func TestTypedAnswers(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
-	if _, err := (CreateTransfer4XXResponse{Status: 500}).responseCreateTransfer(); err == nil {
+	if _, err := (CreateTransfer4XXResponse{Status: 500}).responseCreateTransfer().Render(); err == nil {
 		t.Error("a 4XX answer with status 500 rendered")
 	}
-	if _, err := (CreateTransferDefaultResponse{Status: 42}).responseCreateTransfer(); err == nil {
+	if _, err := (CreateTransferDefaultResponse{Status: 42}).responseCreateTransfer().Render(); err == nil {
 		t.Error("a default answer with status 42 rendered")
 	}
-	pdf, err := CreateStatement200Response{Body: []byte("%PDF-1.7")}.responseCreateStatement()
+	pdf, err := CreateStatement200Response{Body: []byte("%PDF-1.7")}.responseCreateStatement().Render()
 	if err != nil || pdf.Header.Get("Content-Type") != "application/pdf" || string(pdf.Body) != "%PDF-1.7" {
 		t.Errorf("pdf answer %+v, %v; want application/pdf with the bytes", pdf, err)
 	}

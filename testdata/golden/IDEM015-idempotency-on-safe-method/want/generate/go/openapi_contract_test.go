@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -42,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder,
+		Mount:     mountCreateOrder.Serve,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
@@ -51,7 +52,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -72,7 +75,7 @@ func TestContractGetOrder(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.GetOrder,
-		Mount:      mountGetOrder,
+		Mount:      mountGetOrder.Serve,
 		NaturalKey: true,
 		Operation:  typedGetOrder(fx.Handlers),
 		PathParams: func(r *GetOrderRequest) map[string]string {

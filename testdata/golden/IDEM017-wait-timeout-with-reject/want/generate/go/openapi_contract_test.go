@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
@@ -38,7 +39,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder,
+		Mount:     mountCreateOrder.Serve,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
@@ -47,7 +48,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

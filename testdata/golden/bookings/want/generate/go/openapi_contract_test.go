@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -42,7 +43,7 @@ func TestContractCreateBooking(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateBooking,
-		Mount:      mountCreateBooking,
+		Mount:      mountCreateBooking.Serve,
 		NaturalKey: true,
 		Operation:  typedCreateBooking(fx.Handlers),
 	})
@@ -52,7 +53,9 @@ func TestContractCreateBooking(t *testing.T) {
 // fingerprint of createBooking (POST /bookings) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateBooking(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateBooking, fingerprintCreateBooking); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateBooking, func(b *NewBooking, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateBooking(&CreateBookingRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -78,7 +81,7 @@ func TestContractCheckInBooking(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CheckInBooking,
-		Mount:      mountCheckInBooking,
+		Mount:      mountCheckInBooking.Serve,
 		NaturalKey: true,
 		Operation:  typedCheckInBooking(fx.Handlers),
 		PathParams: func(r *CheckInBookingRequest) map[string]string {
@@ -91,7 +94,9 @@ func TestContractCheckInBooking(t *testing.T) {
 // fingerprint of checkInBooking (POST /bookings/{booking_id}/checkin) equals
 // the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCheckInBooking(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCheckInBooking, fingerprintCheckInBooking); err != nil {
+	if err := idemtest.CheckFingerprint(contractCheckInBooking, func(b *CheckIn, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCheckInBooking(&CheckInBookingRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

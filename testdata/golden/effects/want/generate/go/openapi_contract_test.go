@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -42,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder,
+		Mount:     mountCreateOrder.Serve,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
@@ -51,7 +52,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,7 +80,7 @@ func TestContractRefundOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.RefundOrder,
-		Mount:      mountRefundOrder,
+		Mount:      mountRefundOrder.Serve,
 		NaturalKey: true,
 		Operation:  typedRefundOrder(fx.Handlers),
 		PathParams: func(r *RefundOrderRequest) map[string]string {
@@ -90,7 +93,9 @@ func TestContractRefundOrder(t *testing.T) {
 // fingerprint of refundOrder (POST /orders/{id}/refund) equals the runtime's
 // canonical fingerprint of the same request's JSON.
 func TestFingerprintRefundOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractRefundOrder, fingerprintRefundOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractRefundOrder, func(b *RefundOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintRefundOrder(&RefundOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

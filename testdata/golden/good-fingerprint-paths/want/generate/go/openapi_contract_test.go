@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -39,7 +40,7 @@ func TestContractCreateShipment(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateShipment,
-		Mount:     mountCreateShipment,
+		Mount:     mountCreateShipment.Serve,
 		Operation: typedCreateShipment(fx.Handlers),
 	})
 }
@@ -48,7 +49,9 @@ func TestContractCreateShipment(t *testing.T) {
 // fingerprint of createShipment (POST /shipments) equals the runtime's
 // canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateShipment(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateShipment, fingerprintCreateShipment); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateShipment, func(b *Shipment, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateShipment(&CreateShipmentRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -65,7 +68,7 @@ func TestContractRerouteShipment(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.RerouteShipment,
-		Mount:      mountRerouteShipment,
+		Mount:      mountRerouteShipment.Serve,
 		NaturalKey: true,
 		Operation:  typedRerouteShipment(fx.Handlers),
 		PathParams: func(r *RerouteShipmentRequest) map[string]string {
@@ -78,7 +81,9 @@ func TestContractRerouteShipment(t *testing.T) {
 // fingerprint of rerouteShipment (POST /shipments/{shipment_id}/reroute) equals
 // the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintRerouteShipment(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractRerouteShipment, fingerprintRerouteShipment); err != nil {
+	if err := idemtest.CheckFingerprint(contractRerouteShipment, func(b *Shipment, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintRerouteShipment(&RerouteShipmentRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -42,7 +43,7 @@ func TestContractCreateTransfer(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateTransfer,
-		Mount:     mountCreateTransfer,
+		Mount:     mountCreateTransfer.Serve,
 		Operation: typedCreateTransfer(fx.Handlers),
 	})
 }
@@ -51,7 +52,9 @@ func TestContractCreateTransfer(t *testing.T) {
 // fingerprint of createTransfer (POST /transfers) equals the runtime's
 // canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateTransfer(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateTransfer, func(b *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateTransfer(&CreateTransferRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -73,7 +76,7 @@ func TestContractReverseTransfer(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.ReverseTransfer,
-		Mount:      mountReverseTransfer,
+		Mount:      mountReverseTransfer.Serve,
 		NaturalKey: true,
 		Operation:  typedReverseTransfer(fx.Handlers),
 		PathParams: func(r *ReverseTransferRequest) map[string]string {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
@@ -41,7 +42,7 @@ func TestContractCreateStatement(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.CreateStatement,
-		Mount:      mountCreateStatement,
+		Mount:      mountCreateStatement.Serve,
 		NaturalKey: true,
 		Operation:  typedCreateStatement(fx.Handlers),
 		PathParams: func(r *CreateStatementRequest) map[string]string {
@@ -65,7 +66,7 @@ func TestContractCreateTransfer(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateTransfer,
-		Mount:      mountCreateTransfer,
+		Mount:      mountCreateTransfer.Serve,
 		NaturalKey: true,
 		Operation:  typedCreateTransfer(fx.Handlers),
 		Parameters: func(r *CreateTransferRequest) (url.Values, http.Header) {
@@ -95,7 +96,9 @@ func TestContractCreateTransfer(t *testing.T) {
 // fingerprint of createTransfer (POST /accounts/{account_id}/transfers) equals
 // the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateTransfer(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateTransfer, func(b *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateTransfer(&CreateTransferRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
