@@ -54,7 +54,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 		jen.Id("Operation"):  jen.Id(op.TypedFunc).Call(jen.Id("fx").Dot("Handlers")),
 		jen.Id("ConnString"): jen.Id("fx").Dot("ConnString"),
 		jen.Id("Fixture"):    jen.Id("fx").Dot(op.Name),
-		jen.Id("Mount"):      jen.Id(op.MountVar).Dot("Serve"),
+		jen.Id("Mount"):      jen.Id(op.MountVar),
 	}
 	if op.Tests.ChangeFunc != "" {
 		c[jen.Id("Change")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Block(jen.Id(op.Tests.ChangeFunc).Call(jen.Id("r").Dot(ir.FieldBody)))

@@ -56,15 +56,15 @@ func emitRoutes(f *jen.File, prog *ir.Program) {
 	)
 }
 
-// emitMount declares where an operation mounts: its path and ServeMux
-// pattern, and the function that takes its path apart when it has one.
+// emitMount declares how an operation mounts: at its ServeMux pattern,
+// behind the function that takes its path apart when it has one.
 func emitMount(f *jen.File, op *ir.Operation) {
-	fields := []jen.Code{jen.Id("Path").Op(":").Lit(op.Route.Path), jen.Id("Pattern").Op(":").Lit(op.Route.MuxPattern)}
+	pathValues := jen.Nil()
 	if op.PathValuesFunc != "" {
-		fields = append(fields, jen.Id("PathValues").Op(":").Id(op.PathValuesFunc))
+		pathValues = jen.Id(op.PathValuesFunc)
 	}
-	comment(f, fmt.Sprintf("%s is where %s mounts on a router.", op.MountVar, op.Doc))
-	f.Var().Id(op.MountVar).Op("=").Qual(idemimplImport, "Mount").Values(fields...)
+	comment(f, fmt.Sprintf("%s mounts %s on a router.", op.MountVar, op.Doc))
+	f.Var().Id(op.MountVar).Op("=").Qual(idemimplImport, "Mount").Call(jen.Lit(op.Route.MuxPattern), pathValues)
 }
 
 // emitTyped declares the function that binds an operation to the service's

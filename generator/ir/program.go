@@ -109,8 +109,8 @@ type Operation struct {
 	TypedFunc       string
 	// NaturalKeyFunc is empty when the contract declares no natural key.
 	NaturalKeyFunc string
-	// MountVar is where the operation mounts: its path, its ServeMux
-	// pattern and PathValuesFunc; Routes and the contract tests both
+	// MountVar mounts the operation at Route.MuxPattern, behind
+	// PathValuesFunc when there is one; Routes and the contract tests both
 	// mount through it.
 	MountVar string
 	// PathValuesFunc is empty when the router's wildcards are the path
@@ -129,12 +129,11 @@ type Operation struct {
 
 // Route is how an operation mounts on a router.
 type Route struct {
-	Method string
-	// Path is the path with one {wildcard} per templated segment, named
-	// by the generator: net/http's ServeMux and chi both accept it.
-	Path string
-	// MuxPattern is the ServeMux pattern: METHOD and Path, with {$} after
-	// a trailing slash so that it matches that path only.
+	// MuxPattern is the ServeMux pattern: METHOD and the path with one
+	// {wildcard} per templated segment, named by the generator so that
+	// net/http's ServeMux and chi both accept it, with {$} after a
+	// trailing slash so that it matches that path only. The runtime's
+	// routes take their method and path from it.
 	MuxPattern string
 	// Segments lists the templated segments whose values the generated
 	// code must take apart (a wildcard named differently from the

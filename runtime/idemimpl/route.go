@@ -3,6 +3,7 @@ package idemimpl
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 )
@@ -22,55 +23,48 @@ type Route struct {
 	pattern string
 }
 
-// Mount is where a generated operation mounts on a router.
-type Mount struct {
-	// Path is the operation's path with one {wildcard} per templated
-	// segment, which ServeMux and chi both accept.
-	Path string
-	// Pattern is the ServeMux pattern: the method and Path, with {$}
-	// after a trailing slash so that it matches that path only.
-	Pattern string
-	// PathValues, when the generator had to take segments apart (a
-	// wildcard named differently from its parameter, or text around a
-	// parameter), sets each path parameter under its OpenAPI name
-	// (SetPathValue) and reports false when the path does not have the
-	// template's shape; nil when the wildcards are the parameters.
-	PathValues func(*http.Request) bool
-}
-
-// Serve returns m's ServeMux pattern and h as the router serves it: behind
-// PathValues, answering 404 to a path without the template's shape, when
-// m has one. Routes and the generated contract tests mount through it.
-func (m Mount) Serve(h http.Handler) (string, http.Handler) {
-	if m.PathValues == nil {
-		return m.Pattern, h
-	}
-	return m.Pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !m.PathValues(r) {
-			http.NotFound(w, r)
-			return
+// Mount returns how a generated operation mounts on a router: a function
+// that gives its ServeMux pattern (METHOD /path, with {$} after a trailing
+// slash so that it matches that path only) and the operation's handler h
+// as the router serves it. pathValues, set when the generator had to take
+// segments apart (a wildcard named differently from its parameter, or text
+// around a parameter), sets each path parameter under its OpenAPI name
+// (SetPathValue) and reports false when the path does not have the
+// template's shape, which answers 404; nil when the wildcards are the
+// parameters. Routes and the generated contract tests mount through it.
+func Mount(pattern string, pathValues func(*http.Request) bool) func(h http.Handler) (string, http.Handler) {
+	return func(h http.Handler) (string, http.Handler) {
+		if pathValues == nil {
+			return pattern, h
 		}
-		h.ServeHTTP(w, r)
-	})
+		return pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !pathValues(r) {
+				http.NotFound(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
 }
 
 // Binding is a generated operation bound to the service's business
-// methods, and where it mounts: one entry of Routes.
+// methods, and how it mounts: one entry of Routes.
 type Binding struct {
-	method  string
-	mount   Mount
+	mount   func(http.Handler) (string, http.Handler)
 	handler func(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error)
 }
 
-// Bind pairs the typed operation t with where it mounts.
-func Bind[T any](t Typed[T], m Mount) Binding {
-	return Binding{method: t.Contract.Method, mount: m, handler: func(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
+// Bind pairs the typed operation t with how it mounts (see Mount).
+func Bind[T any](t Typed[T], mount func(http.Handler) (string, http.Handler)) Binding {
+	return Binding{mount: mount, handler: func(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
 		return NewTypedHandler(exec, t, scope, opts...)
 	}}
 }
 
 // Routes returns the route of each binding, in the order given: its
-// handler run by exec, in the scope scope gives each request, with opts.
+// handler run by exec, in the scope scope gives each request, with opts,
+// as its mount serves it; the route's method and path are its pattern's,
+// the path without ServeMux's {$}.
 func Routes(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption, bindings ...Binding) ([]Route, error) {
 	routes := make([]Route, 0, len(bindings))
 	for _, b := range bindings {
@@ -78,8 +72,9 @@ func Routes(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption, bin
 		if err != nil {
 			return nil, err
 		}
-		pattern, served := b.mount.Serve(h)
-		routes = append(routes, Route{Method: b.method, Path: b.mount.Path, Handler: served, pattern: pattern})
+		pattern, served := b.mount(h)
+		method, path, _ := strings.Cut(pattern, " ")
+		routes = append(routes, Route{Method: method, Path: strings.TrimSuffix(path, "{$}"), Handler: served, pattern: pattern})
 	}
 	return routes, nil
 }

@@ -25,7 +25,7 @@ type thing struct{ ID string }
 // renameThing is an operation whose route's wildcard is named differently
 // from its parameter, as the generator names them, so it mounts behind
 // PathValues; runs counts its business runs.
-func renameThing(runs *atomic.Int32) (Typed[thing], Mount) {
+func renameThing(runs *atomic.Int32) (Typed[thing], func(http.Handler) (string, http.Handler)) {
 	c := Contract{Operation: "renameThing", Method: "PUT", Route: "/things/{thing-id}/name", PathParams: []string{"thing-id"}}
 	t := Typed[thing]{
 		Contract: c,
@@ -38,14 +38,14 @@ func renameThing(runs *atomic.Int32) (Typed[thing], Mount) {
 			return Respond[answer](op, created{ID: req.ID}, nil, answer.answer)
 		},
 	}
-	m := Mount{Path: "/things/{thingID}/name", Pattern: "PUT /things/{thingID}/name", PathValues: func(r *http.Request) bool {
+	m := Mount("PUT /things/{thingID}/name", func(r *http.Request) bool {
 		id, ok := strings.CutPrefix(r.PathValue("thingID"), "t-")
 		if !ok || id == "" {
 			return false
 		}
 		r.SetPathValue("thing-id", id)
 		return true
-	}}
+	})
 	return t, m
 }
 
@@ -98,6 +98,29 @@ func TestRoutesAndRegister(t *testing.T) {
 	}
 	if n := runs.Load(); n != 1 {
 		t.Errorf("the business ran %d times after a 404, want once", n)
+	}
+}
+
+// A route's method and path are its pattern's, without ServeMux's {$};
+// a mount without path values serves the handler as it is.
+func TestMountWithoutPathValues(t *testing.T) {
+	pool := pgtest.Pool(t)
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	typed, _ := renameThing(&runs)
+	h := http.NotFoundHandler()
+	if pattern, served := Mount("POST /things/{$}", nil)(h); pattern != "POST /things/{$}" || served == nil {
+		t.Errorf("Mount without path values: %q, %v", pattern, served)
+	}
+	routes, err := Routes(exec, func(*http.Request) (string, error) { return "t", nil }, nil, Bind(typed, Mount("POST /things/{$}", nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt := routes[0]; rt.Method != "POST" || rt.Path != "/things/" || rt.pattern != "POST /things/{$}" {
+		t.Errorf("route %+v, want POST /things/ at POST /things/{$}", rt)
 	}
 }
 

@@ -880,8 +880,8 @@ func typedCreateGadget(h Handlers) idemimpl.Typed[CreateGadgetRequest] {
 	}
 }
 
-// mountCreateGadget is where createGadget (POST /gadgets) mounts on a router.
-var mountCreateGadget = idemimpl.Mount{Path: "/gadgets", Pattern: "POST /gadgets"}
+// mountCreateGadget mounts createGadget (POST /gadgets) on a router.
+var mountCreateGadget = idemimpl.Mount("POST /gadgets", nil)
 
 // typedPostCustomers binds PostCustomers (POST /v1/customers) to h: its
 // contract, typed request, typed fingerprint and business method.
@@ -897,9 +897,8 @@ func typedPostCustomers(h Handlers) idemimpl.Typed[PostCustomersRequest] {
 	}
 }
 
-// mountPostCustomers is where PostCustomers (POST /v1/customers) mounts on a
-// router.
-var mountPostCustomers = idemimpl.Mount{Path: "/v1/customers", Pattern: "POST /v1/customers"}
+// mountPostCustomers mounts PostCustomers (POST /v1/customers) on a router.
+var mountPostCustomers = idemimpl.Mount("POST /v1/customers", nil)
 
 // typedCreateWidget binds createWidget (POST /widgets) to h: its contract,
 // typed request, typed fingerprint and business method.
@@ -915,8 +914,8 @@ func typedCreateWidget(h Handlers) idemimpl.Typed[CreateWidgetRequest] {
 	}
 }
 
-// mountCreateWidget is where createWidget (POST /widgets) mounts on a router.
-var mountCreateWidget = idemimpl.Mount{Path: "/widgets", Pattern: "POST /widgets"}
+// mountCreateWidget mounts createWidget (POST /widgets) on a router.
+var mountCreateWidget = idemimpl.Mount("POST /widgets", nil)
 
 // typedArchiveWidget binds archiveWidget (POST /widgets/{widget-id}/archive) to
 // h: its contract, typed request, typed fingerprint and business method.
@@ -932,9 +931,9 @@ func typedArchiveWidget(h Handlers) idemimpl.Typed[ArchiveWidgetRequest] {
 	}
 }
 
-// mountArchiveWidget is where archiveWidget (POST /widgets/{widget-id}/archive)
-// mounts on a router.
-var mountArchiveWidget = idemimpl.Mount{Path: "/widgets/{widgetID}/archive", Pattern: "POST /widgets/{widgetID}/archive", PathValues: pathValuesArchiveWidget}
+// mountArchiveWidget mounts archiveWidget (POST /widgets/{widget-id}/archive)
+// on a router.
+var mountArchiveWidget = idemimpl.Mount("POST /widgets/{widgetID}/archive", pathValuesArchiveWidget)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

@@ -43,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateOrder,
-		Mount:      mountCreateOrder.Serve,
+		Mount:      mountCreateOrder,
 		NaturalKey: true,
 		Operation:  typedCreateOrder(fx.Handlers),
 	})
@@ -85,7 +85,7 @@ func TestContractCancelOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CancelOrder,
-		Mount:      mountCancelOrder.Serve,
+		Mount:      mountCancelOrder,
 		NaturalKey: true,
 		Operation:  typedCancelOrder(fx.Handlers),
 		PathParams: func(r *CancelOrderRequest) map[string]string {

@@ -454,8 +454,8 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	}
 }
 
-// mountCreateOrder is where createOrder (POST /orders) mounts on a router.
-var mountCreateOrder = idemimpl.Mount{Path: "/orders", Pattern: "POST /orders"}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedCancelOrder binds cancelOrder (POST /orders/{order-id}/cancel) to h: its
 // contract, typed request, typed fingerprint and business method.
@@ -471,9 +471,9 @@ func typedCancelOrder(h Handlers) idemimpl.Typed[CancelOrderRequest] {
 	}
 }
 
-// mountCancelOrder is where cancelOrder (POST /orders/{order-id}/cancel) mounts
-// on a router.
-var mountCancelOrder = idemimpl.Mount{Path: "/orders/{orderID}/cancel", Pattern: "POST /orders/{orderID}/cancel", PathValues: pathValuesCancelOrder}
+// mountCancelOrder mounts cancelOrder (POST /orders/{order-id}/cancel) on a
+// router.
+var mountCancelOrder = idemimpl.Mount("POST /orders/{orderID}/cancel", pathValuesCancelOrder)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

@@ -173,8 +173,8 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	}
 }
 
-// mountCreateOrder is where createOrder (POST /orders) mounts on a router.
-var mountCreateOrder = idemimpl.Mount{Path: "/orders", Pattern: "POST /orders"}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

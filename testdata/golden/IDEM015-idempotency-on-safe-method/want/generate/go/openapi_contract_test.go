@@ -43,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder.Serve,
+		Mount:     mountCreateOrder,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
@@ -75,7 +75,7 @@ func TestContractGetOrder(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.GetOrder,
-		Mount:      mountGetOrder.Serve,
+		Mount:      mountGetOrder,
 		NaturalKey: true,
 		Operation:  typedGetOrder(fx.Handlers),
 		PathParams: func(r *GetOrderRequest) map[string]string {

@@ -251,8 +251,8 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	}
 }
 
-// mountCreateOrder is where createOrder (POST /orders) mounts on a router.
-var mountCreateOrder = idemimpl.Mount{Path: "/orders", Pattern: "POST /orders"}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedGetOrder binds getOrder (GET /orders/{order_id}) to h: its contract,
 // typed request, typed fingerprint and business method.
@@ -268,8 +268,8 @@ func typedGetOrder(h Handlers) idemimpl.Typed[GetOrderRequest] {
 	}
 }
 
-// mountGetOrder is where getOrder (GET /orders/{order_id}) mounts on a router.
-var mountGetOrder = idemimpl.Mount{Path: "/orders/{order_id}", Pattern: "GET /orders/{order_id}"}
+// mountGetOrder mounts getOrder (GET /orders/{order_id}) on a router.
+var mountGetOrder = idemimpl.Mount("GET /orders/{order_id}", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

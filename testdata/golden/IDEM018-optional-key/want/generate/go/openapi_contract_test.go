@@ -39,7 +39,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder.Serve,
+		Mount:     mountCreateOrder,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }

@@ -43,7 +43,7 @@ func TestContractCreateBooking(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateBooking,
-		Mount:      mountCreateBooking.Serve,
+		Mount:      mountCreateBooking,
 		NaturalKey: true,
 		Operation:  typedCreateBooking(fx.Handlers),
 	})
@@ -81,7 +81,7 @@ func TestContractCheckInBooking(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CheckInBooking,
-		Mount:      mountCheckInBooking.Serve,
+		Mount:      mountCheckInBooking,
 		NaturalKey: true,
 		Operation:  typedCheckInBooking(fx.Handlers),
 		PathParams: func(r *CheckInBookingRequest) map[string]string {

@@ -402,9 +402,8 @@ func typedCreateBooking(h Handlers) idemimpl.Typed[CreateBookingRequest] {
 	}
 }
 
-// mountCreateBooking is where createBooking (POST /bookings) mounts on a
-// router.
-var mountCreateBooking = idemimpl.Mount{Path: "/bookings", Pattern: "POST /bookings"}
+// mountCreateBooking mounts createBooking (POST /bookings) on a router.
+var mountCreateBooking = idemimpl.Mount("POST /bookings", nil)
 
 // typedCheckInBooking binds checkInBooking (POST
 // /bookings/{booking_id}/checkin) to h: its contract, typed request, typed
@@ -421,9 +420,9 @@ func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckInBookingRequest] {
 	}
 }
 
-// mountCheckInBooking is where checkInBooking (POST
-// /bookings/{booking_id}/checkin) mounts on a router.
-var mountCheckInBooking = idemimpl.Mount{Path: "/bookings/{booking_id}/checkin", Pattern: "POST /bookings/{booking_id}/checkin"}
+// mountCheckInBooking mounts checkInBooking (POST
+// /bookings/{booking_id}/checkin) on a router.
+var mountCheckInBooking = idemimpl.Mount("POST /bookings/{booking_id}/checkin", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

@@ -43,7 +43,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateOrder,
-		Mount:     mountCreateOrder.Serve,
+		Mount:     mountCreateOrder,
 		Operation: typedCreateOrder(fx.Handlers),
 	})
 }
@@ -80,7 +80,7 @@ func TestContractRefundOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.RefundOrder,
-		Mount:      mountRefundOrder.Serve,
+		Mount:      mountRefundOrder,
 		NaturalKey: true,
 		Operation:  typedRefundOrder(fx.Handlers),
 		PathParams: func(r *RefundOrderRequest) map[string]string {

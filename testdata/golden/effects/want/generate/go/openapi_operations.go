@@ -333,8 +333,8 @@ func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	}
 }
 
-// mountCreateOrder is where createOrder (POST /orders) mounts on a router.
-var mountCreateOrder = idemimpl.Mount{Path: "/orders", Pattern: "POST /orders"}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedRefundOrder binds refundOrder (POST /orders/{id}/refund) to h: its
 // contract, typed request, typed fingerprint and business method.
@@ -350,9 +350,8 @@ func typedRefundOrder(h Handlers) idemimpl.Typed[RefundOrderRequest] {
 	}
 }
 
-// mountRefundOrder is where refundOrder (POST /orders/{id}/refund) mounts on a
-// router.
-var mountRefundOrder = idemimpl.Mount{Path: "/orders/{id}/refund", Pattern: "POST /orders/{id}/refund"}
+// mountRefundOrder mounts refundOrder (POST /orders/{id}/refund) on a router.
+var mountRefundOrder = idemimpl.Mount("POST /orders/{id}/refund", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

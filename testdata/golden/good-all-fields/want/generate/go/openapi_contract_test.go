@@ -39,7 +39,7 @@ func TestContractCreateOrder(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateOrder,
-		Mount:      mountCreateOrder.Serve,
+		Mount:      mountCreateOrder,
 		NaturalKey: true,
 		Operation:  typedCreateOrder(fx.Handlers),
 	})

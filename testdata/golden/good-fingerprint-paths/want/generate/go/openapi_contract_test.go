@@ -40,7 +40,7 @@ func TestContractCreateShipment(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateShipment,
-		Mount:     mountCreateShipment.Serve,
+		Mount:     mountCreateShipment,
 		Operation: typedCreateShipment(fx.Handlers),
 	})
 }
@@ -68,7 +68,7 @@ func TestContractRerouteShipment(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.RerouteShipment,
-		Mount:      mountRerouteShipment.Serve,
+		Mount:      mountRerouteShipment,
 		NaturalKey: true,
 		Operation:  typedRerouteShipment(fx.Handlers),
 		PathParams: func(r *RerouteShipmentRequest) map[string]string {

@@ -354,9 +354,8 @@ func typedCreateShipment(h Handlers) idemimpl.Typed[CreateShipmentRequest] {
 	}
 }
 
-// mountCreateShipment is where createShipment (POST /shipments) mounts on a
-// router.
-var mountCreateShipment = idemimpl.Mount{Path: "/shipments", Pattern: "POST /shipments"}
+// mountCreateShipment mounts createShipment (POST /shipments) on a router.
+var mountCreateShipment = idemimpl.Mount("POST /shipments", nil)
 
 // typedRerouteShipment binds rerouteShipment (POST
 // /shipments/{shipment_id}/reroute) to h: its contract, typed request, typed
@@ -373,9 +372,9 @@ func typedRerouteShipment(h Handlers) idemimpl.Typed[RerouteShipmentRequest] {
 	}
 }
 
-// mountRerouteShipment is where rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) mounts on a router.
-var mountRerouteShipment = idemimpl.Mount{Path: "/shipments/{shipment_id}/reroute", Pattern: "POST /shipments/{shipment_id}/reroute"}
+// mountRerouteShipment mounts rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) on a router.
+var mountRerouteShipment = idemimpl.Mount("POST /shipments/{shipment_id}/reroute", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

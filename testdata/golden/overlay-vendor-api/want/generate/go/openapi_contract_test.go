@@ -43,7 +43,7 @@ func TestContractCreateTransfer(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:   fx.CreateTransfer,
-		Mount:     mountCreateTransfer.Serve,
+		Mount:     mountCreateTransfer,
 		Operation: typedCreateTransfer(fx.Handlers),
 	})
 }
@@ -76,7 +76,7 @@ func TestContractReverseTransfer(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.ReverseTransfer,
-		Mount:      mountReverseTransfer.Serve,
+		Mount:      mountReverseTransfer,
 		NaturalKey: true,
 		Operation:  typedReverseTransfer(fx.Handlers),
 		PathParams: func(r *ReverseTransferRequest) map[string]string {

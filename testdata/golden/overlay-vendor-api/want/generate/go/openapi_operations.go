@@ -247,9 +247,8 @@ func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	}
 }
 
-// mountCreateTransfer is where createTransfer (POST /transfers) mounts on a
-// router.
-var mountCreateTransfer = idemimpl.Mount{Path: "/transfers", Pattern: "POST /transfers"}
+// mountCreateTransfer mounts createTransfer (POST /transfers) on a router.
+var mountCreateTransfer = idemimpl.Mount("POST /transfers", nil)
 
 // typedReverseTransfer binds reverseTransfer (POST
 // /transfers/{transfer_id}/reversals) to h: its contract, typed request, typed
@@ -266,9 +265,9 @@ func typedReverseTransfer(h Handlers) idemimpl.Typed[ReverseTransferRequest] {
 	}
 }
 
-// mountReverseTransfer is where reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) mounts on a router.
-var mountReverseTransfer = idemimpl.Mount{Path: "/transfers/{transfer_id}/reversals", Pattern: "POST /transfers/{transfer_id}/reversals"}
+// mountReverseTransfer mounts reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) on a router.
+var mountReverseTransfer = idemimpl.Mount("POST /transfers/{transfer_id}/reversals", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope

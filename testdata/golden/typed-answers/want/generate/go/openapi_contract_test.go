@@ -42,7 +42,7 @@ func TestContractCreateStatement(t *testing.T) {
 			return nil, "", nil
 		},
 		Fixture:    fx.CreateStatement,
-		Mount:      mountCreateStatement.Serve,
+		Mount:      mountCreateStatement,
 		NaturalKey: true,
 		Operation:  typedCreateStatement(fx.Handlers),
 		PathParams: func(r *CreateStatementRequest) map[string]string {
@@ -66,7 +66,7 @@ func TestContractCreateTransfer(t *testing.T) {
 			return b, "application/json", err
 		},
 		Fixture:    fx.CreateTransfer,
-		Mount:      mountCreateTransfer.Serve,
+		Mount:      mountCreateTransfer,
 		NaturalKey: true,
 		Operation:  typedCreateTransfer(fx.Handlers),
 		Parameters: func(r *CreateTransferRequest) (url.Values, http.Header) {

@@ -331,9 +331,9 @@ func typedCreateStatement(h Handlers) idemimpl.Typed[CreateStatementRequest] {
 	}
 }
 
-// mountCreateStatement is where createStatement (POST
-// /accounts/{account_id}/statements) mounts on a router.
-var mountCreateStatement = idemimpl.Mount{Path: "/accounts/{account_id}/statements", Pattern: "POST /accounts/{account_id}/statements"}
+// mountCreateStatement mounts createStatement (POST
+// /accounts/{account_id}/statements) on a router.
+var mountCreateStatement = idemimpl.Mount("POST /accounts/{account_id}/statements", nil)
 
 // typedCreateTransfer binds createTransfer (POST
 // /accounts/{account_id}/transfers) to h: its contract, typed request, typed
@@ -350,9 +350,9 @@ func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	}
 }
 
-// mountCreateTransfer is where createTransfer (POST
-// /accounts/{account_id}/transfers) mounts on a router.
-var mountCreateTransfer = idemimpl.Mount{Path: "/accounts/{account_id}/transfers", Pattern: "POST /accounts/{account_id}/transfers"}
+// mountCreateTransfer mounts createTransfer (POST
+// /accounts/{account_id}/transfers) on a router.
+var mountCreateTransfer = idemimpl.Mount("POST /accounts/{account_id}/transfers", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
 // method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
