@@ -140,7 +140,9 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 
 // generatedCodeVersion is the version of the generated code's contract with
 // the runtime; it changes when generated code needs a different runtime API.
-const generatedCodeVersion = 2
+// Version 3 describes answers to the runtime (idemimpl.Answer, Respond) and
+// mounts through it (Route, Mount, Routes, Register).
+const generatedCodeVersion = 3
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives
 // orders, examples/orders/openapi.yaml gives openapi.

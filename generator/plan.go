@@ -4,14 +4,9 @@ import (
 	"cmp"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/idemgen/idemgen/generator/ir"
-	"github.com/idemgen/idemgen/runtime/fingerprint"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -27,7 +22,7 @@ type Plan struct {
 
 // Names of the package-level API every generated package declares; types
 // planned from schemas never take them.
-var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion", "handle"}
+var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion"}
 
 // unimplementedHandlers is the type a service embeds to implement the
 // operations one at a time.
@@ -112,9 +107,6 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	p.HandleType = names.Unique(ot.Name+"Operation", "operation handle of "+describe(op), op.Pos)
 	p.ContractVar = names.Unique("contract"+ot.Name, "contract of "+describe(op), op.Pos)
 	p.FingerprintFunc = names.Unique("fingerprint"+ot.Name, "fingerprint of "+describe(op), op.Pos)
-	if ot.Request != nil {
-		p.DecodeFunc = names.Unique("decode"+ot.Name, "decoder of "+describe(op), op.Pos)
-	}
 	p.TypedFunc = names.Unique("typed"+ot.Name, "typed operation of "+describe(op), op.Pos)
 	changeFunc := names.Unique("change"+ot.Name, "significant change of "+describe(op), op.Pos)
 	params := pathParams(op)
@@ -138,7 +130,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	route, routeDiags := planRoute(op)
 	diags = append(diags, routeDiags...)
 	p.Route = route
-	p.MountFunc = names.Unique("mount"+ot.Name, "mount of "+describe(op), op.Pos)
+	p.MountVar = names.Unique("mount"+ot.Name, "mount of "+describe(op), op.Pos)
 	if len(route.Segments) > 0 {
 		p.PathValuesFunc = names.Unique("pathValues"+ot.Name, "path values of "+describe(op), op.Pos)
 	}
@@ -153,10 +145,7 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 			p.NaturalKeyFunc = names.Unique("naturalKey"+ot.Name, "natural key of "+describe(op), op.Pos)
 		}
 	}
-	p.Contract = runtimeContract(op, params)
-	if ot.Request != nil {
-		p.Contract.MediaTypes = ot.Request.Accept
-	}
+	p.Contract = planContract(op, params, ot.Request)
 	checkParams(p.Params, ot.Params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,
@@ -169,77 +158,6 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		}
 	}
 	return p, diags
-}
-
-// runtimeContract turns an operation's contract into the runtime's value:
-// the one place where spec values become runtime values.
-func runtimeContract(op *spec.Operation, params []string) idemimpl.Contract {
-	c := op.Contract
-	rc := idemimpl.Contract{
-		Operation:   op.ID,
-		Method:      op.Method,
-		Route:       op.Path,
-		PathParams:  params,
-		Key:         idemimpl.KeySpec{Optional: !c.Key.Required.Value, MaxLength: c.Key.MaxLength.Value},
-		Retention:   c.Retention.Value,
-		Tombstone:   c.Tombstone.Value,
-		WaitTimeout: c.WaitTimeout.Value,
-		Fingerprint: fingerprint.Spec{
-			Include:   fieldValues(c.Fingerprint.Include),
-			Exclude:   fieldValues(c.Fingerprint.Exclude),
-			Unordered: fieldValues(c.Fingerprint.Unordered),
-		},
-	}
-	if c.Key.In.Value == spec.KeyInBody {
-		rc.Key.BodyPointer = c.Key.Name.Value
-	} else {
-		rc.Key.Header = c.Key.Name.Value
-	}
-	if c.Concurrency.Value == spec.ConcurrencyReject {
-		rc.Concurrency = idemimpl.ConcurrencyReject
-	}
-	// An empty StoreFailures is the runtime's default (every 4xx); a
-	// contract that stores no failure says so.
-	rc.StoreNoFailures = len(c.StoreFailures.Value) == 0
-	for _, s := range c.StoreFailures.Value {
-		if s == "4xx" {
-			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Class: 4})
-		} else {
-			n, _ := strconv.Atoi(s)
-			rc.StoreFailures = append(rc.StoreFailures, idemimpl.StatusClass{Status: n})
-		}
-	}
-	return rc
-}
-
-// fieldValues returns the values of fields; nil when there are none.
-func fieldValues(fields []spec.Field[string]) []string {
-	var out []string
-	for _, f := range fields {
-		out = append(out, f.Value)
-	}
-	return out
-}
-
-// pathParams returns the sorted names of an operation's path parameters,
-// from the operation and its path item.
-func pathParams(op *spec.Operation) []string {
-	var out []string
-	add := func(params openapi3.Parameters) {
-		for _, ref := range params {
-			if ref != nil && ref.Value != nil && ref.Value.In == openapi3.ParameterInPath && !slices.Contains(out, ref.Value.Name) {
-				out = append(out, ref.Value.Name)
-			}
-		}
-	}
-	if op.Op != nil {
-		add(op.Op.Parameters)
-	}
-	if op.PathItem != nil {
-		add(op.PathItem.Parameters)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // changeTarget picks the field the contract tests change to get a request
@@ -360,13 +278,20 @@ func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
 // checkParams sets on each parameter of a typed request the checks of the
 // scalar parameter of the same place and name (a header's name in any
 // case), so that the request's decoder reports its violations, with the
-// body's when it has one.
+// body's when it has one, and sets its field from the value the check
+// reads when that is the field's.
 func checkParams(params []ir.Param, checks []*ParamCheck) {
 	for i := range params {
 		for _, c := range checks {
 			if c.In == params[i].In && (c.Name == params[i].Name || c.In == ir.InHeader && strings.EqualFold(c.Name, params[i].Name)) {
 				params[i].Checked = c.Type
 			}
+		}
+		if t, c := params[i].Type, params[i].Checked; c != nil {
+			if t.Kind == TypePointer {
+				t = t.Elem
+			}
+			params[i].FromCheck = t.Kind == c.Kind
 		}
 	}
 }

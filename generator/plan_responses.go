@@ -63,7 +63,7 @@ func planResponses(p *ir.Operation, ot *OperationTypes, names *Namespace) {
 // the operation handle carries instead.
 func planRequest(p *ir.Operation, op *spec.Operation, name, keyHeader string, names *Namespace) {
 	p.RequestType = names.Unique(name+"Request", "typed request of "+describe(op), op.Pos)
-	p.RequestFunc = names.Unique("request"+name, "typed request decoder of "+describe(op), op.Pos)
+	p.DecodeFunc = names.Unique("decode"+name, "typed request decoder of "+describe(op), op.Pos)
 	fields := NewNamespace()
 	fields.Reserve("the typed request", ir.FieldBody, ir.FieldParams)
 	params := NewNamespace()

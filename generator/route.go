@@ -17,7 +17,7 @@ import (
 // ({account-id}, {order.id}, {1st}), and for each segment that is not
 // simply one parameter under its own name, how the values are taken apart.
 func planRoute(op *spec.Operation) (ir.Route, []spec.Diagnostic) {
-	r := ir.Route{Method: op.Method}
+	var r ir.Route
 	bad := func(msg string) (ir.Route, []spec.Diagnostic) {
 		return ir.Route{}, []spec.Diagnostic{{Pos: op.Pos, Severity: spec.SeverityError, Rule: RuleRoute,
 			Message: describe(op) + " cannot be mounted: " + msg, Hint: "give each path parameter a segment of its own, or separate parameters in one segment with literal text"}}
@@ -54,9 +54,9 @@ func planRoute(op *spec.Operation) (ir.Route, []spec.Diagnostic) {
 			r.Segments = append(r.Segments, s)
 		}
 	}
-	r.Path = strings.Join(segs, "/")
-	r.MuxPattern = r.Method + " " + r.Path
-	if strings.HasSuffix(r.Path, "/") {
+	path := strings.Join(segs, "/")
+	r.MuxPattern = op.Method + " " + path
+	if strings.HasSuffix(path, "/") {
 		r.MuxPattern += "{$}"
 	}
 	if err := mount(http.NewServeMux(), r.MuxPattern); err != nil {

@@ -15,21 +15,21 @@ import (
 // refuses.
 func TestPlanRoute(t *testing.T) {
 	for _, tc := range []struct {
-		path, want, mux string
-		segments        []ir.Segment
-		err             string
+		path, mux string
+		segments  []ir.Segment
+		err       string
 	}{
-		{path: "/orders/{id}", want: "/orders/{id}", mux: "POST /orders/{id}"},
-		{path: "/orders/", want: "/orders/", mux: "POST /orders/{$}"},
-		{path: "/orders/{order-id}/cancel", want: "/orders/{orderID}/cancel", mux: "POST /orders/{orderID}/cancel",
+		{path: "/orders/{id}", mux: "POST /orders/{id}"},
+		{path: "/orders/", mux: "POST /orders/{$}"},
+		{path: "/orders/{order-id}/cancel", mux: "POST /orders/{orderID}/cancel",
 			segments: []ir.Segment{{Wildcard: "orderID", Params: []string{"order-id"}, Literals: []string{"", ""}}}},
-		{path: "/a/{1st}/{first}", want: "/a/{x1st}/{first}", mux: "POST /a/{x1st}/{first}",
+		{path: "/a/{1st}/{first}", mux: "POST /a/{x1st}/{first}",
 			segments: []ir.Segment{{Wildcard: "x1st", Params: []string{"1st"}, Literals: []string{"", ""}}}},
-		{path: "/a/{a-b}/{aB}", want: "/a/{aB}/{aB2}", mux: "POST /a/{aB}/{aB2}",
+		{path: "/a/{a-b}/{aB}", mux: "POST /a/{aB}/{aB2}",
 			segments: []ir.Segment{{Wildcard: "aB", Params: []string{"a-b"}, Literals: []string{"", ""}}, {Wildcard: "aB2", Params: []string{"aB"}, Literals: []string{"", ""}}}},
-		{path: "/calls/{Sid}.json", want: "/calls/{Sid}", mux: "POST /calls/{Sid}",
+		{path: "/calls/{Sid}.json", mux: "POST /calls/{Sid}",
 			segments: []ir.Segment{{Wildcard: "Sid", Params: []string{"Sid"}, Literals: []string{"", ".json"}}}},
-		{path: "/v/x{a}-{b}", want: "/v/{a}", mux: "POST /v/{a}",
+		{path: "/v/x{a}-{b}", mux: "POST /v/{a}",
 			segments: []ir.Segment{{Wildcard: "a", Params: []string{"a", "b"}, Literals: []string{"x", "-", ""}}}},
 		{path: "/v/{a}{b}", err: "two parameters with nothing between them"},
 		{path: "/files/*", err: "catch-all"},
@@ -46,8 +46,8 @@ func TestPlanRoute(t *testing.T) {
 			if len(diags) > 0 {
 				t.Fatalf("diagnostics %v", diags)
 			}
-			if r.Path != tc.want || r.MuxPattern != tc.mux {
-				t.Errorf("path %q, pattern %q; want %q and %q", r.Path, r.MuxPattern, tc.want, tc.mux)
+			if r.MuxPattern != tc.mux {
+				t.Errorf("pattern %q, want %q", r.MuxPattern, tc.mux)
 			}
 			if diff := cmp.Diff(tc.segments, r.Segments); diff != "" {
 				t.Errorf("segments (-want +got):\n%s", diff)

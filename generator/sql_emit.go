@@ -11,9 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/idemgen/idemgen/runtime/schema"
+	"github.com/idemgen/idemgen/runtime/schema/steps"
 	"github.com/idemgen/idemgen/templates"
 )
 
@@ -50,7 +48,7 @@ func emitSQL(opts Options) ([]File, error) {
 		files = append(files, File{Path: path.Join(dir, name), Content: content})
 		return nil
 	}
-	for _, s := range schema.Steps() {
+	for _, s := range steps.All() {
 		data := stepData(opts.Schema, s)
 		var err error
 		switch opts.Migrations {
@@ -69,7 +67,7 @@ func emitSQL(opts Options) ([]File, error) {
 		}
 	}
 	if opts.SQLCDir != "" {
-		sqlc := struct{ DDL, Package string }{strings.TrimSpace(schema.SchemaSQL()), sqlcPackage}
+		sqlc := struct{ DDL, Package string }{strings.TrimSpace(steps.SQL()), sqlcPackage}
 		for _, f := range [][2]string{
 			{"sqlc.yaml", "sqlc.yaml.tmpl"},
 			{"schema.sql", "sqlc_schema.sql.tmpl"},
@@ -89,9 +87,9 @@ func emitSQL(opts Options) ([]File, error) {
 // in front of the search_path instead, so that a tool's own table stays
 // reachable (goose records the version in the migration's transaction,
 // with an unqualified goose_db_version by default).
-func stepData(name string, s schema.Step) migrationData {
+func stepData(name string, s steps.Step) migrationData {
 	up, down := strings.TrimSpace(s.Up), strings.TrimSpace(s.Down)
-	ident := pgx.Identifier{name}.Sanitize()
+	ident := quoteIdentifier(name)
 	switch {
 	case name == "": // the search_path's schema: the DDL as it is
 	case s.Number == 1:
@@ -145,6 +143,12 @@ func renderTemplate(name string, data any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// quoteIdentifier quotes name as an SQL identifier, as pgx's
+// Identifier.Sanitize does (checkSchemaName has refused a NUL byte).
+func quoteIdentifier(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // quoteLiteral quotes s as an SQL string literal.

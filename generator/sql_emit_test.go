@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -121,6 +122,16 @@ func TestEmitSQLRefusesNamesPostgreSQLCannotHold(t *testing.T) {
 	for _, name := range []string{strings.Repeat("s", 64), "a\x00b", "\xff"} {
 		if _, err := emitSQL(Options{Schema: name, Migrations: MigrationsGoose, MigrationsDir: "m"}); err == nil {
 			t.Errorf("schema %q: no error", name)
+		}
+	}
+}
+
+// quoteIdentifier quotes as pgx's Identifier.Sanitize, which the migrations
+// v0.1.0 released were written with, so their bytes stay the same.
+func TestQuoteIdentifierIsPgxSanitize(t *testing.T) {
+	for _, name := range []string{"idempotency", `we"ird`, "Mixed Case", "ünï", `""`, "a.b"} {
+		if got, want := quoteIdentifier(name), (pgx.Identifier{name}).Sanitize(); got != want {
+			t.Errorf("quoteIdentifier(%q) = %s, pgx quotes %s", name, got, want)
 		}
 	}
 }

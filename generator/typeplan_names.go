@@ -17,8 +17,9 @@ import (
 //  2. inline schemas, in discovery order (operations by path and method,
 //     request before response, properties by name, depth first), each
 //     after the declaration it is inside, whose final name starts its own;
-//  3. the fields of each struct, by JSON name, in a namespace of their own
-//     that holds the struct's methods;
+//  3. the fields of each struct, by JSON name (whatever order the schema
+//     declares them in), in a namespace of their own that holds the
+//     struct's methods;
 //  4. enum constants, by type name and then in the schema's order, after
 //     every type, so a type never yields to a constant (Stripe's
 //     SourceTypeAchCreditTransfer is both a schema and a value of
@@ -53,7 +54,8 @@ func (p *typePlanner) name() {
 	for _, pd := range p.pending {
 		fields := NewNamespace()
 		fields.Reserve("a method", append([]string{formMethod}, p.opts.StructMethods...)...)
-		for i, f := range pd.decl.Fields {
+		for _, i := range byJSONName(pd.decl.Fields) {
+			f := pd.decl.Fields[i]
 			f.Name = fields.Unique(pd.fields[i], "field "+f.JSONName+" of "+pd.decl.Name, p.plan.FieldPos(f))
 		}
 		fieldRenames = append(fieldRenames, fields.Renames()...)
@@ -65,6 +67,17 @@ func (p *typePlanner) name() {
 		}
 	}
 	p.plan.Renames = append(slices.Clone(names.Renames()), fieldRenames...)
+}
+
+// byJSONName returns the indexes of fields in the byte order of their JSON
+// names.
+func byJSONName(fields []*StructField) []int {
+	order := make([]int, len(fields))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(fields[a].JSONName, fields[b].JSONName) })
+	return order
 }
 
 // canonical sets every struct's fields in the order a fingerprint writes

@@ -145,12 +145,12 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 	}
 	props := map[string]*openapi3.SchemaRef{}
 	required := map[string]bool{}
-	collectProperties(s, props, required, map[*openapi3.Schema]bool{})
-	names := make([]string, 0, len(props))
-	for name := range props {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	var declared []string
+	collectProperties(s, props, required, &declared, map[*openapi3.Schema]bool{})
+	// The properties are planned by name, so inline types are discovered,
+	// and named, whatever order the schema writes them in; the struct
+	// then lists its fields in that order.
+	names := slices.Sorted(slices.Values(declared))
 	p.open[decl] = true
 	for _, name := range names {
 		ref := props[name]
@@ -169,7 +169,23 @@ func (p *typePlanner) structOf(s *openapi3.Schema, h hint) *GoType {
 		pd.fields = append(pd.fields, GoName(name))
 	}
 	delete(p.open, decl)
+	inOrder(decl, pd, declared)
 	return t
+}
+
+// inOrder puts the fields of a planned struct, and the Go names they want,
+// in the order the schema declares the properties.
+func inOrder(decl *TypeDecl, pd *pendingDecl, declared []string) {
+	at := make(map[string]int, len(declared))
+	for i, name := range declared {
+		at[name] = i
+	}
+	fields := make([]*StructField, len(decl.Fields))
+	wants := make([]string, len(decl.Fields))
+	for i, f := range decl.Fields {
+		fields[at[f.JSONName]], wants[at[f.JSONName]] = f, pd.fields[i]
+	}
+	decl.Fields, pd.fields = fields, wants
 }
 
 // declare records where a declaration comes from and returns that
@@ -279,19 +295,25 @@ func validImportPath(path string) bool {
 }
 
 // collectProperties gathers the properties and required names of s and of
-// the schemas its allOf lists, the schema's own properties winning.
-func collectProperties(s *openapi3.Schema, props map[string]*openapi3.SchemaRef, required map[string]bool, seen map[*openapi3.Schema]bool) {
+// the schemas its allOf lists, the schema's own properties winning, and
+// appends each property's name to declared where it is first declared:
+// the allOf parts' properties in their order, then the schema's own, each
+// schema's in the order its document writes them.
+func collectProperties(s *openapi3.Schema, props map[string]*openapi3.SchemaRef, required map[string]bool, declared *[]string, seen map[*openapi3.Schema]bool) {
 	if seen[s] {
 		return
 	}
 	seen[s] = true
 	for _, part := range s.AllOf {
 		if part != nil && part.Value != nil {
-			collectProperties(part.Value, props, required, seen)
+			collectProperties(part.Value, props, required, declared, seen)
 		}
 	}
-	for name, ref := range s.Properties {
-		props[name] = ref
+	for _, name := range spec.PropertyOrder(s) {
+		if _, ok := props[name]; !ok {
+			*declared = append(*declared, name)
+		}
+		props[name] = s.Properties[name]
 	}
 	for _, name := range s.Required {
 		required[name] = true

@@ -134,32 +134,33 @@ func TestPlanStructs(t *testing.T) {
 	}{
 		{"CreateOrderBody", []fieldRow{
 			{"CustomerID", "customer_id", "string", true, false},
-			{"Delivery", "delivery", "CreateOrderBodyDelivery", true, false},
-			{"Discount", "discount", "json.RawMessage", false, false},
-			{"Extra", "extra", "json.RawMessage", false, false},
 			{"Items", "items", "[]Item", true, false},
+			{"Delivery", "delivery", "CreateOrderBodyDelivery", true, false},
+			{"Note", "note", "idem.Nullable[string]", false, true},
+			{"Metadata", "metadata", "map[string]string", false, false},
+			{"Extra", "extra", "json.RawMessage", false, false},
 			// Properties and an additionalProperties schema: no struct
 			// holds both.
 			{"Labels", "labels", "json.RawMessage", false, false},
-			{"Metadata", "metadata", "map[string]string", false, false},
-			{"Note", "note", "idem.Nullable[string]", false, true},
+			{"Discount", "discount", "json.RawMessage", false, false},
 		}},
 		{"CreateOrderBodyDelivery", []fieldRow{
 			{"Address", "address", "Address", true, false},
-			{"NotBefore", "not_before", "*string", false, false},
 			{"Window", "window", "*CreateOrderBodyDeliveryWindow", false, false},
+			{"NotBefore", "not_before", "*string", false, false},
 		}},
-		// allOf: the properties and required lists of both parts.
+		// allOf: the properties and required lists of both parts, the
+		// parts' fields in the parts' order.
 		{"Order", []fieldRow{
-			{"CreatedAt", "created_at", "*string", false, false},
-			{"ID", "id", "string", true, false},
 			{"Items", "items", "[]Item", true, false},
-			// allOf with a oneOf part cannot be one struct.
-			{"Payment", "payment", "json.RawMessage", false, false},
+			{"Tags", "tags", "[]string", false, false},
+			{"ID", "id", "string", true, false},
+			{"Status", "status", "Status", true, false},
 			// allOf of a $ref and a description is the $ref.
 			{"PreviousStatus", "previous_status", "idem.Nullable[Status]", false, true},
-			{"Status", "status", "Status", true, false},
-			{"Tags", "tags", "[]string", false, false},
+			{"CreatedAt", "created_at", "*string", false, false},
+			// allOf with a oneOf part cannot be one struct.
+			{"Payment", "payment", "json.RawMessage", false, false},
 			{"Totals", "totals", "map[string]*int64", false, false},
 		}},
 	}
@@ -197,12 +198,12 @@ func TestPlanRecursion(t *testing.T) {
 		want []fieldRow
 	}{
 		{"Node", []fieldRow{
-			{"ByName", "by_name", "map[string]Node", false, false},
-			{"Children", "children", "[]Node", false, false},
 			{"Name", "name", "string", true, false},
 			// Required, but a Node cannot hold a Node by value.
 			{"Parent", "parent", "*Node", true, false},
 			{"Self", "self", "*Node", true, false},
+			{"Children", "children", "[]Node", false, false},
+			{"ByName", "by_name", "map[string]Node", false, false},
 			{"Wrapper", "wrapper", "*NodeWrapper", false, false},
 		}},
 		{"NodeWrapper", []fieldRow{{"Node", "node", "*Node", true, false}}},
@@ -210,8 +211,8 @@ func TestPlanRecursion(t *testing.T) {
 		{"Tree", []fieldRow{{"Root", "root", "Branch", true, false}}},
 		{"Branch", []fieldRow{{"Leaf", "leaf", "Leaf", true, false}}},
 		{"Leaf", []fieldRow{
-			{"List", "list", "[]json.RawMessage", false, false},
 			{"Tree", "tree", "*Tree", true, false},
+			{"List", "list", "[]json.RawMessage", false, false},
 		}},
 	}
 	for _, tt := range tests {
@@ -224,11 +225,11 @@ func TestPlanRecursion(t *testing.T) {
 func TestPlanOpenAPI31(t *testing.T) {
 	plan, _ := planCase(t, "openapi31", TypeOptions{})
 	want := []fieldRow{
+		{"Name", "name", "*string", true, true},
+		{"Floor", "floor", "int64", true, false},
 		{"Capacity", "capacity", "idem.Nullable[int64]", false, true},
 		{"Features", "features", "idem.Nullable[[]string]", false, true},
-		{"Floor", "floor", "int64", true, false},
 		{"Mixed", "mixed", "json.RawMessage", false, false},
-		{"Name", "name", "*string", true, true},
 		{"Tags", "tags", "json.RawMessage", false, false},
 		{"View", "view", "idem.Nullable[UpdateRoomBodyView]", false, true},
 	}
@@ -243,10 +244,10 @@ func TestPlanOpenAPI31(t *testing.T) {
 func TestPlanExternal(t *testing.T) {
 	plan, _ := planCase(t, "xgotype", TypeOptions{})
 	want := []fieldRow{
-		{"Code", "code", "*.string", false, false},
-		{"Guest", "guest", "*net/netip.Prefix", false, false},
-		{"Length", "length", "time.Duration", true, false},
 		{"Room", "room", "net/netip.Addr", true, false},
+		{"Length", "length", "time.Duration", true, false},
+		{"Guest", "guest", "*net/netip.Prefix", false, false},
+		{"Code", "code", "*.string", false, false},
 	}
 	if diff := cmp.Diff(want, fieldRows(decl(t, plan, "CreateBookingBody"))); diff != "" {
 		t.Errorf("CreateBookingBody fields (-want +got):\n%s", diff)

@@ -8,7 +8,8 @@ import (
 
 // TestEmittersReadOnlyTheIR holds the boundary of the emitters: neither
 // they nor the IR they print depend on the spec, on kin-openapi or on the
-// planner, so no emitter can look past the IR and decide something.
+// planner, so no emitter can look past the IR and decide something; nor on
+// the runtime, whose names the emitters write as text.
 func TestEmittersReadOnlyTheIR(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -30,6 +31,8 @@ func TestEmittersReadOnlyTheIR(t *testing.T) {
 				t.Errorf("%s depends on %s: the emitters must read only the IR", pkg, dep)
 			case dep == "github.com/idemgen/idemgen/generator":
 				t.Errorf("%s depends on the planner", pkg)
+			case strings.HasPrefix(dep, "github.com/idemgen/idemgen/runtime/"), strings.HasPrefix(dep, "github.com/jackc/pgx"):
+				t.Errorf("%s depends on %s: the IR is plain data and the emitters name the runtime with Qual", pkg, dep)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 		jen.Id("Operation"):  jen.Id(op.TypedFunc).Call(jen.Id("fx").Dot("Handlers")),
 		jen.Id("ConnString"): jen.Id("fx").Dot("ConnString"),
 		jen.Id("Fixture"):    jen.Id("fx").Dot(op.Name),
-		jen.Id("Mount"):      jen.Id(op.MountFunc),
+		jen.Id("Mount"):      jen.Id(op.MountVar),
 	}
 	if op.Tests.ChangeFunc != "" {
 		c[jen.Id("Change")] = jen.Func().Params(jen.Id("r").Op("*").Id(op.RequestType)).Block(jen.Id(op.Tests.ChangeFunc).Call(jen.Id("r").Dot(ir.FieldBody)))
@@ -98,11 +98,16 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 	)
 }
 
-// emitFingerprintTest declares the property test of a typed fingerprint.
+// emitFingerprintTest declares the property test of a typed fingerprint:
+// random bodies, each in a typed request of its own.
 func emitFingerprintTest(f *jen.File, op *ir.Operation) {
+	body := typeCode(op.Request.Type)
+	sum := jen.Func().Params(jen.Id("b").Op("*").Add(body), jen.Id("params").Map(jen.String()).String()).Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(
+		jen.Return(jen.Id(op.FingerprintFunc).Call(jen.Op("&").Id(op.RequestType).Values(jen.Id(ir.FieldBody).Op(":").Id("b")), jen.Id("params"))),
+	)
 	comment(f, fmt.Sprintf("%s checks on random requests that the typed fingerprint of %s equals the runtime's canonical fingerprint of the same request's JSON.", op.Tests.Fingerprint, op.Doc))
 	f.Func().Id(op.Tests.Fingerprint).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
-		jen.If(jen.Err().Op(":=").Qual(idemtestImport, "CheckFingerprint").Call(jen.Id(op.ContractVar), jen.Id(op.FingerprintFunc)), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual(idemtestImport, "CheckFingerprint").Call(jen.Id(op.ContractVar), sum), jen.Err().Op("!=").Nil()).Block(
 			jen.Id("t").Dot("Fatal").Call(jen.Err()),
 		),
 	)

@@ -348,30 +348,29 @@ func formatName(format string) string {
 
 // paramChecks returns the statements that check the parameters of a
 // request r that have a Checked type against their schemas, reporting
-// into d before the body.
+// into d before the body, and set the field of each FromCheck parameter
+// of the typed request req from the value its check read.
 func paramChecks(params []ir.Param) []jen.Code {
 	d := jen.Id(dec)
 	r := jen.Id("r")
 	var out []jen.Code
-	for i, pm := range params {
+	for _, pm := range params {
 		if pm.Checked == nil {
 			continue
 		}
 		name := jen.Lit(pm.Name)
 		var value, count jen.Code // the first value, and how many the request holds
 		switch pm.In {
-		case "path":
+		case ir.InPath:
 			value, count = r.Clone().Dot("PathParams").Index(name), jen.Lit(1)
-		case "query":
+		case ir.InQuery:
 			value, count = r.Clone().Dot("Query").Dot("Get").Call(name), jen.Len(r.Clone().Dot("Query").Index(name))
 		default:
 			value = r.Clone().Dot("Header").Dot("Get").Call(name)
 			count = jen.Len(r.Clone().Dot("Header").Dot("Values").Call(name))
 		}
-		s := jen.Id("s" + strconv.Itoa(i))
-		x := jen.Id("p" + strconv.Itoa(i))
-		var read jen.Code
-		var checks []jen.Code
+		s, v := jen.Id("s"), jen.Id("v")
+		var read jen.Code // the typed value of s; nil for a string, s itself
 		switch pm.Checked.Kind {
 		case ir.TypeInt32:
 			read = jen.Int32().Call(d.Clone().Dot("ParamInt").Call(s.Clone(), jen.Qual(mathImport, "MinInt32"), jen.Qual(mathImport, "MaxInt32")))
@@ -382,22 +381,35 @@ func paramChecks(params []ir.Param) []jen.Code {
 		case ir.TypeBool:
 			read = d.Clone().Dot("ParamBool").Call(s.Clone())
 		}
-		if read == nil {
-			checks = scalarChecks(s, pm.Checked)
-		} else {
-			checks = scalarChecks(x, pm.Checked)
-			if len(checks) == 0 {
-				checks = []jen.Code{jen.Id("_").Op("=").Add(read)}
+		x := s
+		if read != nil {
+			x = v
+		}
+		checks := scalarChecks(x, pm.Checked)
+		var stmts []jen.Code
+		switch {
+		case read == nil:
+			stmts = checks
+		case len(checks) == 0 && !pm.FromCheck:
+			stmts = []jen.Code{jen.Id("_").Op("=").Add(read)}
+		case len(checks) == 0 && pm.Type.Kind != ir.TypePointer:
+			x = jen.Add(read) // the field is set from the read itself
+		default:
+			stmts = append([]jen.Code{v.Clone().Op(":=").Add(read)}, checks...)
+		}
+		if pm.FromCheck {
+			if pm.Type.Kind == ir.TypePointer {
+				stmts = append(stmts, paramField(pm).Op("=").Op("&").Add(x))
 			} else {
-				checks = append([]jen.Code{x.Clone().Op(":=").Add(read)}, checks...)
+				stmts = append(stmts, paramField(pm).Op("=").Add(x))
 			}
 		}
 		call := d.Clone().Dot("Param").Call(jen.Lit(pm.In), name, value, count, jen.Lit(pm.Required))
-		if len(checks) == 0 {
+		if len(stmts) == 0 {
 			out = append(out, jen.List(jen.Id("_"), jen.Id("_")).Op("=").Add(call))
 			continue
 		}
-		out = append(out, jen.If(jen.List(s.Clone(), jen.Id("ok")).Op(":=").Add(call), jen.Id("ok")).Block(checks...))
+		out = append(out, jen.If(jen.List(s.Clone(), jen.Id("ok")).Op(":=").Add(call), jen.Id("ok")).Block(stmts...))
 	}
 	if len(out) == 0 {
 		return nil

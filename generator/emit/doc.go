@@ -4,5 +4,6 @@
 // nothing, so files of one program can render at once.
 //
 // It imports the IR, jennifer and the standard library; never package
-// spec, kin-openapi or the planner (a test holds that boundary).
+// spec, kin-openapi, the planner or the runtime, whose names it writes with
+// Qual (a test holds that boundary).
 package emit

@@ -3,6 +3,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 
@@ -11,9 +12,7 @@ import (
 	"github.com/idemgen/idemgen/generator/ir"
 )
 
-// File renders one Go file of prog. jennifer's Render runs format.Source
-// itself and fails when the result is not Go, so the output is
-// gofmt-clean.
+// File renders one Go file of prog, gofmt-clean.
 func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	f := newGoFile(prog.Package)
 	switch file.Kind {
@@ -31,11 +30,21 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("emit: %s: unknown file kind %d", file.Path, file.Kind)
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
+	src, err := render(f)
+	if err != nil {
 		return nil, fmt.Errorf("emit: %s: %w", file.Path, err)
 	}
-	return buf.Bytes(), nil
+	return src, nil
+}
+
+// render prints a file with its imports grouped. jennifer's Render runs
+// format.Source itself and fails when the result is not Go.
+func render(f *jen.File) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, err
+	}
+	return groupImports(buf.Bytes())
 }
 
 // Types renders a file of package pkg that declares the given types and
@@ -45,11 +54,7 @@ func Types(pkg string, decls []*ir.TypeDecl, patterns []*ir.Pattern) ([]byte, er
 	f := newGoFile(pkg)
 	emitPatterns(f, patterns)
 	emitTypes(f, decls)
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return render(f)
 }
 
 // newGoFile starts a generated Go file with the header. jennifer names
@@ -102,6 +107,12 @@ func comments(text string) []jen.Code {
 		out = append(out, jen.Comment(l))
 	}
 	return out
+}
+
+// commentSafe is text fit for a trailing // comment: on one line, with no
+// control character (see wrap).
+func commentSafe(text string) string {
+	return strings.Join(wrap(text, math.MaxInt), " ")
 }
 
 // wrap breaks text into lines of at most width bytes at spaces; a word

@@ -3,16 +3,14 @@ package emit
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/idemgen/idemgen/generator/ir"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
 )
 
 // emitOperations adds, for every operation of prog, its run-time contract,
-// operation handle, typed request and responses, decoder and typed
+// operation handle, typed request and its decoder, responses and typed
 // fingerprint, then the Handlers interface, UnimplementedHandlers and the
 // routes.
 func emitOperations(f *jen.File, prog *ir.Program) {
@@ -21,10 +19,8 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 		emitContract(f, op)
 		emitHandle(f, op)
 		emitRequest(f, op)
+		emitDecode(f, op)
 		emitResponses(f, op)
-		if op.Request != nil {
-			emitDecode(f, op)
-		}
 		emitFingerprint(f, op, fps)
 		if op.NaturalKeyFunc != "" {
 			emitNaturalKey(f, op, fps)
@@ -39,106 +35,18 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 	emitRoutes(f, prog)
 }
 
-// emitContract declares the run-time contract, printing the IR's value
-// field by field; zero fields are left out.
-func emitContract(f *jen.File, op *ir.Operation) {
-	c := op.Contract
-	key := jen.Dict{jen.Id("MaxLength"): jen.Lit(c.Key.MaxLength)}
-	if c.Key.Optional {
-		key[jen.Id("Optional")] = jen.True()
-	}
-	if c.Key.BodyPointer != "" {
-		key[jen.Id("BodyPointer")] = jen.Lit(c.Key.BodyPointer)
-	}
-	if c.Key.Header != "" {
-		key[jen.Id("Header")] = jen.Lit(c.Key.Header)
-	}
-	fp := jen.Dict{}
-	for name, values := range map[string][]string{"Include": c.Fingerprint.Include, "Exclude": c.Fingerprint.Exclude, "Unordered": c.Fingerprint.Unordered} {
-		if len(values) > 0 {
-			fp[jen.Id(name)] = stringSlice(values)
-		}
-	}
-	concurrency := "ConcurrencyWait"
-	if c.Concurrency == idemimpl.ConcurrencyReject {
-		concurrency = "ConcurrencyReject"
-	}
-	fields := jen.Dict{
-		jen.Id("Operation"):   jen.Lit(c.Operation),
-		jen.Id("Method"):      jen.Lit(c.Method),
-		jen.Id("Route"):       jen.Lit(c.Route),
-		jen.Id("Key"):         jen.Qual(idemimplImport, "KeySpec").Values(key),
-		jen.Id("Fingerprint"): jen.Qual(fingerprintImport, "Spec").Values(fp),
-		jen.Id("Retention"):   duration(c.Retention),
-		jen.Id("Tombstone"):   duration(c.Tombstone),
-		jen.Id("Concurrency"): jen.Qual(idemimplImport, concurrency),
-		jen.Id("WaitTimeout"): duration(c.WaitTimeout),
-	}
-	if len(c.PathParams) > 0 {
-		fields[jen.Id("PathParams")] = stringSlice(c.PathParams)
-	}
-	if len(c.StoreFailures) > 0 {
-		var failures []jen.Code
-		for _, s := range c.StoreFailures {
-			d := jen.Dict{}
-			if s.Class != 0 {
-				d[jen.Id("Class")] = jen.Lit(s.Class)
-			}
-			if s.Status != 0 {
-				d[jen.Id("Status")] = jen.Lit(s.Status)
-			}
-			failures = append(failures, jen.Values(d))
-		}
-		fields[jen.Id("StoreFailures")] = jen.Index().Qual(idemimplImport, "StatusClass").Values(failures...)
-	}
-	if c.StoreNoFailures {
-		fields[jen.Id("StoreNoFailures")] = jen.True()
-	}
-	if len(c.ReplayHeaders) > 0 {
-		fields[jen.Id("ReplayHeaders")] = stringSlice(c.ReplayHeaders)
-	}
-	if len(c.MediaTypes) > 0 {
-		fields[jen.Id("MediaTypes")] = stringSlice(c.MediaTypes)
-	}
-	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
-	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(fields)
-}
-
-func stringSlice(values []string) jen.Code {
-	lits := make([]jen.Code, len(values))
-	for i, v := range values {
-		lits[i] = jen.Lit(v)
-	}
-	return jen.Index().String().Values(lits...)
-}
-
-// duration writes d in the largest unit that divides it: 72 * time.Hour.
-func duration(d time.Duration) jen.Code {
-	units := []struct {
-		name string
-		d    time.Duration
-	}{{"Hour", time.Hour}, {"Minute", time.Minute}, {"Second", time.Second}, {"Millisecond", time.Millisecond}}
-	for _, u := range units {
-		if d != 0 && d%u.d == 0 {
-			return jen.Lit(int(d/u.d)).Op("*").Qual(timeImport, u.name)
-		}
-	}
-	return jen.Qual(timeImport, "Duration").Call(jen.Lit(int64(d)))
-}
-
 // emitHandle declares the operation handle the business method receives:
 // the operation's id, scope and key, and one enqueuer per effect.
 func emitHandle(f *jen.File, op *ir.Operation) {
-	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, and one enqueuer per side effect of the contract.", op.HandleType, op.Doc))
-	var fields []jen.Code
-	fields = append(fields, comments("ID is the operation's id, a UUID the runtime generated, for logs and support.")...)
-	fields = append(fields, jen.Id("ID").String())
-	fields = append(fields, comments("Scope is the trusted scope (tenant) the key lives in.")...)
-	fields = append(fields, jen.Id("Scope").String())
-	fields = append(fields, comments("Key is the idempotency key.")...)
-	fields = append(fields, jen.Id("Key").String(), jen.Line())
-	fields = append(fields, jen.Id("op").Op("*").Qual(idemimplImport, "Operation"), jen.Id("tx").Qual(pgxImport, "Tx"))
-	f.Type().Id(op.HandleType).Struct(fields...)
+	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, and its effects' enqueuers.", op.HandleType, op.Doc))
+	f.Type().Id(op.HandleType).Struct(
+		jen.Id("ID").String().Comment("the operation's id, a UUID the runtime generated, for logs and support"),
+		jen.Id("Scope").String().Comment("the trusted scope (tenant) the key lives in"),
+		jen.Id("Key").String().Comment("the idempotency key"),
+		jen.Line(),
+		jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
+		jen.Id("tx").Qual(pgxImport, "Tx"),
+	)
 	for _, e := range op.Effects {
 		emitEnqueuer(f, op, e)
 	}
@@ -178,62 +86,25 @@ func emitEnqueuer(f *jen.File, op *ir.Operation, e ir.Effect) {
 	)
 }
 
-// emitDecode declares the function that decodes the request body into its
-// typed form: generated strict JSON decoding with the schema's checks, or
-// a form.
-func emitDecode(f *jen.File, op *ir.Operation) {
-	req := op.Request
-	t := typeCode(req.Type)
-	bad := func(err jen.Code) jen.Code {
-		return jen.Return(jen.Nil(), jen.Qual(fmtImport, "Errorf").Call(jen.Lit("%w: %w"), jen.Qual(idemimplImport, "ErrInvalidBody"), err))
-	}
-	var body []jen.Code
-	if !req.Required {
-		body = append(body, jen.If(jen.Len(jen.Id("r").Dot("Body")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())))
-	}
-	body = append(body, jen.Var().Id("v").Add(t))
-	if req.MediaType == ir.MediaForm {
-		d := jen.Id(dec)
-		body = append(body, d.Clone().Op(":=").Qual(jsondecodeImport, "NewValues").Call())
-		body = append(body, paramChecks(op.Params)...)
-		body = append(body,
-			jen.If(jen.List(jen.Id("values"), jen.Err()).Op(":=").Qual(urlImport, "ParseQuery").Call(jen.String().Call(jen.Id("r").Dot("Body"))), jen.Err().Op("!=").Nil()).Block(
-				d.Clone().Dot("ViolateAt").Call(jen.Lit(""), jen.Lit("invalid form body: ").Op("+").Err().Dot("Error").Call()),
-			).Else().If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-				jen.Qual(formImport, "Failures").Call(jen.Err(), d.Clone().Dot("ViolateAt")),
-			).Else().Block(jen.Id("v").Dot(ir.FormCheckMethod).Call(d.Clone())),
-			jen.If(jen.Err().Op(":=").Add(d.Clone()).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())),
-		)
-	} else {
-		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "New").Call(jen.Id("r").Dot("Body")))
-		body = append(body, paramChecks(op.Params)...)
-		body = append(body, jsonValue(jen.Id("v"), req.Type, false, 0)...)
-		body = append(body, jen.If(jen.Err().Op(":=").Id(dec).Dot("Finish").Call(), jen.Err().Op("!=").Nil()).Block(bad(jen.Err())))
-	}
-	body = append(body, jen.Return(jen.Op("&").Id("v"), jen.Nil()))
-	what := "decodes the form request body of " + op.Doc + " and checks it and its parameters against their schemas, reporting every violation at once"
-	if req.MediaType != ir.MediaForm {
-		what = "decodes the JSON request body of " + op.Doc + " and checks it against the schema, reporting every violation at once"
-	}
-	comment(f, fmt.Sprintf("%s %s.", op.DecodeFunc, what))
-	f.Func().Id(op.DecodeFunc).Params(jen.Id("r").Op("*").Qual(idemimplImport, "Request")).Params(jen.Op("*").Add(t), jen.Error()).Block(body...)
-}
-
-// emitFingerprint declares the typed fingerprint of an operation.
+// emitFingerprint declares the typed fingerprint of an operation: of its
+// typed request's body, as the runtime canonicalises its JSON, and of the
+// path parameters as the router gave them.
 func emitFingerprint(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
 	args := []jen.Code{jen.Lit(op.Contract.Method), jen.Lit(op.Contract.Route), jen.Id("params")}
-	params := []jen.Code{}
+	req := jen.Id("_")
 	if op.Request != nil {
-		params = append(params, jen.Id("req").Op("*").Add(typeCode(op.Request.Type)))
-		write := fps.body(jen.Id("req"), op.Request.Type, op.Fingerprint)
-		args = append(args, jen.Func().Params(jen.Id(writer).Op("*").Qual(fingerprintImport, "Writer")).Block(
-			append([]jen.Code{jen.If(jen.Id("req").Op("==").Nil()).Block(jen.Return())}, write...)...))
+		req = jen.Id("req")
+		body := jen.Id("req").Dot(ir.FieldBody)
+		write := fps.body(body, op.Request.Type, op.Fingerprint)
+		if !op.Request.Required {
+			write = []jen.Code{jen.If(body.Clone().Op("!=").Nil()).Block(write...)}
+		}
+		args = append(args, jen.Func().Params(jen.Id(writer).Op("*").Qual(fingerprintImport, "Writer")).Block(write...))
 	} else {
 		args = append(args, jen.Nil())
 	}
-	params = append(params, jen.Id("params").Map(jen.String()).String())
-	comment(f, fmt.Sprintf("%s is the fingerprint of a %s request: the runtime's canonical form of its significant fields, computed from the typed request without reflection.", op.FingerprintFunc, op.Doc))
-	f.Func().Id(op.FingerprintFunc).Params(params...).Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(
+	comment(f, fmt.Sprintf("%s is the fingerprint of a %s request, computed from the typed request as the runtime canonicalises its JSON.", op.FingerprintFunc, op.Doc))
+	f.Func().Id(op.FingerprintFunc).Params(req.Op("*").Id(op.RequestType), jen.Id("params").Map(jen.String()).String()).Params(jen.Qual(fingerprintImport, "Sum"), jen.Error()).Block(
 		jen.Return(jen.Qual(fingerprintImport, "SumWith").Call(args...)),
 	)
 }
@@ -243,9 +114,9 @@ func emitFingerprint(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
 // or [] when it is absent.
 func emitNaturalKey(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
 	t := op.Request.Type
-	root := jen.Code(jen.Parens(jen.Op("*").Id("req")))
+	root := jen.Code(jen.Parens(jen.Op("*").Id("req").Dot(ir.FieldBody)))
 	if t.Kind == ir.TypeDeclared && t.Decl.Kind == ir.DeclStruct {
-		root = jen.Id("req")
+		root = jen.Id("req").Dot(ir.FieldBody)
 	}
 	body := []jen.Code{
 		jen.Id(writer).Op(":=").New(jen.Qual(fingerprintImport, "Writer")),
@@ -264,7 +135,7 @@ func emitNaturalKey(f *jen.File, op *ir.Operation, fps *fingerprintEmitter) {
 		jen.Return(jen.String().Call(jen.Id("b")), jen.Err()),
 	)
 	comment(f, fmt.Sprintf("%s renders the natural key of a %s request (%s) as canonical JSON; the runtime claims it so that one entity is created once per scope.", op.NaturalKeyFunc, op.Doc, strings.Join(names, ", ")))
-	f.Func().Id(op.NaturalKeyFunc).Params(jen.Id("req").Op("*").Add(typeCode(t))).Params(jen.String(), jen.Error()).Block(body...)
+	f.Func().Id(op.NaturalKeyFunc).Params(jen.Id("req").Op("*").Id(op.RequestType)).Params(jen.String(), jen.Error()).Block(body...)
 }
 
 // emitPathValues declares the function that takes the route's templated

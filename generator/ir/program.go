@@ -1,7 +1,5 @@
 package ir
 
-import "github.com/idemgen/idemgen/runtime/idemimpl"
-
 // Program is everything one generated package holds, decided: the
 // emitters print it and decide nothing.
 type Program struct {
@@ -71,9 +69,9 @@ type Operation struct {
 	// Doc names the operation in comments: operationId (METHOD /path), or
 	// METHOD /path without an operationId. Safe to put in a comment.
 	Doc string
-	// Contract is the run-time contract, exactly as the generated code
-	// declares it: the one place where spec values became runtime values.
-	Contract idemimpl.Contract
+	// Contract is the run-time contract the generated code declares: the
+	// one place where spec values became values the runtime reads.
+	Contract Contract
 	// Request is nil when the operation has no body.
 	Request *BodyType
 	// Responses are the documented answers, one generated type each:
@@ -95,23 +93,26 @@ type Operation struct {
 	// ParamsType is the struct of the query, header and cookie
 	// parameters; empty when the operation has none.
 	ParamsType string
-	// RequestFunc builds the typed request from the raw one, before
-	// anything is claimed.
-	RequestFunc string
+	// DecodeFunc decodes the typed request from the raw one, parameters
+	// and body checked against their schemas into one list of
+	// violations, before anything is claimed.
+	DecodeFunc string
 	// ResponseType is the interface every response type of the operation
-	// implements, through the unexported method ResponseMethod, so that
-	// only the documented answers can be returned.
-	ResponseType    string
-	ResponseMethod  string
-	ContractVar     string
+	// implements, through the unexported method ResponseMethod (which
+	// describes the answer to the runtime), so that only the documented
+	// answers can be returned.
+	ResponseType   string
+	ResponseMethod string
+	ContractVar    string
+	// FingerprintFunc computes the fingerprint of a typed request.
 	FingerprintFunc string
-	DecodeFunc      string // empty without a request body
 	TypedFunc       string
 	// NaturalKeyFunc is empty when the contract declares no natural key.
 	NaturalKeyFunc string
-	// MountFunc gives the ServeMux pattern and the handler as a router
-	// serves it; Routes and the contract tests both mount through it.
-	MountFunc string
+	// MountVar mounts the operation at Route.MuxPattern, behind
+	// PathValuesFunc when there is one; Routes and the contract tests both
+	// mount through it.
+	MountVar string
 	// PathValuesFunc is empty when the router's wildcards are the path
 	// parameters themselves (Route.Segments is empty).
 	PathValuesFunc string
@@ -128,12 +129,11 @@ type Operation struct {
 
 // Route is how an operation mounts on a router.
 type Route struct {
-	Method string
-	// Path is the path with one {wildcard} per templated segment, named
-	// by the generator: net/http's ServeMux and chi both accept it.
-	Path string
-	// MuxPattern is the ServeMux pattern: METHOD and Path, with {$} after
-	// a trailing slash so that it matches that path only.
+	// MuxPattern is the ServeMux pattern: METHOD and the path with one
+	// {wildcard} per templated segment, named by the generator so that
+	// net/http's ServeMux and chi both accept it, with {$} after a
+	// trailing slash so that it matches that path only. The runtime's
+	// routes take their method and path from it.
 	MuxPattern string
 	// Segments lists the templated segments whose values the generated
 	// code must take apart (a wildcard named differently from the
@@ -180,6 +180,11 @@ type Param struct {
 	// TypeString with Checks.Strings). Nil when it is not checked: a
 	// parameter of another shape, or a cookie.
 	Checked *GoType
+	// FromCheck is set when the value the check reads is the field's
+	// (Checked has the kind of Type, or of its element): the field is set
+	// from it, and the parameter decoded once. Otherwise (a date-time, a
+	// list, a cookie) the runtime decodes it after the checks.
+	FromCheck bool
 }
 
 // Response is one documented answer of an operation and its Go type.

@@ -133,9 +133,9 @@ type TypeDecl struct {
 	Source string
 	// Component is the $ref of a component schema; empty for inline ones.
 	Component string
-	// Fields of a struct in the order of their JSON names (byte order);
-	// their Go names are unique within the struct and differ from its
-	// methods.
+	// Fields of a struct in the order the schema declares its properties
+	// (an allOf's parts first, in order, then the schema's own); their Go
+	// names are unique within the struct and differ from its methods.
 	Fields []*StructField
 	// Canonical holds Fields in the order RFC 8785 sorts their JSON
 	// names: the order a fingerprint writes them in.

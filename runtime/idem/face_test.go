@@ -211,10 +211,12 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idemimpl")
 	f.wantNoFaults(t)
 	want := []string{
-		"BusinessFunc", "Concurrency", "ConcurrencyReject", "ConcurrencyWait", "Contract", "Effect", "EnforceVersion",
-		"ErrInvalidBody", "FormatParam", "FormatParamList", "HandlerOption", "KeySpec", "MaxGeneratedVersion",
-		"MinGeneratedVersion", "NewHandler", "NewTypedHandler", "Operation", "OptionalParam", "Param", "ParamList",
-		"ParamScalar", "PathParamFunc", "Request", "Response", "StatusClass", "Typed", "WithPathParams",
+		"Answer", "AnswerHeader", "Bind", "Binding", "Body", "BusinessFunc", "Concurrency", "ConcurrencyReject",
+		"ConcurrencyWait", "Contract", "Effect", "EnforceVersion", "ErrInvalidBody", "FormatParam", "FormatParamList",
+		"HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "MaxGeneratedVersion", "MinGeneratedVersion",
+		"Mount", "NewHandler", "NewTypedHandler", "NotImplemented", "Operation", "OptionalHeader", "OptionalParam",
+		"Param", "ParamList", "ParamScalar", "PathParamFunc", "RawBody", "Register", "Request", "Respond", "Response",
+		"Route", "Routes", "StatusClass", "Typed", "WithPathParams",
 	}
 	var got []string
 	for _, n := range f.names {

@@ -200,6 +200,9 @@ func TestParams(t *testing.T) {
 	if _, ok := d.Param("path", "order-id", "", 0, true); ok {
 		t.Error("a missing parameter to check")
 	}
+	if _, ok := d.Param("path", "shop", "", 1, true); ok {
+		t.Error("an empty path parameter to check")
+	}
 	if s, ok := d.Param("query", "limit", "500", 1, false); ok {
 		d.Maximum(float64(d.ParamInt(s, -MaxExactInt, MaxExactInt)), 100, false)
 	}
@@ -220,6 +223,7 @@ func TestParams(t *testing.T) {
 	}
 	want := []Violation{
 		{In: "path", Parameter: "order-id", Reason: "is required"},
+		{In: "path", Parameter: "shop", Reason: "is required"},
 		{In: "query", Parameter: "limit", Reason: "must be at most 100"},
 		{In: "query", Parameter: "ratio", Reason: "must be a number"},
 		{In: "header", Parameter: "X-Name", Reason: "must not contain NUL"},

@@ -14,10 +14,15 @@ type param struct{ in, name string }
 // report at it until EndParams. It reports a required parameter that is
 // missing, one sent more than once (which of its values the client meant
 // is not for the server to guess), and a value PostgreSQL's text cannot
-// hold, and returns the value and whether there is one to check.
+// hold, and returns the value and whether there is one to check. A path
+// parameter with an empty value is missing: that is what a router gives
+// for a wildcard the path lacks.
 func (d *Decoder) Param(in, name, value string, n int, required bool) (string, bool) {
 	d.param = &param{in, name}
 	d.bad = false
+	if in == "path" && value == "" {
+		n = 0
+	}
 	switch {
 	case n == 0 && required:
 		d.refuse("is required")

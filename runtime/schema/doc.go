@@ -7,6 +7,7 @@
 // Migrate instead, and the executor calls Require to refuse a schema older
 // than Version.
 //
-// It depends on pgx only and must not import the executor, the generator or
-// the spec packages.
+// It depends on pgx and on its steps (package runtime/schema/steps, which
+// the generator reads without pgx) only, and must not import the executor,
+// the generator or the spec packages.
 package schema

@@ -73,7 +73,7 @@ func migrateOnce(ctx context.Context, db Beginner, schema string, applied func(S
 	if err != nil {
 		return err
 	}
-	for _, s := range steps[min(have, len(steps)):] {
+	for _, s := range all[min(have, len(all)):] {
 		done, err := applyStep(ctx, db, schema, s)
 		if err != nil {
 			return fmt.Errorf("step %d (%s): %w", s.Number, s.Name, err)

@@ -29,7 +29,7 @@ func (e *VersionError) Error() string {
 		where = pgx.Identifier{e.Schema}.Sanitize()
 	}
 	var goose, migrate []string
-	for _, s := range steps {
+	for _, s := range all {
 		if s.Number > e.Have && s.Number <= e.Need {
 			goose = append(goose, fmt.Sprintf("%05d_%s.sql", s.Number, s.Name))
 			migrate = append(migrate, fmt.Sprintf("%06d_%s.up.sql", s.Number, s.Name))

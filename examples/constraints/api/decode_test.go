@@ -71,7 +71,7 @@ func TestWidgetConstraints(t *testing.T) {
 		bad   func(m map[string]any)
 		want  []string
 	}{
-		{"required", nil, func(m map[string]any) { delete(m, "id"); delete(m, "color") }, []string{"/color", "/id"}},
+		{"required", nil, func(m map[string]any) { delete(m, "id"); delete(m, "color") }, []string{"/id", "/color"}},
 		{"additionalProperties false", nil, set("extra", 1), []string{"/extra"}},
 		{"format uuid", nil, set("id", "not-a-uuid"), []string{"/id"}},
 		{"minLength", set("name", "ab"), set("name", "a"), []string{"/name"}},
@@ -118,15 +118,15 @@ func TestWidgetConstraints(t *testing.T) {
 // The Stripe excerpt's body decodes; breaking it is refused over HTTP, and
 // the excerpt's own body then runs under the same key.
 func TestStripeCustomerBody(t *testing.T) {
-	v, err := decodePostCustomers(&idemimpl.Request{Body: stripeCustomer})
+	req, err := decodePostCustomers(&idemimpl.Request{Body: stripeCustomer})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Name == nil || *v.Name != "Jenny Rosen" || len(v.TaxIDData) != 3 {
+	if v := req.Body; v == nil || v.Name == nil || *v.Name != "Jenny Rosen" || len(v.TaxIDData) != 3 {
 		t.Errorf("decoded %+v", v)
 	}
-	if v, err := decodePostCustomers(&idemimpl.Request{}); v != nil || err != nil {
-		t.Errorf("an empty optional body: %v, %v", v, err)
+	if req, err := decodePostCustomers(&idemimpl.Request{}); err != nil || req.Body != nil {
+		t.Errorf("an empty optional body: %+v, %v", req, err)
 	}
 	s := newServer(t)
 	customer := func(body string) call {

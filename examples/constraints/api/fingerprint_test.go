@@ -48,7 +48,7 @@ func FuzzDecodeCreateWidget(f *testing.F) {
 			}
 			return
 		}
-		b, err := json.Marshal(v)
+		b, err := json.Marshal(v.Body)
 		if err != nil {
 			t.Fatal(err)
 		}

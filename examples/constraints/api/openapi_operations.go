@@ -4,50 +4,46 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"math"
-	"net/http"
-	"net/url"
-	"time"
 )
 
 // contractCreateGadget is the run-time contract of createGadget (POST
 // /gadgets).
 var contractCreateGadget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createGadget",
+	Method:     "POST",
+	Route:      "/gadgets",
+	MediaTypes: []string{"application/x-www-form-urlencoded"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/x-www-form-urlencoded"},
-	Method:        "POST",
-	Operation:     "createGadget",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/gadgets",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateGadgetOperation is what the business method of createGadget (POST
 // /gadgets) gets besides the request: the operation's id, scope and key, and
-// one enqueuer per side effect of the contract.
+// its effects' enqueuers.
 type CreateGadgetOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -56,226 +52,171 @@ type CreateGadgetOperation struct {
 // CreateGadgetParams holds the query, header and cookie parameters of
 // createGadget (POST /gadgets).
 type CreateGadgetParams struct {
-	// Notify is the query parameter notify.
-	Notify *bool
+	Notify *bool // the query parameter notify
 }
 
-// CreateGadgetRequest is the typed request of createGadget (POST /gadgets) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateGadgetRequest is the typed request of createGadget (POST /gadgets): its
+// parameters and body, decoded before anything is claimed.
 type CreateGadgetRequest struct {
 	Params CreateGadgetParams
-	// Body is the decoded request body.
-	Body *Gadget
+	Body   *Gadget // the decoded request body
 }
 
-// requestCreateGadget builds the typed request of createGadget (POST /gadgets)
-// from the raw request.
-func requestCreateGadget(r *idemimpl.Request) (*CreateGadgetRequest, error) {
-	req := &CreateGadgetRequest{}
-	b, err := decodeCreateGadget(r)
-	if err != nil {
-		return nil, err
+// decodeCreateGadget decodes the typed request of createGadget (POST /gadgets),
+// its parameters and form body checked, every violation at once.
+func decodeCreateGadget(r *idemimpl.Request) (*CreateGadgetRequest, error) {
+	req := &CreateGadgetRequest{Body: new(Gadget)}
+	d := jsondecode.NewValues()
+	if s, ok := d.Param("query", "notify", r.Query.Get("notify"), len(r.Query["notify"]), false); ok {
+		v := d.ParamBool(s)
+		req.Params.Notify = &v
 	}
-	req.Body = b
-	if err := idemimpl.OptionalParam(r, "query", "notify", &req.Params.Notify); err != nil {
-		return nil, err
+	d.EndParams()
+	if values, err := url.ParseQuery(string(r.Body)); err != nil {
+		d.ViolateAt("", "invalid form body: "+err.Error())
+	} else if err := form.Decode(values, req.Body); err != nil {
+		form.Failures(err, d.ViolateAt)
+	} else {
+		req.Body.checkForm(d)
+	}
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
 
 // CreateGadgetResponse is an answer of createGadget (POST /gadgets):
-// CreateGadget201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateGadget201Response. Only the documented answers implement it.
 type CreateGadgetResponse interface {
-	responseCreateGadget() (*idemimpl.Response, error)
+	responseCreateGadget() idemimpl.Answer
 }
 
 // CreateGadget201Response is the 201 answer of createGadget (POST /gadgets):
 // created.
 type CreateGadget201Response struct{}
 
-// responseCreateGadget renders the answer for the runtime, which stores and
-// replays it as the contract of createGadget (POST /gadgets) says.
-func (r CreateGadget201Response) responseCreateGadget() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateGadget decodes the form request body of createGadget (POST
-// /gadgets) and checks it and its parameters against their schemas, reporting
-// every violation at once.
-func decodeCreateGadget(r *idemimpl.Request) (*Gadget, error) {
-	var v Gadget
-	d := jsondecode.NewValues()
-	if s0, ok := d.Param("query", "notify", r.Query.Get("notify"), len(r.Query["notify"]), false); ok {
-		_ = d.ParamBool(s0)
-	}
-	d.EndParams()
-	if values, err := url.ParseQuery(string(r.Body)); err != nil {
-		d.ViolateAt("", "invalid form body: "+err.Error())
-	} else if err := form.Decode(values, &v); err != nil {
-		form.Failures(err, d.ViolateAt)
-	} else {
-		v.checkForm(d)
-	}
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateGadget is the answer as the runtime stores and replays it.
+func (CreateGadget201Response) responseCreateGadget() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateGadget is the fingerprint of a createGadget (POST /gadgets)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateGadget(req *Gadget, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateGadget(req *CreateGadgetRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/gadgets", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintGadget(w, req)
+		fingerprintGadget(w, req.Body)
 	})
 }
 
 // contractPostCustomers is the run-time contract of PostCustomers (POST
 // /v1/customers).
 var contractPostCustomers = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "PostCustomers",
+	Method:     "POST",
+	Route:      "/v1/customers",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "PostCustomers",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/v1/customers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // PostCustomersOperation is what the business method of PostCustomers (POST
 // /v1/customers) gets besides the request: the operation's id, scope and key,
-// and one enqueuer per side effect of the contract.
+// and its effects' enqueuers.
 type PostCustomersOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
 // PostCustomersRequest is the typed request of PostCustomers (POST
-// /v1/customers) that its business method receives: its parameters and its
-// body, decoded before anything is claimed.
+// /v1/customers): its parameters and body, decoded before anything is claimed.
 type PostCustomersRequest struct {
-	// Body is the decoded request body.
-	Body *PostCustomersBody
+	Body *PostCustomersBody // the decoded request body
 }
 
-// requestPostCustomers builds the typed request of PostCustomers (POST
-// /v1/customers) from the raw request.
-func requestPostCustomers(r *idemimpl.Request) (*PostCustomersRequest, error) {
+// decodePostCustomers decodes the typed request of PostCustomers (POST
+// /v1/customers), its JSON body checked, every violation at once.
+func decodePostCustomers(r *idemimpl.Request) (*PostCustomersRequest, error) {
 	req := &PostCustomersRequest{}
-	b, err := decodePostCustomers(r)
-	if err != nil {
-		return nil, err
+	var d *jsondecode.Decoder
+	if len(r.Body) > 0 {
+		req.Body, d = new(PostCustomersBody), jsondecode.New(r.Body)
+	} else {
+		d = jsondecode.NewValues()
 	}
-	req.Body = b
+	if req.Body != nil {
+		req.Body.decodeJSON(d)
+	}
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
 	return req, nil
 }
 
 // PostCustomersResponse is an answer of PostCustomers (POST /v1/customers):
-// PostCustomers200Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// PostCustomers200Response. Only the documented answers implement it.
 type PostCustomersResponse interface {
-	responsePostCustomers() (*idemimpl.Response, error)
+	responsePostCustomers() idemimpl.Answer
 }
 
 // PostCustomers200Response is the 200 answer of PostCustomers (POST
 // /v1/customers): the customer.
 type PostCustomers200Response struct{}
 
-// responsePostCustomers renders the answer for the runtime, which stores and
-// replays it as the contract of PostCustomers (POST /v1/customers) says.
-func (r PostCustomers200Response) responsePostCustomers() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 200,
-	}, nil
-}
-
-// decodePostCustomers decodes the JSON request body of PostCustomers (POST
-// /v1/customers) and checks it against the schema, reporting every violation at
-// once.
-func decodePostCustomers(r *idemimpl.Request) (*PostCustomersBody, error) {
-	if len(r.Body) == 0 {
-		return nil, nil
-	}
-	var v PostCustomersBody
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responsePostCustomers is the answer as the runtime stores and replays it.
+func (PostCustomers200Response) responsePostCustomers() idemimpl.Answer {
+	return idemimpl.Answer{Status: 200}
 }
 
 // fingerprintPostCustomers is the fingerprint of a PostCustomers (POST
-// /v1/customers) request: the runtime's canonical form of its significant
-// fields, computed from the typed request without reflection.
-func fingerprintPostCustomers(req *PostCustomersBody, params map[string]string) (fingerprint.Sum, error) {
+// /v1/customers) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintPostCustomers(req *PostCustomersRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/v1/customers", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
+		if req.Body != nil {
+			fingerprintPostCustomersBody(w, req.Body)
 		}
-		fingerprintPostCustomersBody(w, req)
 	})
 }
 
 // contractCreateWidget is the run-time contract of createWidget (POST
 // /widgets).
 var contractCreateWidget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createWidget",
+	Method:     "POST",
+	Route:      "/widgets",
+	MediaTypes: []string{"application/json", "application/merge-patch+json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json", "application/merge-patch+json"},
-	Method:        "POST",
-	Operation:     "createWidget",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/widgets",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateWidgetOperation is what the business method of createWidget (POST
 // /widgets) gets besides the request: the operation's id, scope and key, and
-// one enqueuer per side effect of the contract.
+// its effects' enqueuers.
 type CreateWidgetOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -284,137 +225,99 @@ type CreateWidgetOperation struct {
 // CreateWidgetParams holds the query, header and cookie parameters of
 // createWidget (POST /widgets).
 type CreateWidgetParams struct {
-	// DryRun is the query parameter dry_run.
-	DryRun *bool
-	// Limit is the query parameter limit.
-	Limit *int32
-	// XSource is the header parameter X-Source.
-	XSource string
+	DryRun  *bool  // the query parameter dry_run
+	Limit   *int32 // the query parameter limit
+	XSource string // the header parameter X-Source
 }
 
-// CreateWidgetRequest is the typed request of createWidget (POST /widgets) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateWidgetRequest is the typed request of createWidget (POST /widgets): its
+// parameters and body, decoded before anything is claimed.
 type CreateWidgetRequest struct {
 	Params CreateWidgetParams
-	// Body is the decoded request body.
-	Body *Widget
+	Body   *Widget // the decoded request body
 }
 
-// requestCreateWidget builds the typed request of createWidget (POST /widgets)
-// from the raw request.
-func requestCreateWidget(r *idemimpl.Request) (*CreateWidgetRequest, error) {
-	req := &CreateWidgetRequest{}
-	b, err := decodeCreateWidget(r)
-	if err != nil {
-		return nil, err
+// decodeCreateWidget decodes the typed request of createWidget (POST /widgets),
+// its parameters and JSON body checked, every violation at once.
+func decodeCreateWidget(r *idemimpl.Request) (*CreateWidgetRequest, error) {
+	req := &CreateWidgetRequest{Body: new(Widget)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
+		v := d.ParamBool(s)
+		req.Params.DryRun = &v
 	}
-	req.Body = b
-	if err := idemimpl.OptionalParam(r, "query", "dry_run", &req.Params.DryRun); err != nil {
-		return nil, err
+	if s, ok := d.Param("query", "limit", r.Query.Get("limit"), len(r.Query["limit"]), false); ok {
+		v := int32(d.ParamInt(s, math.MinInt32, math.MaxInt32))
+		d.Minimum(float64(v), 1.0, false)
+		d.Maximum(float64(v), 100.0, false)
+		req.Params.Limit = &v
 	}
-	if err := idemimpl.OptionalParam(r, "query", "limit", &req.Params.Limit); err != nil {
-		return nil, err
+	if s, ok := d.Param("header", "X-Source", r.Header.Get("X-Source"), len(r.Header.Values("X-Source")), true); ok {
+		switch s {
+		case "web", "app":
+		default:
+			d.NotOneOf("one of \"web\", \"app\"")
+		}
+		req.Params.XSource = s
 	}
-	if err := idemimpl.Param(r, "header", "X-Source", true, &req.Params.XSource); err != nil {
-		return nil, err
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
 
 // CreateWidgetResponse is an answer of createWidget (POST /widgets):
-// CreateWidget201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateWidget201Response. Only the documented answers implement it.
 type CreateWidgetResponse interface {
-	responseCreateWidget() (*idemimpl.Response, error)
+	responseCreateWidget() idemimpl.Answer
 }
 
 // CreateWidget201Response is the 201 answer of createWidget (POST /widgets):
 // created.
 type CreateWidget201Response struct{}
 
-// responseCreateWidget renders the answer for the runtime, which stores and
-// replays it as the contract of createWidget (POST /widgets) says.
-func (r CreateWidget201Response) responseCreateWidget() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateWidget decodes the JSON request body of createWidget (POST
-// /widgets) and checks it against the schema, reporting every violation at
-// once.
-func decodeCreateWidget(r *idemimpl.Request) (*Widget, error) {
-	var v Widget
-	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
-		_ = d.ParamBool(s0)
-	}
-	if s1, ok := d.Param("query", "limit", r.Query.Get("limit"), len(r.Query["limit"]), false); ok {
-		p1 := int32(d.ParamInt(s1, math.MinInt32, math.MaxInt32))
-		d.Minimum(float64(p1), 1.0, false)
-		d.Maximum(float64(p1), 100.0, false)
-	}
-	if s2, ok := d.Param("header", "X-Source", r.Header.Get("X-Source"), len(r.Header.Values("X-Source")), true); ok {
-		switch s2 {
-		case "web", "app":
-		default:
-			d.NotOneOf("one of \"web\", \"app\"")
-		}
-	}
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateWidget is the answer as the runtime stores and replays it.
+func (CreateWidget201Response) responseCreateWidget() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateWidget is the fingerprint of a createWidget (POST /widgets)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateWidget(req *Widget, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateWidget(req *CreateWidgetRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/widgets", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintWidget(w, req)
+		fingerprintWidget(w, req.Body)
 	})
 }
 
 // contractArchiveWidget is the run-time contract of archiveWidget (POST
 // /widgets/{widget-id}/archive).
 var contractArchiveWidget = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "archiveWidget",
+	Method:     "POST",
+	Route:      "/widgets/{widget-id}/archive",
+	PathParams: []string{"widget-id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "archiveWidget",
-	PathParams:    []string{"widget-id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/widgets/{widget-id}/archive",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // ArchiveWidgetOperation is what the business method of archiveWidget (POST
 // /widgets/{widget-id}/archive) gets besides the request: the operation's id,
-// scope and key, and one enqueuer per side effect of the contract.
+// scope and key, and its effects' enqueuers.
 type ArchiveWidgetOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -423,84 +326,69 @@ type ArchiveWidgetOperation struct {
 // ArchiveWidgetParams holds the query, header and cookie parameters of
 // archiveWidget (POST /widgets/{widget-id}/archive).
 type ArchiveWidgetParams struct {
-	// Reason is the query parameter reason.
-	Reason string
-	// XPriority is the header parameter X-Priority.
-	XPriority *int64
+	Reason    string // the query parameter reason
+	XPriority *int64 // the header parameter X-Priority
 }
 
 // ArchiveWidgetRequest is the typed request of archiveWidget (POST
-// /widgets/{widget-id}/archive) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /widgets/{widget-id}/archive): its parameters and body, decoded before
+// anything is claimed.
 type ArchiveWidgetRequest struct {
-	// WidgetID is the path parameter widget-id.
-	WidgetID string
+	WidgetID string // the path parameter widget-id
 	Params   ArchiveWidgetParams
 }
 
-// requestArchiveWidget builds the typed request of archiveWidget (POST
-// /widgets/{widget-id}/archive) from the raw request.
-func requestArchiveWidget(r *idemimpl.Request) (*ArchiveWidgetRequest, error) {
+// decodeArchiveWidget decodes the typed request of archiveWidget (POST
+// /widgets/{widget-id}/archive), its parameters checked, every violation at
+// once.
+func decodeArchiveWidget(r *idemimpl.Request) (*ArchiveWidgetRequest, error) {
 	req := &ArchiveWidgetRequest{}
 	d := jsondecode.NewValues()
-	if s0, ok := d.Param("path", "widget-id", r.PathParams["widget-id"], 1, true); ok {
-		d.CheckFormat(s0, jsondecode.FormatUUID)
+	if s, ok := d.Param("path", "widget-id", r.PathParams["widget-id"], 1, true); ok {
+		d.CheckFormat(s, jsondecode.FormatUUID)
+		req.WidgetID = s
 	}
-	if s1, ok := d.Param("query", "reason", r.Query.Get("reason"), len(r.Query["reason"]), true); ok {
-		switch s1 {
+	if s, ok := d.Param("query", "reason", r.Query.Get("reason"), len(r.Query["reason"]), true); ok {
+		switch s {
 		case "sold", "broken":
 		default:
 			d.NotOneOf("one of \"sold\", \"broken\"")
 		}
+		req.Params.Reason = s
 	}
-	if s2, ok := d.Param("header", "X-Priority", r.Header.Get("X-Priority"), len(r.Header.Values("X-Priority")), false); ok {
-		p2 := d.ParamInt(s2, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		d.Minimum(float64(p2), 1.0, false)
-		d.Maximum(float64(p2), 5.0, false)
+	if s, ok := d.Param("header", "X-Priority", r.Header.Get("X-Priority"), len(r.Header.Values("X-Priority")), false); ok {
+		v := d.ParamInt(s, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		d.Minimum(float64(v), 1.0, false)
+		d.Maximum(float64(v), 5.0, false)
+		req.Params.XPriority = &v
 	}
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	if err := idemimpl.Param(r, "path", "widget-id", true, &req.WidgetID); err != nil {
-		return nil, err
-	}
-	if err := idemimpl.Param(r, "query", "reason", true, &req.Params.Reason); err != nil {
-		return nil, err
-	}
-	if err := idemimpl.OptionalParam(r, "header", "X-Priority", &req.Params.XPriority); err != nil {
-		return nil, err
 	}
 	return req, nil
 }
 
 // ArchiveWidgetResponse is an answer of archiveWidget (POST
 // /widgets/{widget-id}/archive): ArchiveWidget204Response. Only the documented
-// answers implement it; the business method returns one of them, or an error
-// (an *idem.Rejection for a problem).
+// answers implement it.
 type ArchiveWidgetResponse interface {
-	responseArchiveWidget() (*idemimpl.Response, error)
+	responseArchiveWidget() idemimpl.Answer
 }
 
 // ArchiveWidget204Response is the 204 answer of archiveWidget (POST
 // /widgets/{widget-id}/archive): archived.
 type ArchiveWidget204Response struct{}
 
-// responseArchiveWidget renders the answer for the runtime, which stores and
-// replays it as the contract of archiveWidget (POST
-// /widgets/{widget-id}/archive) says.
-func (r ArchiveWidget204Response) responseArchiveWidget() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 204,
-	}, nil
+// responseArchiveWidget is the answer as the runtime stores and replays it.
+func (ArchiveWidget204Response) responseArchiveWidget() idemimpl.Answer {
+	return idemimpl.Answer{Status: 204}
 }
 
 // fingerprintArchiveWidget is the fingerprint of a archiveWidget (POST
-// /widgets/{widget-id}/archive) request: the runtime's canonical form of its
-// significant fields, computed from the typed request without reflection.
-func fingerprintArchiveWidget(params map[string]string) (fingerprint.Sum, error) {
+// /widgets/{widget-id}/archive) request, computed from the typed request as the
+// runtime canonicalises its JSON.
+func fingerprintArchiveWidget(_ *ArchiveWidgetRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/widgets/{widget-id}/archive", params, nil)
 }
 
@@ -922,344 +810,151 @@ func fingerprintPostCustomersBodyCashBalanceSettings(w *fingerprint.Writer, v *P
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateGadget runs createGadget (POST /gadgets) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateGadgetResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateGadget runs createGadget (POST /gadgets) and returns one of its
+	// documented answers (CreateGadgetResponse).
 	CreateGadget(ctx context.Context, tx pgx.Tx, op *CreateGadgetOperation, req *CreateGadgetRequest) (CreateGadgetResponse, error)
-	// PostCustomers runs PostCustomers (POST /v1/customers) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (PostCustomersResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// PostCustomers runs PostCustomers (POST /v1/customers) and returns one
+	// of its documented answers (PostCustomersResponse).
 	PostCustomers(ctx context.Context, tx pgx.Tx, op *PostCustomersOperation, req *PostCustomersRequest) (PostCustomersResponse, error)
-	// CreateWidget runs createWidget (POST /widgets) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateWidgetResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateWidget runs createWidget (POST /widgets) and returns one of its
+	// documented answers (CreateWidgetResponse).
 	CreateWidget(ctx context.Context, tx pgx.Tx, op *CreateWidgetOperation, req *CreateWidgetRequest) (CreateWidgetResponse, error)
 	// ArchiveWidget runs archiveWidget (POST /widgets/{widget-id}/archive)
-	// inside the transaction that also holds its idempotency record: what
-	// it does through tx commits exactly when the answer is stored. It
-	// returns one of the documented answers (ArchiveWidgetResponse); one
-	// whose status matches the contract's store-failures rolls the business
-	// changes back and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// and returns one of its documented answers (ArchiveWidgetResponse).
 	ArchiveWidget(ctx context.Context, tx pgx.Tx, op *ArchiveWidgetOperation, req *ArchiveWidgetRequest) (ArchiveWidgetResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
 // CreateGadget answers createGadget (POST /gadgets) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateGadget(context.Context, pgx.Tx, *CreateGadgetOperation, *CreateGadgetRequest) (CreateGadgetResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createGadget (POST /gadgets) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createGadget (POST /gadgets)")
 }
 
 // PostCustomers answers PostCustomers (POST /v1/customers) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) PostCustomers(context.Context, pgx.Tx, *PostCustomersOperation, *PostCustomersRequest) (PostCustomersResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "PostCustomers (POST /v1/customers) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("PostCustomers (POST /v1/customers)")
 }
 
 // CreateWidget answers createWidget (POST /widgets) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateWidget(context.Context, pgx.Tx, *CreateWidgetOperation, *CreateWidgetRequest) (CreateWidgetResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createWidget (POST /widgets) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createWidget (POST /widgets)")
 }
 
 // ArchiveWidget answers archiveWidget (POST /widgets/{widget-id}/archive) with
 // 501 Not Implemented.
 func (UnimplementedHandlers) ArchiveWidget(context.Context, pgx.Tx, *ArchiveWidgetOperation, *ArchiveWidgetRequest) (ArchiveWidgetResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "archiveWidget (POST /widgets/{widget-id}/archive) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("archiveWidget (POST /widgets/{widget-id}/archive)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateGadget binds createGadget (POST /gadgets) to h: its contract,
 // typed request, typed fingerprint and business method.
 func typedCreateGadget(h Handlers) idemimpl.Typed[CreateGadgetRequest] {
 	return idemimpl.Typed[CreateGadgetRequest]{
-		Contract: contractCreateGadget,
-		Decode:   requestCreateGadget,
-		Fingerprint: func(r *CreateGadgetRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateGadget(r.Body, params)
-		},
+		Contract:    contractCreateGadget,
+		Decode:      decodeCreateGadget,
+		Fingerprint: fingerprintCreateGadget,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateGadgetRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateGadget(ctx, tx, &CreateGadgetOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createGadget (POST /gadgets) returned no answer")
-			}
-			return res.responseCreateGadget()
+			res, err := h.CreateGadget(ctx, tx, &CreateGadgetOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateGadgetResponse.responseCreateGadget)
 		},
 	}
 }
 
-// mountCreateGadget returns the ServeMux pattern of createGadget (POST
-// /gadgets) and its handler h as the router serves it; Routes and the contract
-// tests mount the operation through it.
-func mountCreateGadget(h http.Handler) (string, http.Handler) {
-	return "POST /gadgets", h
-}
+// mountCreateGadget mounts createGadget (POST /gadgets) on a router.
+var mountCreateGadget = idemimpl.Mount("POST /gadgets", nil)
 
 // typedPostCustomers binds PostCustomers (POST /v1/customers) to h: its
 // contract, typed request, typed fingerprint and business method.
 func typedPostCustomers(h Handlers) idemimpl.Typed[PostCustomersRequest] {
 	return idemimpl.Typed[PostCustomersRequest]{
-		Contract: contractPostCustomers,
-		Decode:   requestPostCustomers,
-		Fingerprint: func(r *PostCustomersRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintPostCustomers(r.Body, params)
-		},
+		Contract:    contractPostCustomers,
+		Decode:      decodePostCustomers,
+		Fingerprint: fingerprintPostCustomers,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *PostCustomersRequest) (*idemimpl.Response, error) {
-			res, err := h.PostCustomers(ctx, tx, &PostCustomersOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("PostCustomers (POST /v1/customers) returned no answer")
-			}
-			return res.responsePostCustomers()
+			res, err := h.PostCustomers(ctx, tx, &PostCustomersOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, PostCustomersResponse.responsePostCustomers)
 		},
 	}
 }
 
-// mountPostCustomers returns the ServeMux pattern of PostCustomers (POST
-// /v1/customers) and its handler h as the router serves it; Routes and the
-// contract tests mount the operation through it.
-func mountPostCustomers(h http.Handler) (string, http.Handler) {
-	return "POST /v1/customers", h
-}
+// mountPostCustomers mounts PostCustomers (POST /v1/customers) on a router.
+var mountPostCustomers = idemimpl.Mount("POST /v1/customers", nil)
 
 // typedCreateWidget binds createWidget (POST /widgets) to h: its contract,
 // typed request, typed fingerprint and business method.
 func typedCreateWidget(h Handlers) idemimpl.Typed[CreateWidgetRequest] {
 	return idemimpl.Typed[CreateWidgetRequest]{
-		Contract: contractCreateWidget,
-		Decode:   requestCreateWidget,
-		Fingerprint: func(r *CreateWidgetRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateWidget(r.Body, params)
-		},
+		Contract:    contractCreateWidget,
+		Decode:      decodeCreateWidget,
+		Fingerprint: fingerprintCreateWidget,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateWidgetRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateWidget(ctx, tx, &CreateWidgetOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createWidget (POST /widgets) returned no answer")
-			}
-			return res.responseCreateWidget()
+			res, err := h.CreateWidget(ctx, tx, &CreateWidgetOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateWidgetResponse.responseCreateWidget)
 		},
 	}
 }
 
-// mountCreateWidget returns the ServeMux pattern of createWidget (POST
-// /widgets) and its handler h as the router serves it; Routes and the contract
-// tests mount the operation through it.
-func mountCreateWidget(h http.Handler) (string, http.Handler) {
-	return "POST /widgets", h
-}
+// mountCreateWidget mounts createWidget (POST /widgets) on a router.
+var mountCreateWidget = idemimpl.Mount("POST /widgets", nil)
 
 // typedArchiveWidget binds archiveWidget (POST /widgets/{widget-id}/archive) to
 // h: its contract, typed request, typed fingerprint and business method.
 func typedArchiveWidget(h Handlers) idemimpl.Typed[ArchiveWidgetRequest] {
 	return idemimpl.Typed[ArchiveWidgetRequest]{
-		Contract: contractArchiveWidget,
-		Decode:   requestArchiveWidget,
-		Fingerprint: func(_ *ArchiveWidgetRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintArchiveWidget(params)
-		},
+		Contract:    contractArchiveWidget,
+		Decode:      decodeArchiveWidget,
+		Fingerprint: fingerprintArchiveWidget,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *ArchiveWidgetRequest) (*idemimpl.Response, error) {
-			res, err := h.ArchiveWidget(ctx, tx, &ArchiveWidgetOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("archiveWidget (POST /widgets/{widget-id}/archive) returned no answer")
-			}
-			return res.responseArchiveWidget()
+			res, err := h.ArchiveWidget(ctx, tx, &ArchiveWidgetOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, ArchiveWidgetResponse.responseArchiveWidget)
 		},
 	}
 }
 
-// mountArchiveWidget returns the ServeMux pattern of archiveWidget (POST
-// /widgets/{widget-id}/archive) and its handler h as the router serves it;
-// Routes and the contract tests mount the operation through it.
-func mountArchiveWidget(h http.Handler) (string, http.Handler) {
-	return "POST /widgets/{widgetID}/archive", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !pathValuesArchiveWidget(r) {
-			http.NotFound(w, r)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
+// mountArchiveWidget mounts archiveWidget (POST /widgets/{widget-id}/archive)
+// on a router.
+var mountArchiveWidget = idemimpl.Mount("POST /widgets/{widgetID}/archive", pathValuesArchiveWidget)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateGadget(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateGadget(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/gadgets",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedPostCustomers(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountPostCustomers(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/v1/customers",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateWidget(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateWidget(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/widgets",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedArchiveWidget(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountArchiveWidget(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/widgets/{widgetID}/archive",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateGadget(h), mountCreateGadget),
+		idemimpl.Bind(typedPostCustomers(h), mountPostCustomers),
+		idemimpl.Bind(typedCreateWidget(h), mountCreateWidget),
+		idemimpl.Bind(typedArchiveWidget(h), mountArchiveWidget),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

@@ -5,13 +5,14 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"github.com/idemgen/idemgen/runtime/form"
-	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"maps"
 	"math"
 	"regexp"
 	"slices"
+
+	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.
@@ -22,19 +23,19 @@ var (
 
 // Gadget is the schema #/components/schemas/Gadget.
 type Gadget struct {
-	At       *string           `json:"at,omitempty"`
-	Attrs    map[string]int64  `json:"attrs,omitzero"`
+	Name     string            `json:"name"`
+	Sku      *string           `json:"sku,omitempty"`
+	Quantity int32             `json:"quantity"`
+	Price    *float64          `json:"price,omitempty"`
 	Color    *GadgetColor      `json:"color,omitempty"`
-	Dims     *GadgetDims       `json:"dims,omitempty"`
 	Email    *string           `json:"email,omitempty"`
 	Homepage *string           `json:"homepage,omitempty"`
 	Launch   *string           `json:"launch,omitempty"`
-	Name     string            `json:"name"`
-	Parts    []GadgetPartsItem `json:"parts,omitzero"`
-	Price    *float64          `json:"price,omitempty"`
-	Quantity int32             `json:"quantity"`
-	Sku      *string           `json:"sku,omitempty"`
+	At       *string           `json:"at,omitempty"`
 	Tags     []string          `json:"tags,omitzero"`
+	Attrs    map[string]int64  `json:"attrs,omitzero"`
+	Parts    []GadgetPartsItem `json:"parts,omitzero"`
+	Dims     *GadgetDims       `json:"dims,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -44,28 +45,37 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if c := n.Get("at"); c != nil {
+	if c := n.Get("name"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		o.At = &v0
+		o.Name = v0
+	} else {
+		errs = append(errs, form.Missing(n, "name"))
 	}
-	if c := n.Get("attrs"); c != nil {
-		k0, err := form.Members(c)
+	if c := n.Get("sku"); c != nil {
+		v0, err := form.String(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		v0 := make(map[string]int64, len(k0))
-		for _, k := range k0 {
-			c := c.Get(k)
-			v1, err := form.Int64(c)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			v0[k] = v1
+		o.Sku = &v0
+	}
+	if c := n.Get("quantity"); c != nil {
+		v0, err := form.Int32(c)
+		if err != nil {
+			errs = append(errs, err)
 		}
-		o.Attrs = v0
+		o.Quantity = v0
+	} else {
+		errs = append(errs, form.Missing(n, "quantity"))
+	}
+	if c := n.Get("price"); c != nil {
+		v0, err := form.Float64(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Price = &v0
 	}
 	if c := n.Get("color"); c != nil {
 		s0, err := form.String(c)
@@ -74,13 +84,6 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		}
 		v0 := GadgetColor(s0)
 		o.Color = &v0
-	}
-	if c := n.Get("dims"); c != nil {
-		var v0 GadgetDims
-		if err := v0.DecodeForm(c); err != nil {
-			errs = append(errs, err)
-		}
-		o.Dims = &v0
 	}
 	if c := n.Get("email"); c != nil {
 		v0, err := form.String(c)
@@ -103,52 +106,12 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		}
 		o.Launch = &v0
 	}
-	if c := n.Get("name"); c != nil {
+	if c := n.Get("at"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		o.Name = v0
-	} else {
-		errs = append(errs, form.Missing(n, "name"))
-	}
-	if c := n.Get("parts"); c != nil {
-		e0, err := c.Elems()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make([]GadgetPartsItem, len(e0))
-		for i0, c := range e0 {
-			var v1 GadgetPartsItem
-			if err := v1.DecodeForm(c); err != nil {
-				errs = append(errs, err)
-			}
-			v0[i0] = v1
-		}
-		o.Parts = v0
-	}
-	if c := n.Get("price"); c != nil {
-		v0, err := form.Float64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Price = &v0
-	}
-	if c := n.Get("quantity"); c != nil {
-		v0, err := form.Int32(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Quantity = v0
-	} else {
-		errs = append(errs, form.Missing(n, "quantity"))
-	}
-	if c := n.Get("sku"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Sku = &v0
+		o.At = &v0
 	}
 	if c := n.Get("tags"); c != nil {
 		e0, err := c.Elems()
@@ -165,28 +128,74 @@ func (o *Gadget) DecodeForm(n *form.Node) error {
 		}
 		o.Tags = v0
 	}
+	if c := n.Get("attrs"); c != nil {
+		k0, err := form.Members(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		v0 := make(map[string]int64, len(k0))
+		for _, k := range k0 {
+			c := c.Get(k)
+			v1, err := form.Int64(c)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			v0[k] = v1
+		}
+		o.Attrs = v0
+	}
+	if c := n.Get("parts"); c != nil {
+		e0, err := c.Elems()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		v0 := make([]GadgetPartsItem, len(e0))
+		for i0, c := range e0 {
+			var v1 GadgetPartsItem
+			if err := v1.DecodeForm(c); err != nil {
+				errs = append(errs, err)
+			}
+			v0[i0] = v1
+		}
+		o.Parts = v0
+	}
+	if c := n.Get("dims"); c != nil {
+		var v0 GadgetDims
+		if err := v0.DecodeForm(c); err != nil {
+			errs = append(errs, err)
+		}
+		o.Dims = &v0
+	}
 	return errors.Join(errs...)
 }
 
 // checkForm checks a Gadget decoded from a form against its schema, reporting
 // every violation to d.
 func (o *Gadget) checkForm(d *jsondecode.Decoder) {
-	if o.At != nil {
-		d.Enter("at")
-		d.Text(*o.At)
-		d.CheckFormat(*o.At, jsondecode.FormatDateTime)
+	{
+		d.Enter("name")
+		d.Text(o.Name)
+		d.MinLength(o.Name, 2)
+		d.MaxLength(o.Name, 10)
+		d.Pattern(o.Name, pattern1, "^[a-z][a-z0-9-]*$")
 		d.Leave()
 	}
-	if o.Attrs != nil {
-		d.Enter("attrs")
-		d.MaxProperties(len(o.Attrs), 2)
-		for _, k0 := range slices.Sorted(maps.Keys(o.Attrs)) {
-			d.Enter(k0)
-			d.Text(k0)
-			e0 := o.Attrs[k0]
-			d.Minimum(float64(e0), 0.0, false)
-			d.Leave()
-		}
+	if o.Sku != nil {
+		d.Enter("sku")
+		d.Text(*o.Sku)
+		d.CheckFormat(*o.Sku, jsondecode.FormatUUID)
+		d.Leave()
+	}
+	{
+		d.Enter("quantity")
+		d.Minimum(float64(o.Quantity), 1.0, false)
+		d.Maximum(float64(o.Quantity), 100.0, false)
+		d.Leave()
+	}
+	if o.Price != nil {
+		d.Enter("price")
+		d.Minimum(*o.Price, 0.0, true)
+		d.MultipleOf(*o.Price, 0.5)
 		d.Leave()
 	}
 	if o.Color != nil {
@@ -197,11 +206,6 @@ func (o *Gadget) checkForm(d *jsondecode.Decoder) {
 		default:
 			d.NotOneOf("one of \"red\", \"green\"")
 		}
-		d.Leave()
-	}
-	if o.Dims != nil {
-		d.Enter("dims")
-		o.Dims.checkForm(d)
 		d.Leave()
 	}
 	if o.Email != nil {
@@ -222,42 +226,10 @@ func (o *Gadget) checkForm(d *jsondecode.Decoder) {
 		d.CheckFormat(*o.Launch, jsondecode.FormatDate)
 		d.Leave()
 	}
-	{
-		d.Enter("name")
-		d.Text(o.Name)
-		d.MinLength(o.Name, 2)
-		d.MaxLength(o.Name, 10)
-		d.Pattern(o.Name, pattern1, "^[a-z][a-z0-9-]*$")
-		d.Leave()
-	}
-	if o.Parts != nil {
-		d.Enter("parts")
-		d.UniqueEncoded(len(o.Parts), func(i int) ([]byte, error) {
-			return json.Marshal(o.Parts[i])
-		})
-		for i0 := range o.Parts {
-			d.EnterIndex(i0)
-			o.Parts[i0].checkForm(d)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.Price != nil {
-		d.Enter("price")
-		d.Minimum(*o.Price, 0.0, true)
-		d.MultipleOf(*o.Price, 0.5)
-		d.Leave()
-	}
-	{
-		d.Enter("quantity")
-		d.Minimum(float64(o.Quantity), 1.0, false)
-		d.Maximum(float64(o.Quantity), 100.0, false)
-		d.Leave()
-	}
-	if o.Sku != nil {
-		d.Enter("sku")
-		d.Text(*o.Sku)
-		d.CheckFormat(*o.Sku, jsondecode.FormatUUID)
+	if o.At != nil {
+		d.Enter("at")
+		d.Text(*o.At)
+		d.CheckFormat(*o.At, jsondecode.FormatDateTime)
 		d.Leave()
 	}
 	if o.Tags != nil {
@@ -279,6 +251,35 @@ func (o *Gadget) checkForm(d *jsondecode.Decoder) {
 		}
 		d.Leave()
 	}
+	if o.Attrs != nil {
+		d.Enter("attrs")
+		d.MaxProperties(len(o.Attrs), 2)
+		for _, k0 := range slices.Sorted(maps.Keys(o.Attrs)) {
+			d.Enter(k0)
+			d.Text(k0)
+			e0 := o.Attrs[k0]
+			d.Minimum(float64(e0), 0.0, false)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Parts != nil {
+		d.Enter("parts")
+		d.UniqueEncoded(len(o.Parts), func(i int) ([]byte, error) {
+			return json.Marshal(o.Parts[i])
+		})
+		for i0 := range o.Parts {
+			d.EnterIndex(i0)
+			o.Parts[i0].checkForm(d)
+			d.Leave()
+		}
+		d.Leave()
+	}
+	if o.Dims != nil {
+		d.Enter("dims")
+		o.Dims.checkForm(d)
+		d.Leave()
+	}
 }
 
 // GadgetColor is the property color of the schema #/components/schemas/Gadget.
@@ -292,8 +293,8 @@ const (
 
 // GadgetDims is the property dims of the schema #/components/schemas/Gadget.
 type GadgetDims struct {
-	Unit *GadgetDimsUnit `json:"unit,omitempty"`
 	W    float64         `json:"w"`
+	Unit *GadgetDimsUnit `json:"unit,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -303,16 +304,8 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if err := form.Only(n, "unit", "w"); err != nil {
+	if err := form.Only(n, "w", "unit"); err != nil {
 		errs = append(errs, err)
-	}
-	if c := n.Get("unit"); c != nil {
-		s0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := GadgetDimsUnit(s0)
-		o.Unit = &v0
 	}
 	if c := n.Get("w"); c != nil {
 		v0, err := form.Float64(c)
@@ -323,6 +316,14 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 	} else {
 		errs = append(errs, form.Missing(n, "w"))
 	}
+	if c := n.Get("unit"); c != nil {
+		s0, err := form.String(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		v0 := GadgetDimsUnit(s0)
+		o.Unit = &v0
+	}
 	if err := form.Properties(n, 2, -1); err != nil {
 		errs = append(errs, err)
 	}
@@ -332,6 +333,11 @@ func (o *GadgetDims) DecodeForm(n *form.Node) error {
 // checkForm checks a GadgetDims decoded from a form against its schema,
 // reporting every violation to d.
 func (o *GadgetDims) checkForm(d *jsondecode.Decoder) {
+	{
+		d.Enter("w")
+		d.Minimum(o.W, 0.0, false)
+		d.Leave()
+	}
 	if o.Unit != nil {
 		d.Enter("unit")
 		d.Text(string(*o.Unit))
@@ -340,11 +346,6 @@ func (o *GadgetDims) checkForm(d *jsondecode.Decoder) {
 		default:
 			d.NotOneOf("one of \"cm\", \"in\"")
 		}
-		d.Leave()
-	}
-	{
-		d.Enter("w")
-		d.Minimum(o.W, 0.0, false)
 		d.Leave()
 	}
 }
@@ -362,8 +363,8 @@ const (
 // GadgetPartsItem is the item of the property parts of the schema
 // #/components/schemas/Gadget.
 type GadgetPartsItem struct {
-	Qty *int64  `json:"qty,omitempty"`
 	Sku *string `json:"sku,omitempty"`
+	Qty *int64  `json:"qty,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -373,19 +374,19 @@ func (o *GadgetPartsItem) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if c := n.Get("qty"); c != nil {
-		v0, err := form.Int64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Qty = &v0
-	}
 	if c := n.Get("sku"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		o.Sku = &v0
+	}
+	if c := n.Get("qty"); c != nil {
+		v0, err := form.Int64(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Qty = &v0
 	}
 	return errors.Join(errs...)
 }
@@ -1286,27 +1287,27 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
-	Active   *bool                 `json:"active,omitempty"`
-	At       *string               `json:"at,omitempty"`
-	Attrs    map[string]int64      `json:"attrs,omitzero"`
-	Big      *int64                `json:"big,omitempty"`
-	Color    WidgetColor           `json:"color"`
-	Count    int32                 `json:"count"`
+	ID       string                `json:"id"`
+	Name     string                `json:"name"`
 	Email    *string               `json:"email,omitempty"`
 	Homepage *string               `json:"homepage,omitempty"`
-	ID       string                `json:"id"`
-	Kind     *WidgetKind           `json:"kind,omitempty"`
 	Launch   *string               `json:"launch,omitempty"`
-	Level    *int64                `json:"level,omitempty"`
-	Mount    json.RawMessage       `json:"mount,omitempty"`
-	Name     string                `json:"name"`
-	Nickname idem.Nullable[string] `json:"nickname,omitzero"`
-	Owner    *WidgetOwner          `json:"owner,omitempty"`
-	Part     json.RawMessage       `json:"part,omitempty"`
+	At       *string               `json:"at,omitempty"`
+	Count    int32                 `json:"count"`
+	Big      *int64                `json:"big,omitempty"`
 	Ratio    *float64              `json:"ratio,omitempty"`
-	Shape    json.RawMessage       `json:"shape,omitempty"`
-	Size     *WidgetSize           `json:"size,omitempty"`
+	Kind     *WidgetKind           `json:"kind,omitempty"`
+	Level    *int64                `json:"level,omitempty"`
+	Color    WidgetColor           `json:"color"`
+	Nickname idem.Nullable[string] `json:"nickname,omitzero"`
 	Tags     []string              `json:"tags,omitzero"`
+	Attrs    map[string]int64      `json:"attrs,omitzero"`
+	Size     *WidgetSize           `json:"size,omitempty"`
+	Owner    *WidgetOwner          `json:"owner,omitempty"`
+	Shape    json.RawMessage       `json:"shape,omitempty"`
+	Mount    json.RawMessage       `json:"mount,omitempty"`
+	Part     json.RawMessage       `json:"part,omitempty"`
+	Active   *bool                 `json:"active,omitempty"`
 }
 
 // decodeJSON decodes a Widget from d and checks it against its schema,
@@ -1315,39 +1316,19 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has4, has5, has8, has13 bool
+	var has0, has1, has6, has11 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "active":
-			x0 := d.Bool()
-			v.Active = &x0
-		case "at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.At = &x0
-		case "attrs":
-			if d.BeginObject() {
-				v.Attrs = map[string]int64{}
-				for d.Member() {
-					k0 := string(d.Key())
-					e0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-					d.Minimum(float64(e0), 0.0, false)
-					v.Attrs[k0] = e0
-				}
-				d.MinProperties(len(v.Attrs), 1)
-				d.MaxProperties(len(v.Attrs), 2)
-			}
-		case "big":
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Big = &x0
-		case "color":
-			has4 = true
-			v.Color.decodeJSON(d)
-		case "count":
-			has5 = true
-			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
-			d.Minimum(float64(v.Count), 0.0, true)
-			d.Maximum(float64(v.Count), 100.0, false)
+		case "id":
+			has0 = true
+			v.ID = d.String()
+			d.CheckFormat(v.ID, jsondecode.FormatUUID)
+		case "name":
+			has1 = true
+			v.Name = d.String()
+			d.MinLength(v.Name, 2)
+			d.MaxLength(v.Name, 10)
+			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
 		case "email":
 			x0 := d.String()
 			d.CheckFormat(x0, jsondecode.FormatEmail)
@@ -1356,18 +1337,32 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			x0 := d.String()
 			d.CheckFormat(x0, jsondecode.FormatURI)
 			v.Homepage = &x0
-		case "id":
-			has8 = true
-			v.ID = d.String()
-			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case "kind":
-			x0 := new(WidgetKind)
-			x0.decodeJSON(d)
-			v.Kind = x0
 		case "launch":
 			x0 := d.String()
 			d.CheckFormat(x0, jsondecode.FormatDate)
 			v.Launch = &x0
+		case "at":
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
+			v.At = &x0
+		case "count":
+			has6 = true
+			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
+			d.Minimum(float64(v.Count), 0.0, true)
+			d.Maximum(float64(v.Count), 100.0, false)
+		case "big":
+			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			v.Big = &x0
+		case "ratio":
+			x0 := d.Float()
+			d.Minimum(x0, 0.0, false)
+			d.Maximum(x0, 1.0, true)
+			d.MultipleOf(x0, 0.25)
+			v.Ratio = &x0
+		case "kind":
+			x0 := new(WidgetKind)
+			x0.decodeJSON(d)
+			v.Kind = x0
 		case "level":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			switch float64(x0) {
@@ -1376,22 +1371,9 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.NotOneOf("one of 1, 2, 3")
 			}
 			v.Level = &x0
-		case "mount":
-			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 WidgetMountVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-				d.Minimum(float64(x1), 1.0, false)
-				_ = x1
-			})
-		case "name":
-			has13 = true
-			v.Name = d.String()
-			d.MinLength(v.Name, 2)
-			d.MaxLength(v.Name, 10)
-			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
+		case "color":
+			has11 = true
+			v.Color.decodeJSON(d)
 		case "nickname":
 			v.Nickname.Set = true
 			if d.IsNull() {
@@ -1400,40 +1382,6 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				v.Nickname.Value = d.String()
 				d.MaxLength(v.Nickname.Value, 5)
 			}
-		case "owner":
-			x0 := new(WidgetOwner)
-			x0.decodeJSON(d)
-			v.Owner = x0
-		case "part":
-			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
-				var x1 Gear
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 Spring
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case "ratio":
-			x0 := d.Float()
-			d.Minimum(x0, 0.0, false)
-			d.Maximum(x0, 1.0, true)
-			d.MultipleOf(x0, 0.25)
-			v.Ratio = &x0
-		case "shape":
-			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
-				var x1 WidgetShapeVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 WidgetShapeVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case "size":
-			x0 := new(WidgetSize)
-			x0.decodeJSON(d)
-			v.Size = x0
 		case "tags":
 			mark0 := d.Mark()
 			if d.BeginArray() {
@@ -1446,21 +1394,74 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Tags), 3)
 				d.UniqueItems(mark0)
 			}
+		case "attrs":
+			if d.BeginObject() {
+				v.Attrs = map[string]int64{}
+				for d.Member() {
+					k0 := string(d.Key())
+					e0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+					d.Minimum(float64(e0), 0.0, false)
+					v.Attrs[k0] = e0
+				}
+				d.MinProperties(len(v.Attrs), 1)
+				d.MaxProperties(len(v.Attrs), 2)
+			}
+		case "size":
+			x0 := new(WidgetSize)
+			x0.decodeJSON(d)
+			v.Size = x0
+		case "owner":
+			x0 := new(WidgetOwner)
+			x0.decodeJSON(d)
+			v.Owner = x0
+		case "shape":
+			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
+				var x1 WidgetShapeVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 WidgetShapeVariant2
+				x1.decodeJSON(d)
+				_ = x1
+			})
+		case "mount":
+			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
+				var x1 WidgetMountVariant1
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				d.Minimum(float64(x1), 1.0, false)
+				_ = x1
+			})
+		case "part":
+			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
+				var x1 Gear
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 Spring
+				x1.decodeJSON(d)
+				_ = x1
+			})
+		case "active":
+			x0 := d.Bool()
+			v.Active = &x0
 		default:
 			d.Unknown()
 		}
 	}
-	if !has4 {
-		d.Missing("color")
-	}
-	if !has5 {
-		d.Missing("count")
-	}
-	if !has8 {
+	if !has0 {
 		d.Missing("id")
 	}
-	if !has13 {
+	if !has1 {
 		d.Missing("name")
+	}
+	if !has6 {
+		d.Missing("count")
+	}
+	if !has11 {
+		d.Missing("color")
 	}
 }
 
@@ -1617,8 +1618,8 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 
 // WidgetSize is the property size of the schema #/components/schemas/Widget.
 type WidgetSize struct {
-	H *float64 `json:"h,omitempty"`
 	W *float64 `json:"w,omitempty"`
+	H *float64 `json:"h,omitempty"`
 }
 
 // decodeJSON decodes a WidgetSize from d and checks it against its schema,
@@ -1631,12 +1632,12 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		n++
 		switch string(d.Key()) {
-		case "h":
-			x0 := d.Float()
-			v.H = &x0
 		case "w":
 			x0 := d.Float()
 			v.W = &x0
+		case "h":
+			x0 := d.Float()
+			v.H = &x0
 		default:
 			d.Skip()
 		}

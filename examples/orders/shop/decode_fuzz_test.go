@@ -40,7 +40,7 @@ func FuzzDecodeCreateOrder(f *testing.F) {
 			}
 			return
 		}
-		again := roundTrip(t, v, decodeCreateOrder)
+		again := roundTrip(t, v.Body, decodeCreateOrder, idemimpl.Request{})
 		if diff := cmp.Diff(v, again); diff != "" {
 			t.Fatalf("re-encoded body decodes differently (-first +again):\n%s", diff)
 		}
@@ -58,14 +58,14 @@ func FuzzDecodeCancelOrder(f *testing.F) {
 	}
 	params := map[string]string{"order-id": "o-1"}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		v, err := decodeCancelOrder(&idemimpl.Request{Body: body})
+		v, err := decodeCancelOrder(&idemimpl.Request{Body: body, PathParams: params})
 		if err != nil {
 			if !errors.Is(err, idem.ErrInvalidBody) {
 				t.Fatalf("error %v is not an invalid body: it would answer 500", err)
 			}
 			return
 		}
-		if diff := cmp.Diff(v, roundTrip(t, v, decodeCancelOrder)); diff != "" {
+		if diff := cmp.Diff(v, roundTrip(t, v.Body, decodeCancelOrder, idemimpl.Request{PathParams: params})); diff != "" {
 			t.Fatalf("re-encoded body decodes differently (-first +again):\n%s", diff)
 		}
 		c := contractCancelOrder
@@ -80,14 +80,16 @@ func FuzzDecodeCancelOrder(f *testing.F) {
 	})
 }
 
-// roundTrip encodes v with encoding/json and decodes it again.
-func roundTrip[T any](t *testing.T, v *T, decode func(*idemimpl.Request) (*T, error)) *T {
+// roundTrip encodes body with encoding/json and decodes the request r
+// with it.
+func roundTrip[T any](t *testing.T, body any, decode func(*idemimpl.Request) (*T, error), r idemimpl.Request) *T {
 	t.Helper()
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := decode(&idemimpl.Request{Body: b})
+	r.Body = b
+	again, err := decode(&r)
 	if err != nil {
 		t.Fatalf("the re-encoded body %s is refused: %v", b, err)
 	}

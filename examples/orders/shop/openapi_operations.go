@@ -5,50 +5,46 @@ package shop
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/client_sent_at"},
-		Include:   []string{"/shop_id", "/external_order_id", "/customer_id", "/items", "/delivery"},
-		Unordered: []string{"/items"},
-	},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint: fingerprint.Spec{
+		Include:   []string{"/shop_id", "/external_order_id", "/customer_id", "/items", "/delivery"},
+		Exclude:   []string{"/client_sent_at"},
+		Unordered: []string{"/items"},
+	},
 	Retention:     72 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, and one
-// enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and its
+// effects' enqueuers.
 type CreateOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -88,39 +84,35 @@ func (o *CreateOrderOperation) EnqueueReserveStock(ctx context.Context, payload 
 	})
 }
 
-// CreateOrderRequest is the typed request of createOrder (POST /orders) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateOrderRequest is the typed request of createOrder (POST /orders): its
+// parameters and body, decoded before anything is claimed.
 type CreateOrderRequest struct {
-	// Body is the decoded request body.
-	Body *NewOrder
+	Body *NewOrder // the decoded request body
 }
 
-// requestCreateOrder builds the typed request of createOrder (POST /orders)
-// from the raw request.
-func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	req := &CreateOrderRequest{}
-	b, err := decodeCreateOrder(r)
-	if err != nil {
-		return nil, err
+// decodeCreateOrder decodes the typed request of createOrder (POST /orders),
+// its JSON body checked, every violation at once.
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{Body: new(NewOrder)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateOrderResponse is an answer of createOrder (POST /orders):
 // CreateOrder201Response, CreateOrder409Response, CreateOrder422Response. Only
-// the documented answers implement it; the business method returns one of them,
-// or an error (an *idem.Rejection for a problem).
+// the documented answers implement it.
 type CreateOrderResponse interface {
-	responseCreateOrder() (*idemimpl.Response, error)
+	responseCreateOrder() idemimpl.Answer
 }
 
 // CreateOrder201Headers are the headers of the 201 answer of createOrder (POST
 // /orders); they are stored with the answer and replayed.
 type CreateOrder201Headers struct {
-	// Location is the response header Location.
-	Location string
+	Location string // the response header Location
 }
 
 // CreateOrder201Response is the 201 answer of createOrder (POST /orders): The
@@ -130,22 +122,15 @@ type CreateOrder201Response struct {
 	Headers CreateOrder201Headers
 }
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	header.Set("Location", idemimpl.FormatParam(r.Headers.Location))
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (r CreateOrder201Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 201,
-		Typed:  []string{"Location"},
-	}, nil
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+		Headers: []idemimpl.AnswerHeader{
+			idemimpl.Header("Location", r.Headers.Location),
+		},
+	}
 }
 
 // CreateOrder409Response is the 409 answer of createOrder (POST /orders): The
@@ -154,20 +139,12 @@ type CreateOrder409Response struct {
 	Body OrderConflict
 }
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder409Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (r CreateOrder409Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 409,
-	}, nil
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
+	}
 }
 
 // CreateOrder422Response is the 422 answer of createOrder (POST /orders): An
@@ -176,62 +153,39 @@ type CreateOrder422Response struct {
 	Body Problem
 }
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder422Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (r CreateOrder422Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 422,
-	}, nil
-}
-
-// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
-// and checks it against the schema, reporting every violation at once.
-func decodeCreateOrder(r *idemimpl.Request) (*NewOrder, error) {
-	var v NewOrder
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
 	}
-	return &v, nil
 }
 
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/customer_id")
 		w.BeginArray()
-		w.String(req.CustomerID)
+		w.String(req.Body.CustomerID)
 		w.EndArray()
 		w.Key("/delivery")
 		w.BeginArray()
-		fingerprintDelivery(w, &req.Delivery)
+		fingerprintDelivery(w, &req.Body.Delivery)
 		w.EndArray()
 		w.Key("/external_order_id")
 		w.BeginArray()
-		w.String(req.ExternalOrderID)
+		w.String(req.Body.ExternalOrderID)
 		w.EndArray()
 		w.Key("/items")
 		w.BeginArray()
-		if req.Items == nil {
+		if req.Body.Items == nil {
 			w.Null()
 		} else {
 			w.BeginUnorderedArray()
-			for _, e0 := range req.Items {
+			for _, e0 := range req.Body.Items {
 				fingerprintOrderItem(w, &e0)
 			}
 			w.EndUnorderedArray()
@@ -239,7 +193,7 @@ func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprin
 		w.EndArray()
 		w.Key("/shop_id")
 		w.BeginArray()
-		w.String(req.ShopID)
+		w.String(req.Body.ShopID)
 		w.EndArray()
 		w.EndObject()
 	})
@@ -248,14 +202,14 @@ func fingerprintCreateOrder(req *NewOrder, params map[string]string) (fingerprin
 // naturalKeyCreateOrder renders the natural key of a createOrder (POST /orders)
 // request (/shop_id, /external_order_id) as canonical JSON; the runtime claims
 // it so that one entity is created once per scope.
-func naturalKeyCreateOrder(req *NewOrder) (string, error) {
+func naturalKeyCreateOrder(req *CreateOrderRequest) (string, error) {
 	w := new(fingerprint.Writer)
 	w.BeginArray()
 	w.BeginArray()
-	w.String(req.ShopID)
+	w.String(req.Body.ShopID)
 	w.EndArray()
 	w.BeginArray()
-	w.String(req.ExternalOrderID)
+	w.String(req.Body.ExternalOrderID)
 	w.EndArray()
 	w.EndArray()
 	b, err := w.Result()
@@ -265,34 +219,30 @@ func naturalKeyCreateOrder(req *NewOrder) (string, error) {
 // contractCancelOrder is the run-time contract of cancelOrder (POST
 // /orders/{order-id}/cancel).
 var contractCancelOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/reason"}},
+	Operation:  "cancelOrder",
+	Method:     "POST",
+	Route:      "/orders/{order-id}/cancel",
+	PathParams: []string{"order-id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "cancelOrder",
-	PathParams:    []string{"order-id"},
+	Fingerprint:   fingerprint.Spec{Include: []string{"/reason"}},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{order-id}/cancel",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CancelOrderOperation is what the business method of cancelOrder (POST
 // /orders/{order-id}/cancel) gets besides the request: the operation's id,
-// scope and key, and one enqueuer per side effect of the contract.
+// scope and key, and its effects' enqueuers.
 type CancelOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -333,36 +283,36 @@ func (o *CancelOrderOperation) EnqueueCancellationEmail(ctx context.Context, pay
 }
 
 // CancelOrderRequest is the typed request of cancelOrder (POST
-// /orders/{order-id}/cancel) that its business method receives: its parameters
-// and its body, decoded before anything is claimed.
+// /orders/{order-id}/cancel): its parameters and body, decoded before anything
+// is claimed.
 type CancelOrderRequest struct {
-	// OrderID is the path parameter order-id.
-	OrderID string
-	// Body is the decoded request body.
-	Body *Cancellation
+	OrderID string        // the path parameter order-id
+	Body    *Cancellation // the decoded request body
 }
 
-// requestCancelOrder builds the typed request of cancelOrder (POST
-// /orders/{order-id}/cancel) from the raw request.
-func requestCancelOrder(r *idemimpl.Request) (*CancelOrderRequest, error) {
-	req := &CancelOrderRequest{}
-	b, err := decodeCancelOrder(r)
-	if err != nil {
-		return nil, err
+// decodeCancelOrder decodes the typed request of cancelOrder (POST
+// /orders/{order-id}/cancel), its parameters and JSON body checked, every
+// violation at once.
+func decodeCancelOrder(r *idemimpl.Request) (*CancelOrderRequest, error) {
+	req := &CancelOrderRequest{Body: new(Cancellation)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("path", "order-id", r.PathParams["order-id"], 1, true); ok {
+		d.MaxLength(s, 64)
+		req.OrderID = s
 	}
-	req.Body = b
-	if err := idemimpl.Param(r, "path", "order-id", true, &req.OrderID); err != nil {
-		return nil, err
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
 
 // CancelOrderResponse is an answer of cancelOrder (POST
 // /orders/{order-id}/cancel): CancelOrder200Response, CancelOrder409Response.
-// Only the documented answers implement it; the business method returns one of
-// them, or an error (an *idem.Rejection for a problem).
+// Only the documented answers implement it.
 type CancelOrderResponse interface {
-	responseCancelOrder() (*idemimpl.Response, error)
+	responseCancelOrder() idemimpl.Answer
 }
 
 // CancelOrder200Response is the 200 answer of cancelOrder (POST
@@ -371,21 +321,12 @@ type CancelOrder200Response struct {
 	Body Order
 }
 
-// responseCancelOrder renders the answer for the runtime, which stores and
-// replays it as the contract of cancelOrder (POST /orders/{order-id}/cancel)
-// says.
-func (r CancelOrder200Response) responseCancelOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCancelOrder is the answer as the runtime stores and replays it.
+func (r CancelOrder200Response) responseCancelOrder() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 200,
-	}, nil
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+	}
 }
 
 // CancelOrder409Response is the 409 answer of cancelOrder (POST
@@ -394,52 +335,23 @@ type CancelOrder409Response struct {
 	Body Problem
 }
 
-// responseCancelOrder renders the answer for the runtime, which stores and
-// replays it as the contract of cancelOrder (POST /orders/{order-id}/cancel)
-// says.
-func (r CancelOrder409Response) responseCancelOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCancelOrder is the answer as the runtime stores and replays it.
+func (r CancelOrder409Response) responseCancelOrder() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 409,
-	}, nil
-}
-
-// decodeCancelOrder decodes the JSON request body of cancelOrder (POST
-// /orders/{order-id}/cancel) and checks it against the schema, reporting every
-// violation at once.
-func decodeCancelOrder(r *idemimpl.Request) (*Cancellation, error) {
-	var v Cancellation
-	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("path", "order-id", r.PathParams["order-id"], 1, true); ok {
-		d.MaxLength(s0, 64)
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
 	}
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
 }
 
 // fingerprintCancelOrder is the fingerprint of a cancelOrder (POST
-// /orders/{order-id}/cancel) request: the runtime's canonical form of its
-// significant fields, computed from the typed request without reflection.
-func fingerprintCancelOrder(req *Cancellation, params map[string]string) (fingerprint.Sum, error) {
+// /orders/{order-id}/cancel) request, computed from the typed request as the
+// runtime canonicalises its JSON.
+func fingerprintCancelOrder(req *CancelOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders/{order-id}/cancel", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/reason")
 		w.BeginArray()
-		w.String(string(req.Reason))
+		w.String(string(req.Body.Reason))
 		w.EndArray()
 		w.EndObject()
 	})
@@ -488,214 +400,99 @@ func fingerprintOrderItem(w *fingerprint.Writer, v *OrderItem) {
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateOrderResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) and returns one of its
+	// documented answers (CreateOrderResponse).
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
-	// CancelOrder runs cancelOrder (POST /orders/{order-id}/cancel) inside
-	// the transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (CancelOrderResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// CancelOrder runs cancelOrder (POST /orders/{order-id}/cancel) and
+	// returns one of its documented answers (CancelOrderResponse).
 	CancelOrder(ctx context.Context, tx pgx.Tx, op *CancelOrderOperation, req *CancelOrderRequest) (CancelOrderResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
 // CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createOrder (POST /orders) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createOrder (POST /orders)")
 }
 
 // CancelOrder answers cancelOrder (POST /orders/{order-id}/cancel) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) CancelOrder(context.Context, pgx.Tx, *CancelOrderOperation, *CancelOrderRequest) (CancelOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "cancelOrder (POST /orders/{order-id}/cancel) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("cancelOrder (POST /orders/{order-id}/cancel)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
 // request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract: contractCreateOrder,
-		Decode:   requestCreateOrder,
-		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateOrder(r.Body, params)
-		},
-		NaturalKey: func(r *CreateOrderRequest) (string, error) {
-			return naturalKeyCreateOrder(r.Body)
-		},
+		Contract:    contractCreateOrder,
+		Decode:      decodeCreateOrder,
+		Fingerprint: fingerprintCreateOrder,
+		NaturalKey:  naturalKeyCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createOrder (POST /orders) returned no answer")
-			}
-			return res.responseCreateOrder()
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateOrderResponse.responseCreateOrder)
 		},
 	}
 }
 
-// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
-// and its handler h as the router serves it; Routes and the contract tests
-// mount the operation through it.
-func mountCreateOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders", h
-}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedCancelOrder binds cancelOrder (POST /orders/{order-id}/cancel) to h: its
 // contract, typed request, typed fingerprint and business method.
 func typedCancelOrder(h Handlers) idemimpl.Typed[CancelOrderRequest] {
 	return idemimpl.Typed[CancelOrderRequest]{
-		Contract: contractCancelOrder,
-		Decode:   requestCancelOrder,
-		Fingerprint: func(r *CancelOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCancelOrder(r.Body, params)
-		},
+		Contract:    contractCancelOrder,
+		Decode:      decodeCancelOrder,
+		Fingerprint: fingerprintCancelOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CancelOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.CancelOrder(ctx, tx, &CancelOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("cancelOrder (POST /orders/{order-id}/cancel) returned no answer")
-			}
-			return res.responseCancelOrder()
+			res, err := h.CancelOrder(ctx, tx, &CancelOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CancelOrderResponse.responseCancelOrder)
 		},
 	}
 }
 
-// mountCancelOrder returns the ServeMux pattern of cancelOrder (POST
-// /orders/{order-id}/cancel) and its handler h as the router serves it; Routes
-// and the contract tests mount the operation through it.
-func mountCancelOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders/{orderID}/cancel", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !pathValuesCancelOrder(r) {
-			http.NotFound(w, r)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
+// mountCancelOrder mounts cancelOrder (POST /orders/{order-id}/cancel) on a
+// router.
+var mountCancelOrder = idemimpl.Mount("POST /orders/{orderID}/cancel", pathValuesCancelOrder)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCancelOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCancelOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders/{orderID}/cancel",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateOrder(h), mountCreateOrder),
+		idemimpl.Bind(typedCancelOrder(h), mountCancelOrder),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

@@ -3,14 +3,15 @@
 package shop
 
 import (
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"regexp"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.
 var (
-	pattern0 = regexp.MustCompile("^[A-Z]{2}$")
-	pattern1 = regexp.MustCompile("^[A-Za-z0-9][A-Za-z0-9._-]*$")
+	pattern0 = regexp.MustCompile("^[A-Za-z0-9][A-Za-z0-9._-]*$")
+	pattern1 = regexp.MustCompile("^[A-Z]{2}$")
 )
 
 // Cancellation is the schema #/components/schemas/Cancellation.
@@ -69,18 +70,18 @@ func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
 
 // ConfirmationEmail is the schema #/components/schemas/ConfirmationEmail.
 type ConfirmationEmail struct {
-	CustomerID string `json:"customer_id"`
 	OrderID    string `json:"order_id"`
+	CustomerID string `json:"customer_id"`
 }
 
 // Delivery is the schema #/components/schemas/Delivery.
 type Delivery struct {
+	Name         string  `json:"name"`
+	Street       string  `json:"street"`
 	City         string  `json:"city"`
+	PostalCode   string  `json:"postal_code"`
 	Country      string  `json:"country"`
 	Instructions *string `json:"instructions,omitempty"`
-	Name         string  `json:"name"`
-	PostalCode   string  `json:"postal_code"`
-	Street       string  `json:"street"`
 }
 
 // decodeJSON decodes a Delivery from d and checks it against its schema,
@@ -89,66 +90,66 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has3, has4, has5 bool
+	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "city":
+		case "name":
 			has0 = true
+			v.Name = d.String()
+			d.MinLength(v.Name, 1)
+			d.MaxLength(v.Name, 200)
+		case "street":
+			has1 = true
+			v.Street = d.String()
+			d.MinLength(v.Street, 1)
+			d.MaxLength(v.Street, 200)
+		case "city":
+			has2 = true
 			v.City = d.String()
 			d.MinLength(v.City, 1)
 			d.MaxLength(v.City, 200)
+		case "postal_code":
+			has3 = true
+			v.PostalCode = d.String()
+			d.MinLength(v.PostalCode, 1)
+			d.MaxLength(v.PostalCode, 16)
 		case "country":
-			has1 = true
+			has4 = true
 			v.Country = d.String()
-			d.Pattern(v.Country, pattern0, "^[A-Z]{2}$")
+			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
 		case "instructions":
 			x0 := d.String()
 			d.MaxLength(x0, 500)
 			v.Instructions = &x0
-		case "name":
-			has3 = true
-			v.Name = d.String()
-			d.MinLength(v.Name, 1)
-			d.MaxLength(v.Name, 200)
-		case "postal_code":
-			has4 = true
-			v.PostalCode = d.String()
-			d.MinLength(v.PostalCode, 1)
-			d.MaxLength(v.PostalCode, 16)
-		case "street":
-			has5 = true
-			v.Street = d.String()
-			d.MinLength(v.Street, 1)
-			d.MaxLength(v.Street, 200)
 		default:
 			d.Unknown()
 		}
 	}
 	if !has0 {
-		d.Missing("city")
-	}
-	if !has1 {
-		d.Missing("country")
-	}
-	if !has3 {
 		d.Missing("name")
 	}
-	if !has4 {
+	if !has1 {
+		d.Missing("street")
+	}
+	if !has2 {
+		d.Missing("city")
+	}
+	if !has3 {
 		d.Missing("postal_code")
 	}
-	if !has5 {
-		d.Missing("street")
+	if !has4 {
+		d.Missing("country")
 	}
 }
 
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
-	ClientSentAt    *string     `json:"client_sent_at,omitempty"`
-	CustomerID      string      `json:"customer_id"`
-	Delivery        Delivery    `json:"delivery"`
-	ExternalOrderID string      `json:"external_order_id"`
-	Items           []OrderItem `json:"items"`
 	ShopID          string      `json:"shop_id"`
+	ExternalOrderID string      `json:"external_order_id"`
+	CustomerID      string      `json:"customer_id"`
+	Items           []OrderItem `json:"items"`
+	Delivery        Delivery    `json:"delivery"`
+	ClientSentAt    *string     `json:"client_sent_at,omitempty"`
 }
 
 // decodeJSON decodes a NewOrder from d and checks it against its schema,
@@ -157,28 +158,26 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1, has2, has3, has4, has5 bool
+	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "client_sent_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = &x0
-		case "customer_id":
-			has1 = true
-			v.CustomerID = d.String()
-			d.MinLength(v.CustomerID, 1)
-			d.MaxLength(v.CustomerID, 64)
-		case "delivery":
-			has2 = true
-			v.Delivery.decodeJSON(d)
+		case "shop_id":
+			has0 = true
+			v.ShopID = d.String()
+			d.MinLength(v.ShopID, 1)
+			d.MaxLength(v.ShopID, 64)
 		case "external_order_id":
-			has3 = true
+			has1 = true
 			v.ExternalOrderID = d.String()
 			d.MinLength(v.ExternalOrderID, 1)
 			d.MaxLength(v.ExternalOrderID, 64)
+		case "customer_id":
+			has2 = true
+			v.CustomerID = d.String()
+			d.MinLength(v.CustomerID, 1)
+			d.MaxLength(v.CustomerID, 64)
 		case "items":
-			has4 = true
+			has3 = true
 			mark0 := d.Mark()
 			if d.BeginArray() {
 				v.Items = []OrderItem{}
@@ -191,57 +190,59 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Items), 100)
 				d.UniqueItems(mark0)
 			}
-		case "shop_id":
-			has5 = true
-			v.ShopID = d.String()
-			d.MinLength(v.ShopID, 1)
-			d.MaxLength(v.ShopID, 64)
+		case "delivery":
+			has4 = true
+			v.Delivery.decodeJSON(d)
+		case "client_sent_at":
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
+			v.ClientSentAt = &x0
 		default:
 			d.Unknown()
 		}
 	}
+	if !has0 {
+		d.Missing("shop_id")
+	}
 	if !has1 {
-		d.Missing("customer_id")
-	}
-	if !has2 {
-		d.Missing("delivery")
-	}
-	if !has3 {
 		d.Missing("external_order_id")
 	}
-	if !has4 {
+	if !has2 {
+		d.Missing("customer_id")
+	}
+	if !has3 {
 		d.Missing("items")
 	}
-	if !has5 {
-		d.Missing("shop_id")
+	if !has4 {
+		d.Missing("delivery")
 	}
 }
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
-	CustomerID      string      `json:"customer_id"`
-	Delivery        Delivery    `json:"delivery"`
-	ExternalOrderID string      `json:"external_order_id"`
 	ID              string      `json:"id"`
-	Items           []OrderItem `json:"items"`
-	ShopID          string      `json:"shop_id"`
 	Status          OrderStatus `json:"status"`
+	ShopID          string      `json:"shop_id"`
+	ExternalOrderID string      `json:"external_order_id"`
+	CustomerID      string      `json:"customer_id"`
+	Items           []OrderItem `json:"items"`
+	Delivery        Delivery    `json:"delivery"`
 }
 
 // OrderConflict is the schema #/components/schemas/OrderConflict.
 type OrderConflict struct {
-	Available *int64  `json:"available,omitempty"`
+	Type      string  `json:"type"`
+	Title     string  `json:"title"`
+	Status    int64   `json:"status"`
 	Detail    *string `json:"detail,omitempty"`
 	Sku       *string `json:"sku,omitempty"`
-	Status    int64   `json:"status"`
-	Title     string  `json:"title"`
-	Type      string  `json:"type"`
+	Available *int64  `json:"available,omitempty"`
 }
 
 // OrderItem is the schema #/components/schemas/OrderItem.
 type OrderItem struct {
-	Quantity int64  `json:"quantity"`
 	Sku      string `json:"sku"`
+	Quantity int64  `json:"quantity"`
 }
 
 // decodeJSON decodes a OrderItem from d and checks it against its schema,
@@ -253,25 +254,25 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "quantity":
+		case "sku":
 			has0 = true
+			v.Sku = d.String()
+			d.MaxLength(v.Sku, 64)
+			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
+		case "quantity":
+			has1 = true
 			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Quantity), 1.0, false)
 			d.Maximum(float64(v.Quantity), 1000.0, false)
-		case "sku":
-			has1 = true
-			v.Sku = d.String()
-			d.MaxLength(v.Sku, 64)
-			d.Pattern(v.Sku, pattern1, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
 		default:
 			d.Unknown()
 		}
 	}
 	if !has0 {
-		d.Missing("quantity")
+		d.Missing("sku")
 	}
 	if !has1 {
-		d.Missing("sku")
+		d.Missing("quantity")
 	}
 }
 
@@ -287,14 +288,14 @@ const (
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {
-	Detail *string `json:"detail,omitempty"`
-	Status *int64  `json:"status,omitempty"`
-	Title  *string `json:"title,omitempty"`
 	Type   *string `json:"type,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Status *int64  `json:"status,omitempty"`
+	Detail *string `json:"detail,omitempty"`
 }
 
 // StockReservation is the schema #/components/schemas/StockReservation.
 type StockReservation struct {
-	Items   []OrderItem `json:"items"`
 	OrderID string      `json:"order_id"`
+	Items   []OrderItem `json:"items"`
 }

@@ -16,5 +16,5 @@ type EnforceVersion uint
 // the split into runtime/idem and runtime/idemimpl.
 const (
 	MinGeneratedVersion = 2
-	MaxGeneratedVersion = 2
+	MaxGeneratedVersion = 3
 )

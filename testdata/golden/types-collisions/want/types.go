@@ -12,12 +12,12 @@ type CreateCallBody struct {
 
 // CreateCallBody2 is the request body of CreateCall (POST /calls).
 type CreateCallBody2 struct {
-	CreateCallBodyStatus *string                `json:"CreateCallBodyStatus,omitempty"`
 	StartTime            *string                `json:"StartTime,omitempty"`
+	StartTime4           *string                `json:"start_time,omitempty"`
+	StartTime3           *string                `json:"start-time,omitempty"`
 	StartTime2           *string                `json:"StartTime<,omitempty"`
 	DecodeForm2          *string                `json:"decode_form,omitempty"`
-	StartTime3           *string                `json:"start-time,omitempty"`
-	StartTime4           *string                `json:"start_time,omitempty"`
+	CreateCallBodyStatus *string                `json:"CreateCallBodyStatus,omitempty"`
 	Status               *CreateCallBody2Status `json:"status,omitempty"`
 }
 
@@ -29,24 +29,24 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch string(d.Key()) {
-		case "CreateCallBodyStatus":
-			x0 := d.String()
-			v.CreateCallBodyStatus = &x0
 		case "StartTime":
 			x0 := d.String()
 			v.StartTime = &x0
+		case "start_time":
+			x0 := d.String()
+			v.StartTime4 = &x0
+		case "start-time":
+			x0 := d.String()
+			v.StartTime3 = &x0
 		case "StartTime<":
 			x0 := d.String()
 			v.StartTime2 = &x0
 		case "decode_form":
 			x0 := d.String()
 			v.DecodeForm2 = &x0
-		case "start-time":
+		case "CreateCallBodyStatus":
 			x0 := d.String()
-			v.StartTime3 = &x0
-		case "start_time":
-			x0 := d.String()
-			v.StartTime4 = &x0
+			v.CreateCallBodyStatus = &x0
 		case "status":
 			x0 := new(CreateCallBody2Status)
 			x0.decodeJSON(d)
@@ -82,8 +82,8 @@ func (v *CreateCallBody2Status) decodeJSON(d *jsondecode.Decoder) {
 
 // Source is the schema #/components/schemas/source.
 type Source struct {
-	AchCreditTransfer *SourceTypeAchCreditTransfer `json:"ach_credit_transfer,omitempty"`
 	Type              *SourceType                  `json:"type,omitempty"`
+	AchCreditTransfer *SourceTypeAchCreditTransfer `json:"ach_credit_transfer,omitempty"`
 }
 
 // decodeJSON decodes a Source from d and checks it against its schema,
@@ -94,14 +94,14 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch string(d.Key()) {
-		case "ach_credit_transfer":
-			x0 := new(SourceTypeAchCreditTransfer)
-			x0.decodeJSON(d)
-			v.AchCreditTransfer = x0
 		case "type":
 			x0 := new(SourceType)
 			x0.decodeJSON(d)
 			v.Type = x0
+		case "ach_credit_transfer":
+			x0 := new(SourceTypeAchCreditTransfer)
+			x0.decodeJSON(d)
+			v.AchCreditTransfer = x0
 		default:
 			d.Skip()
 		}

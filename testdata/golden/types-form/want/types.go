@@ -5,14 +5,15 @@ package golden
 import (
 	"encoding/json"
 	"errors"
+
 	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // Address is the schema #/components/schemas/address.
 type Address struct {
-	City  *string `json:"city,omitempty"`
 	Line1 *string `json:"line1,omitempty"`
+	City  *string `json:"city,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -22,13 +23,6 @@ func (o *Address) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if c := n.Get("city"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.City = &v0
-	}
 	if c := n.Get("line1"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
@@ -36,29 +30,36 @@ func (o *Address) DecodeForm(n *form.Node) error {
 		}
 		o.Line1 = &v0
 	}
+	if c := n.Get("city"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.City = &v0
+	}
 	return errors.Join(errs...)
 }
 
 // checkForm checks a Address decoded from a form against its schema, reporting
 // every violation to d.
 func (o *Address) checkForm(d *jsondecode.Decoder) {
-	if o.City != nil {
-		d.Enter("city")
-		d.Text(*o.City)
-		d.Leave()
-	}
 	if o.Line1 != nil {
 		d.Enter("line1")
 		d.Text(*o.Line1)
+		d.Leave()
+	}
+	if o.City != nil {
+		d.Enter("city")
+		d.Text(*o.City)
 		d.Leave()
 	}
 }
 
 // Charge is the schema #/components/schemas/charge.
 type Charge struct {
+	ID       string          `json:"id"`
 	Amount   int64           `json:"amount"`
 	Customer json.RawMessage `json:"customer,omitempty"`
-	ID       string          `json:"id"`
 }
 
 // DeleteChargesChargeBody is the request body of DeleteChargesCharge (DELETE
@@ -85,16 +86,16 @@ func (o *DeleteChargesChargeBody) checkForm(d *jsondecode.Decoder) {}
 // PostChargesBody is the request body of PostCharges (POST /v1/charges).
 type PostChargesBody struct {
 	Amount        int64                         `json:"amount"`
-	Capture       *bool                         `json:"capture,omitempty"`
-	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
 	Currency      string                        `json:"currency"`
-	Expand        []string                      `json:"expand,omitzero"`
+	Capture       *bool                         `json:"capture,omitempty"`
 	Fee           *float64                      `json:"fee,omitempty"`
-	Items         []PostChargesBodyItemsItem    `json:"items,omitzero"`
+	Expand        []string                      `json:"expand,omitzero"`
 	Metadata      json.RawMessage               `json:"metadata,omitempty"`
-	PaidAt        *string                       `json:"paid_at,omitempty"`
-	Scores        map[string][]*int64           `json:"scores,omitzero"`
 	Shipping      *PostChargesBodyShipping      `json:"shipping,omitempty"`
+	Items         []PostChargesBodyItemsItem    `json:"items,omitzero"`
+	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
+	Scores        map[string][]*int64           `json:"scores,omitzero"`
+	PaidAt        *string                       `json:"paid_at,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -113,21 +114,6 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 	} else {
 		errs = append(errs, form.Missing(n, "amount"))
 	}
-	if c := n.Get("capture"); c != nil {
-		v0, err := form.Bool(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Capture = &v0
-	}
-	if c := n.Get("capture_method"); c != nil {
-		s0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := PostChargesBodyCaptureMethod(s0)
-		o.CaptureMethod = &v0
-	}
 	if c := n.Get("currency"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
@@ -136,6 +122,20 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		o.Currency = v0
 	} else {
 		errs = append(errs, form.Missing(n, "currency"))
+	}
+	if c := n.Get("capture"); c != nil {
+		v0, err := form.Bool(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Capture = &v0
+	}
+	if c := n.Get("fee"); c != nil {
+		v0, err := form.Float64(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Fee = &v0
 	}
 	if c := n.Get("expand"); c != nil {
 		e0, err := c.Elems()
@@ -152,12 +152,19 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		}
 		o.Expand = v0
 	}
-	if c := n.Get("fee"); c != nil {
-		v0, err := form.Float64(c)
+	if c := n.Get("metadata"); c != nil {
+		v0, err := form.Raw(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		o.Fee = &v0
+		o.Metadata = v0
+	}
+	if c := n.Get("shipping"); c != nil {
+		var v0 PostChargesBodyShipping
+		if err := v0.DecodeForm(c); err != nil {
+			errs = append(errs, err)
+		}
+		o.Shipping = &v0
 	}
 	if c := n.Get("items"); c != nil {
 		e0, err := c.Elems()
@@ -174,19 +181,13 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		}
 		o.Items = v0
 	}
-	if c := n.Get("metadata"); c != nil {
-		v0, err := form.Raw(c)
+	if c := n.Get("capture_method"); c != nil {
+		s0, err := form.String(c)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		o.Metadata = v0
-	}
-	if c := n.Get("paid_at"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.PaidAt = &v0
+		v0 := PostChargesBodyCaptureMethod(s0)
+		o.CaptureMethod = &v0
 	}
 	if c := n.Get("scores"); c != nil {
 		k0, err := form.Members(c)
@@ -213,12 +214,12 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 		}
 		o.Scores = v0
 	}
-	if c := n.Get("shipping"); c != nil {
-		var v0 PostChargesBodyShipping
-		if err := v0.DecodeForm(c); err != nil {
+	if c := n.Get("paid_at"); c != nil {
+		v0, err := form.String(c)
+		if err != nil {
 			errs = append(errs, err)
 		}
-		o.Shipping = &v0
+		o.PaidAt = &v0
 	}
 	return errors.Join(errs...)
 }
@@ -226,16 +227,6 @@ func (o *PostChargesBody) DecodeForm(n *form.Node) error {
 // checkForm checks a PostChargesBody decoded from a form against its schema,
 // reporting every violation to d.
 func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
-	if o.CaptureMethod != nil {
-		d.Enter("capture_method")
-		d.Text(string(*o.CaptureMethod))
-		switch *o.CaptureMethod {
-		case PostChargesBodyCaptureMethodAutomatic, PostChargesBodyCaptureMethodManual:
-		default:
-			d.NotOneOf("one of \"automatic\", \"manual\"")
-		}
-		d.Leave()
-	}
 	{
 		d.Enter("currency")
 		d.Text(o.Currency)
@@ -251,6 +242,11 @@ func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
 		}
 		d.Leave()
 	}
+	if o.Shipping != nil {
+		d.Enter("shipping")
+		o.Shipping.checkForm(d)
+		d.Leave()
+	}
 	if o.Items != nil {
 		d.Enter("items")
 		for i0 := range o.Items {
@@ -260,15 +256,20 @@ func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
 		}
 		d.Leave()
 	}
+	if o.CaptureMethod != nil {
+		d.Enter("capture_method")
+		d.Text(string(*o.CaptureMethod))
+		switch *o.CaptureMethod {
+		case PostChargesBodyCaptureMethodAutomatic, PostChargesBodyCaptureMethodManual:
+		default:
+			d.NotOneOf("one of \"automatic\", \"manual\"")
+		}
+		d.Leave()
+	}
 	if o.PaidAt != nil {
 		d.Enter("paid_at")
 		d.Text(*o.PaidAt)
 		d.CheckFormat(*o.PaidAt, jsondecode.FormatDateTime)
-		d.Leave()
-	}
-	if o.Shipping != nil {
-		d.Enter("shipping")
-		o.Shipping.checkForm(d)
 		d.Leave()
 	}
 }
@@ -286,8 +287,8 @@ const (
 // PostChargesBodyItemsItem is the item of the property items of the request
 // body of PostCharges (POST /v1/charges).
 type PostChargesBodyItemsItem struct {
-	Qty *int32 `json:"qty,omitempty"`
 	Sku string `json:"sku"`
+	Qty *int32 `json:"qty,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -297,13 +298,6 @@ func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if c := n.Get("qty"); c != nil {
-		v0, err := form.Int32(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Qty = &v0
-	}
 	if c := n.Get("sku"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
@@ -312,6 +306,13 @@ func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
 		o.Sku = v0
 	} else {
 		errs = append(errs, form.Missing(n, "sku"))
+	}
+	if c := n.Get("qty"); c != nil {
+		v0, err := form.Int32(c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Qty = &v0
 	}
 	return errors.Join(errs...)
 }
@@ -329,8 +330,8 @@ func (o *PostChargesBodyItemsItem) checkForm(d *jsondecode.Decoder) {
 // PostChargesBodyShipping is the property shipping of the request body of
 // PostCharges (POST /v1/charges).
 type PostChargesBodyShipping struct {
-	Address *Address `json:"address,omitempty"`
 	Name    string   `json:"name"`
+	Address *Address `json:"address,omitempty"`
 }
 
 // DecodeForm sets o from the form tree n, reporting every key that does not
@@ -340,13 +341,6 @@ func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 		return err
 	}
 	var errs []error
-	if c := n.Get("address"); c != nil {
-		var v0 Address
-		if err := v0.DecodeForm(c); err != nil {
-			errs = append(errs, err)
-		}
-		o.Address = &v0
-	}
 	if c := n.Get("name"); c != nil {
 		v0, err := form.String(c)
 		if err != nil {
@@ -356,20 +350,27 @@ func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
 	} else {
 		errs = append(errs, form.Missing(n, "name"))
 	}
+	if c := n.Get("address"); c != nil {
+		var v0 Address
+		if err := v0.DecodeForm(c); err != nil {
+			errs = append(errs, err)
+		}
+		o.Address = &v0
+	}
 	return errors.Join(errs...)
 }
 
 // checkForm checks a PostChargesBodyShipping decoded from a form against its
 // schema, reporting every violation to d.
 func (o *PostChargesBodyShipping) checkForm(d *jsondecode.Decoder) {
-	if o.Address != nil {
-		d.Enter("address")
-		o.Address.checkForm(d)
-		d.Leave()
-	}
 	{
 		d.Enter("name")
 		d.Text(o.Name)
+		d.Leave()
+	}
+	if o.Address != nil {
+		d.Enter("address")
+		o.Address.checkForm(d)
 		d.Leave()
 	}
 }

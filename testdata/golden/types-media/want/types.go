@@ -11,8 +11,8 @@ type PatchRoom200Body struct {
 
 // PatchRoomBody is the request body of patchRoom (PATCH /rooms/{id}).
 type PatchRoomBody struct {
-	Floor *int64  `json:"floor,omitempty"`
 	Name  *string `json:"name,omitempty"`
+	Floor *int64  `json:"floor,omitempty"`
 }
 
 // decodeJSON decodes a PatchRoomBody from d and checks it against its schema,
@@ -23,12 +23,12 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch string(d.Key()) {
-		case "floor":
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Floor = &x0
 		case "name":
 			x0 := d.String()
 			v.Name = &x0
+		case "floor":
+			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+			v.Floor = &x0
 		default:
 			d.Skip()
 		}

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
@@ -16,11 +17,11 @@ type UpdateRoom200BodyItem struct {
 
 // UpdateRoomBody is the request body of updateRoom (PATCH /rooms).
 type UpdateRoomBody struct {
+	Name     *string                           `json:"name"`
+	Floor    int64                             `json:"floor"`
 	Capacity idem.Nullable[int64]              `json:"capacity,omitzero"`
 	Features idem.Nullable[[]string]           `json:"features,omitzero"`
-	Floor    int64                             `json:"floor"`
 	Mixed    json.RawMessage                   `json:"mixed,omitempty"`
-	Name     *string                           `json:"name"`
 	Tags     json.RawMessage                   `json:"tags,omitempty"`
 	View     idem.Nullable[UpdateRoomBodyView] `json:"view,omitzero"`
 }
@@ -31,9 +32,20 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has2, has4 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
+		case "name":
+			has0 = true
+			if d.IsNull() {
+				v.Name = nil
+			} else {
+				x0 := d.String()
+				v.Name = &x0
+			}
+		case "floor":
+			has1 = true
+			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		case "capacity":
 			v.Capacity.Set = true
 			if d.IsNull() {
@@ -54,19 +66,8 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 					}
 				}
 			}
-		case "floor":
-			has2 = true
-			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		case "mixed":
 			v.Mixed = d.Raw()
-		case "name":
-			has4 = true
-			if d.IsNull() {
-				v.Name = nil
-			} else {
-				x0 := d.String()
-				v.Name = &x0
-			}
 		case "tags":
 			v.Tags = d.Raw()
 		case "view":
@@ -80,11 +81,11 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has2 {
-		d.Missing("floor")
-	}
-	if !has4 {
+	if !has0 {
 		d.Missing("name")
+	}
+	if !has1 {
+		d.Missing("floor")
 	}
 }
 

@@ -4,9 +4,10 @@ package golden
 
 import (
 	"encoding/json"
+	"math"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"math"
 )
 
 // Address is the schema #/components/schemas/Address.
@@ -42,13 +43,13 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	CustomerID string                  `json:"customer_id"`
-	Delivery   CreateOrderBodyDelivery `json:"delivery"`
-	Discount   json.RawMessage         `json:"discount,omitempty"`
-	Extra      json.RawMessage         `json:"extra,omitempty"`
 	Items      []Item                  `json:"items"`
-	Labels     json.RawMessage         `json:"labels,omitempty"`
-	Metadata   map[string]string       `json:"metadata,omitzero"`
+	Delivery   CreateOrderBodyDelivery `json:"delivery"`
 	Note       idem.Nullable[string]   `json:"note,omitzero"`
+	Metadata   map[string]string       `json:"metadata,omitzero"`
+	Extra      json.RawMessage         `json:"extra,omitempty"`
+	Labels     json.RawMessage         `json:"labels,omitempty"`
+	Discount   json.RawMessage         `json:"discount,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
@@ -57,28 +58,15 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has4 bool
+	var has0, has1, has2 bool
 	for d.Member() {
 		switch string(d.Key()) {
 		case "customer_id":
 			has0 = true
 			v.CustomerID = d.String()
 			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
-		case "delivery":
-			has1 = true
-			v.Delivery.decodeJSON(d)
-		case "discount":
-			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
-				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.String()
-				_ = x1
-			})
-		case "extra":
-			v.Extra = d.Raw()
 		case "items":
-			has4 = true
+			has1 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
 				for d.Next() {
@@ -87,8 +75,16 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "labels":
-			v.Labels = d.Raw()
+		case "delivery":
+			has2 = true
+			v.Delivery.decodeJSON(d)
+		case "note":
+			v.Note.Set = true
+			if d.IsNull() {
+				v.Note.Null = true
+			} else {
+				v.Note.Value = d.String()
+			}
 		case "metadata":
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
@@ -98,13 +94,18 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "note":
-			v.Note.Set = true
-			if d.IsNull() {
-				v.Note.Null = true
-			} else {
-				v.Note.Value = d.String()
-			}
+		case "extra":
+			v.Extra = d.Raw()
+		case "labels":
+			v.Labels = d.Raw()
+		case "discount":
+			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
+				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				x1 := d.String()
+				_ = x1
+			})
 		default:
 			d.Skip()
 		}
@@ -113,10 +114,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("customer_id")
 	}
 	if !has1 {
-		d.Missing("delivery")
-	}
-	if !has4 {
 		d.Missing("items")
+	}
+	if !has2 {
+		d.Missing("delivery")
 	}
 }
 
@@ -124,8 +125,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 // createOrder (POST /orders).
 type CreateOrderBodyDelivery struct {
 	Address   Address                        `json:"address"`
-	NotBefore *string                        `json:"not_before,omitempty"`
 	Window    *CreateOrderBodyDeliveryWindow `json:"window,omitempty"`
+	NotBefore *string                        `json:"not_before,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBodyDelivery from d and checks it against its
@@ -140,14 +141,14 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 		case "address":
 			has0 = true
 			v.Address.decodeJSON(d)
-		case "not_before":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.NotBefore = &x0
 		case "window":
 			x0 := new(CreateOrderBodyDeliveryWindow)
 			x0.decodeJSON(d)
 			v.Window = x0
+		case "not_before":
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
+			v.NotBefore = &x0
 		default:
 			d.Skip()
 		}
@@ -180,10 +181,10 @@ func (v *CreateOrderBodyDeliveryWindow) decodeJSON(d *jsondecode.Decoder) {
 
 // Item is the schema #/components/schemas/Item.
 type Item struct {
-	Gift      *bool    `json:"gift,omitempty"`
-	Quantity  int32    `json:"quantity"`
 	Sku       string   `json:"sku"`
+	Quantity  int32    `json:"quantity"`
 	UnitPrice *float64 `json:"unit_price,omitempty"`
+	Gift      *bool    `json:"gift,omitempty"`
 }
 
 // decodeJSON decodes a Item from d and checks it against its schema, reporting
@@ -192,42 +193,42 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1, has2 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "gift":
-			x0 := d.Bool()
-			v.Gift = &x0
+		case "sku":
+			has0 = true
+			v.Sku = d.String()
 		case "quantity":
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "sku":
-			has2 = true
-			v.Sku = d.String()
 		case "unit_price":
 			x0 := d.Float()
 			v.UnitPrice = &x0
+		case "gift":
+			x0 := d.Bool()
+			v.Gift = &x0
 		default:
 			d.Skip()
 		}
 	}
+	if !has0 {
+		d.Missing("sku")
+	}
 	if !has1 {
 		d.Missing("quantity")
-	}
-	if !has2 {
-		d.Missing("sku")
 	}
 }
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
-	CreatedAt      *string               `json:"created_at,omitempty"`
-	ID             string                `json:"id"`
 	Items          []Item                `json:"items"`
-	Payment        json.RawMessage       `json:"payment,omitempty"`
-	PreviousStatus idem.Nullable[Status] `json:"previous_status,omitzero"`
-	Status         Status                `json:"status"`
 	Tags           []string              `json:"tags,omitzero"`
+	ID             string                `json:"id"`
+	Status         Status                `json:"status"`
+	PreviousStatus idem.Nullable[Status] `json:"previous_status,omitzero"`
+	CreatedAt      *string               `json:"created_at,omitempty"`
+	Payment        json.RawMessage       `json:"payment,omitempty"`
 	Totals         map[string]*int64     `json:"totals,omitzero"`
 }
 
@@ -237,19 +238,11 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1, has2, has5 bool
+	var has0, has2, has3 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "created_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.CreatedAt = &x0
-		case "id":
-			has1 = true
-			v.ID = d.String()
-			d.CheckFormat(v.ID, jsondecode.FormatUUID)
 		case "items":
-			has2 = true
+			has0 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
 				for d.Next() {
@@ -258,18 +251,6 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "payment":
-			v.Payment = d.Raw()
-		case "previous_status":
-			v.PreviousStatus.Set = true
-			if d.IsNull() {
-				v.PreviousStatus.Null = true
-			} else {
-				v.PreviousStatus.Value.decodeJSON(d)
-			}
-		case "status":
-			has5 = true
-			v.Status.decodeJSON(d)
 		case "tags":
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -278,6 +259,26 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Tags = append(v.Tags, e0)
 				}
 			}
+		case "id":
+			has2 = true
+			v.ID = d.String()
+			d.CheckFormat(v.ID, jsondecode.FormatUUID)
+		case "status":
+			has3 = true
+			v.Status.decodeJSON(d)
+		case "previous_status":
+			v.PreviousStatus.Set = true
+			if d.IsNull() {
+				v.PreviousStatus.Null = true
+			} else {
+				v.PreviousStatus.Value.decodeJSON(d)
+			}
+		case "created_at":
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
+			v.CreatedAt = &x0
+		case "payment":
+			v.Payment = d.Raw()
 		case "totals":
 			if d.BeginObject() {
 				v.Totals = map[string]*int64{}
@@ -297,13 +298,13 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has1 {
-		d.Missing("id")
-	}
-	if !has2 {
+	if !has0 {
 		d.Missing("items")
 	}
-	if !has5 {
+	if !has2 {
+		d.Missing("id")
+	}
+	if !has3 {
 		d.Missing("status")
 	}
 }

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
@@ -14,17 +15,17 @@ type Branch struct {
 
 // Leaf is the schema #/components/schemas/Leaf.
 type Leaf struct {
-	List []json.RawMessage `json:"list,omitzero"`
 	Tree *Tree             `json:"tree"`
+	List []json.RawMessage `json:"list,omitzero"`
 }
 
 // Node is the schema #/components/schemas/Node.
 type Node struct {
-	ByName   map[string]Node `json:"by_name,omitzero"`
-	Children []Node          `json:"children,omitzero"`
 	Name     string          `json:"name"`
 	Parent   *Node           `json:"parent"`
 	Self     *Node           `json:"self"`
+	Children []Node          `json:"children,omitzero"`
+	ByName   map[string]Node `json:"by_name,omitzero"`
 	Wrapper  *NodeWrapper    `json:"wrapper,omitempty"`
 }
 
@@ -34,9 +35,31 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has2, has3, has4 bool
+	var has0, has1, has2 bool
 	for d.Member() {
 		switch string(d.Key()) {
+		case "name":
+			has0 = true
+			v.Name = d.String()
+		case "parent":
+			has1 = true
+			x0 := new(Node)
+			x0.decodeJSON(d)
+			v.Parent = x0
+		case "self":
+			has2 = true
+			x0 := new(Node)
+			x0.decodeJSON(d)
+			v.Self = x0
+		case "children":
+			if d.BeginArray() {
+				v.Children = []Node{}
+				for d.Next() {
+					var e0 Node
+					e0.decodeJSON(d)
+					v.Children = append(v.Children, e0)
+				}
+			}
 		case "by_name":
 			if d.BeginObject() {
 				v.ByName = map[string]Node{}
@@ -47,28 +70,6 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 					v.ByName[k0] = e0
 				}
 			}
-		case "children":
-			if d.BeginArray() {
-				v.Children = []Node{}
-				for d.Next() {
-					var e0 Node
-					e0.decodeJSON(d)
-					v.Children = append(v.Children, e0)
-				}
-			}
-		case "name":
-			has2 = true
-			v.Name = d.String()
-		case "parent":
-			has3 = true
-			x0 := new(Node)
-			x0.decodeJSON(d)
-			v.Parent = x0
-		case "self":
-			has4 = true
-			x0 := new(Node)
-			x0.decodeJSON(d)
-			v.Self = x0
 		case "wrapper":
 			x0 := new(NodeWrapper)
 			x0.decodeJSON(d)
@@ -77,13 +78,13 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has2 {
+	if !has0 {
 		d.Missing("name")
 	}
-	if !has3 {
+	if !has1 {
 		d.Missing("parent")
 	}
-	if !has4 {
+	if !has2 {
 		d.Missing("self")
 	}
 }

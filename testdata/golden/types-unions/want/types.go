@@ -4,8 +4,9 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"regexp"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // The patterns of the request schemas, compiled once.
@@ -54,10 +55,10 @@ type CreateOrder201Body struct {
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
-	Metadata json.RawMessage `json:"metadata,omitempty"`
-	Note     json.RawMessage `json:"note,omitempty"`
 	Payment  json.RawMessage `json:"payment"`
 	RefundTo json.RawMessage `json:"refund_to,omitempty"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	Note     json.RawMessage `json:"note,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
@@ -66,9 +67,30 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has2 bool
+	var has0 bool
 	for d.Member() {
 		switch string(d.Key()) {
+		case "payment":
+			has0 = true
+			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
+				var x1 Iban
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				var x1 Card
+				x1.decodeJSON(d)
+				_ = x1
+			})
+		case "refund_to":
+			v.RefundTo = d.Union(true, func(d *jsondecode.Decoder) {
+				var x1 Card
+				x1.decodeJSON(d)
+				_ = x1
+			}, func(d *jsondecode.Decoder) {
+				x1 := d.String()
+				d.CheckFormat(x1, jsondecode.FormatUUID)
+				_ = x1
+			})
 		case "metadata":
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
@@ -101,32 +123,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					_ = x1
 				})
 			}
-		case "payment":
-			has2 = true
-			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
-				var x1 Iban
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 Card
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case "refund_to":
-			v.RefundTo = d.Union(true, func(d *jsondecode.Decoder) {
-				var x1 Card
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.String()
-				d.CheckFormat(x1, jsondecode.FormatUUID)
-				_ = x1
-			})
 		default:
 			d.Skip()
 		}
 	}
-	if !has2 {
+	if !has0 {
 		d.Missing("payment")
 	}
 }
@@ -153,8 +154,8 @@ func (v *CreateOrderBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
 
 // Iban is the schema #/components/schemas/Iban.
 type Iban struct {
-	Iban string `json:"iban"`
 	Kind string `json:"kind"`
+	Iban string `json:"iban"`
 }
 
 // decodeJSON decodes a Iban from d and checks it against its schema, reporting
@@ -166,22 +167,22 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "iban":
+		case "kind":
 			has0 = true
+			v.Kind = d.String()
+		case "iban":
+			has1 = true
 			v.Iban = d.String()
 			d.MinLength(v.Iban, 15)
 			d.MaxLength(v.Iban, 34)
-		case "kind":
-			has1 = true
-			v.Kind = d.String()
 		default:
 			d.Skip()
 		}
 	}
 	if !has0 {
-		d.Missing("iban")
+		d.Missing("kind")
 	}
 	if !has1 {
-		d.Missing("kind")
+		d.Missing("iban")
 	}
 }

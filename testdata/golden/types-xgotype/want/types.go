@@ -4,9 +4,10 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"net/netip"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // CreateBooking201Body is the 201 response body of createBooking (POST
@@ -17,10 +18,10 @@ type CreateBooking201Body struct {
 
 // CreateBookingBody is the request body of createBooking (POST /bookings).
 type CreateBookingBody struct {
-	Code   *string       `json:"code,omitempty"`
-	Guest  *netip.Prefix `json:"guest,omitempty"`
-	Length time.Duration `json:"length"`
 	Room   netip.Addr    `json:"room"`
+	Length time.Duration `json:"length"`
+	Guest  *netip.Prefix `json:"guest,omitempty"`
+	Code   *string       `json:"code,omitempty"`
 }
 
 // decodeJSON decodes a CreateBookingBody from d and checks it against its
@@ -29,17 +30,23 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has2, has3 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "code":
-			var x0 string
-			if raw1 := d.Raw(); raw1 != nil {
-				if err := json.Unmarshal(raw1, &x0); err != nil {
+		case "room":
+			has0 = true
+			if raw0 := d.Raw(); raw0 != nil {
+				if err := json.Unmarshal(raw0, &v.Room); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-			v.Code = &x0
+		case "length":
+			has1 = true
+			if raw0 := d.Raw(); raw0 != nil {
+				if err := json.Unmarshal(raw0, &v.Length); err != nil {
+					d.Violate(err.Error())
+				}
+			}
 		case "guest":
 			var x0 netip.Prefix
 			if raw1 := d.Raw(); raw1 != nil {
@@ -48,28 +55,22 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 			v.Guest = &x0
-		case "length":
-			has2 = true
-			if raw0 := d.Raw(); raw0 != nil {
-				if err := json.Unmarshal(raw0, &v.Length); err != nil {
+		case "code":
+			var x0 string
+			if raw1 := d.Raw(); raw1 != nil {
+				if err := json.Unmarshal(raw1, &x0); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-		case "room":
-			has3 = true
-			if raw0 := d.Raw(); raw0 != nil {
-				if err := json.Unmarshal(raw0, &v.Room); err != nil {
-					d.Violate(err.Error())
-				}
-			}
+			v.Code = &x0
 		default:
 			d.Skip()
 		}
 	}
-	if !has2 {
-		d.Missing("length")
-	}
-	if !has3 {
+	if !has0 {
 		d.Missing("room")
+	}
+	if !has1 {
+		d.Missing("length")
 	}
 }

@@ -10,6 +10,6 @@ const GeneratorVersion = "v0.0.0-golden"
 // The runtime must support this package's generated-code version: these
 // constants fail to compile otherwise.
 const (
-	_ = idemimpl.EnforceVersion(2 - idemimpl.MinGeneratedVersion)
-	_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - 2)
+	_ = idemimpl.EnforceVersion(3 - idemimpl.MinGeneratedVersion)
+	_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - 3)
 )

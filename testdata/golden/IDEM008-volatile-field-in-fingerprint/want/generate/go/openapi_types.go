@@ -6,10 +6,10 @@ import "github.com/idemgen/idemgen/runtime/jsondecode"
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
-	ClientSentAt *string                    `json:"client_sent_at,omitempty"`
 	CustomerID   string                     `json:"customer_id"`
 	Items        []CreateOrderBodyItemsItem `json:"items"`
 	Note         *string                    `json:"note,omitempty"`
+	ClientSentAt *string                    `json:"client_sent_at,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
@@ -18,18 +18,14 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1, has2 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "client_sent_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = &x0
 		case "customer_id":
-			has1 = true
+			has0 = true
 			v.CustomerID = d.String()
 		case "items":
-			has2 = true
+			has1 = true
 			if d.BeginArray() {
 				v.Items = []CreateOrderBodyItemsItem{}
 				for d.Next() {
@@ -41,14 +37,18 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		case "note":
 			x0 := d.String()
 			v.Note = &x0
+		case "client_sent_at":
+			x0 := d.String()
+			d.CheckFormat(x0, jsondecode.FormatDateTime)
+			v.ClientSentAt = &x0
 		default:
 			d.Skip()
 		}
 	}
-	if !has1 {
+	if !has0 {
 		d.Missing("customer_id")
 	}
-	if !has2 {
+	if !has1 {
 		d.Missing("items")
 	}
 }
@@ -56,8 +56,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
 type CreateOrderBodyItemsItem struct {
-	Quantity *int64 `json:"quantity,omitempty"`
 	Sku      string `json:"sku"`
+	Quantity *int64 `json:"quantity,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
@@ -66,20 +66,20 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1 bool
+	var has0 bool
 	for d.Member() {
 		switch string(d.Key()) {
+		case "sku":
+			has0 = true
+			v.Sku = d.String()
 		case "quantity":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Quantity = &x0
-		case "sku":
-			has1 = true
-			v.Sku = d.String()
 		default:
 			d.Skip()
 		}
 	}
-	if !has1 {
+	if !has0 {
 		d.Missing("sku")
 	}
 }

@@ -4,9 +4,11 @@ package golden
 
 import (
 	"encoding/json"
+	"testing"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"testing"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.
@@ -50,7 +52,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

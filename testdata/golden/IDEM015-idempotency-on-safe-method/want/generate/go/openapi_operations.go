@@ -4,201 +4,160 @@ package golden
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, and one
-// enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and its
+// effects' enqueuers.
 type CreateOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
-// CreateOrderRequest is the typed request of createOrder (POST /orders) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateOrderRequest is the typed request of createOrder (POST /orders): its
+// parameters and body, decoded before anything is claimed.
 type CreateOrderRequest struct {
-	// Body is the decoded request body.
-	Body *CreateOrderBody
+	Body *CreateOrderBody // the decoded request body
 }
 
-// requestCreateOrder builds the typed request of createOrder (POST /orders)
-// from the raw request.
-func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	req := &CreateOrderRequest{}
-	b, err := decodeCreateOrder(r)
-	if err != nil {
-		return nil, err
+// decodeCreateOrder decodes the typed request of createOrder (POST /orders),
+// its JSON body checked, every violation at once.
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{Body: new(CreateOrderBody)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateOrderResponse is an answer of createOrder (POST /orders):
-// CreateOrder201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateOrder201Response. Only the documented answers implement it.
 type CreateOrderResponse interface {
-	responseCreateOrder() (*idemimpl.Response, error)
+	responseCreateOrder() idemimpl.Answer
 }
 
 // CreateOrder201Response is the 201 answer of createOrder (POST /orders):
 // created.
 type CreateOrder201Response struct{}
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
-// and checks it against the schema, reporting every violation at once.
-func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
-	var v CreateOrderBody
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (CreateOrder201Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintCreateOrderBody(w, req)
+		fingerprintCreateOrderBody(w, req.Body)
 	})
 }
 
 // contractGetOrder is the run-time contract of getOrder (GET
 // /orders/{order_id}).
 var contractGetOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "getOrder",
+	Method:     "GET",
+	Route:      "/orders/{order_id}",
+	PathParams: []string{"order_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "GET",
-	Operation:     "getOrder",
-	PathParams:    []string{"order_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{order_id}",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // GetOrderOperation is what the business method of getOrder (GET
 // /orders/{order_id}) gets besides the request: the operation's id, scope and
-// key, and one enqueuer per side effect of the contract.
+// key, and its effects' enqueuers.
 type GetOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
-// GetOrderRequest is the typed request of getOrder (GET /orders/{order_id})
-// that its business method receives: its parameters and its body, decoded
-// before anything is claimed.
+// GetOrderRequest is the typed request of getOrder (GET /orders/{order_id}):
+// its parameters and body, decoded before anything is claimed.
 type GetOrderRequest struct {
-	// OrderID is the path parameter order_id.
-	OrderID string
+	OrderID string // the path parameter order_id
 }
 
-// requestGetOrder builds the typed request of getOrder (GET /orders/{order_id})
-// from the raw request.
-func requestGetOrder(r *idemimpl.Request) (*GetOrderRequest, error) {
+// decodeGetOrder decodes the typed request of getOrder (GET
+// /orders/{order_id}), its parameters checked, every violation at once.
+func decodeGetOrder(r *idemimpl.Request) (*GetOrderRequest, error) {
 	req := &GetOrderRequest{}
 	d := jsondecode.NewValues()
-	_, _ = d.Param("path", "order_id", r.PathParams["order_id"], 1, true)
+	if s, ok := d.Param("path", "order_id", r.PathParams["order_id"], 1, true); ok {
+		req.OrderID = s
+	}
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	if err := idemimpl.Param(r, "path", "order_id", true, &req.OrderID); err != nil {
-		return nil, err
 	}
 	return req, nil
 }
 
 // GetOrderResponse is an answer of getOrder (GET /orders/{order_id}):
-// GetOrder200Response. Only the documented answers implement it; the business
-// method returns one of them, or an error (an *idem.Rejection for a problem).
+// GetOrder200Response. Only the documented answers implement it.
 type GetOrderResponse interface {
-	responseGetOrder() (*idemimpl.Response, error)
+	responseGetOrder() idemimpl.Answer
 }
 
 // GetOrder200Response is the 200 answer of getOrder (GET /orders/{order_id}):
 // ok.
 type GetOrder200Response struct{}
 
-// responseGetOrder renders the answer for the runtime, which stores and replays
-// it as the contract of getOrder (GET /orders/{order_id}) says.
-func (r GetOrder200Response) responseGetOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 200,
-	}, nil
+// responseGetOrder is the answer as the runtime stores and replays it.
+func (GetOrder200Response) responseGetOrder() idemimpl.Answer {
+	return idemimpl.Answer{Status: 200}
 }
 
 // fingerprintGetOrder is the fingerprint of a getOrder (GET /orders/{order_id})
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintGetOrder(params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintGetOrder(_ *GetOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("GET", "/orders/{order_id}", params, nil)
 }
 
@@ -240,204 +199,96 @@ func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBo
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateOrderResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) and returns one of its
+	// documented answers (CreateOrderResponse).
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
-	// GetOrder runs getOrder (GET /orders/{order_id}) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (GetOrderResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// GetOrder runs getOrder (GET /orders/{order_id}) and returns one of
+	// its documented answers (GetOrderResponse).
 	GetOrder(ctx context.Context, tx pgx.Tx, op *GetOrderOperation, req *GetOrderRequest) (GetOrderResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
 // CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createOrder (POST /orders) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createOrder (POST /orders)")
 }
 
 // GetOrder answers getOrder (GET /orders/{order_id}) with 501 Not Implemented.
 func (UnimplementedHandlers) GetOrder(context.Context, pgx.Tx, *GetOrderOperation, *GetOrderRequest) (GetOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "getOrder (GET /orders/{order_id}) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("getOrder (GET /orders/{order_id})")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
 // request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract: contractCreateOrder,
-		Decode:   requestCreateOrder,
-		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateOrder(r.Body, params)
-		},
+		Contract:    contractCreateOrder,
+		Decode:      decodeCreateOrder,
+		Fingerprint: fingerprintCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createOrder (POST /orders) returned no answer")
-			}
-			return res.responseCreateOrder()
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateOrderResponse.responseCreateOrder)
 		},
 	}
 }
 
-// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
-// and its handler h as the router serves it; Routes and the contract tests
-// mount the operation through it.
-func mountCreateOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders", h
-}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedGetOrder binds getOrder (GET /orders/{order_id}) to h: its contract,
 // typed request, typed fingerprint and business method.
 func typedGetOrder(h Handlers) idemimpl.Typed[GetOrderRequest] {
 	return idemimpl.Typed[GetOrderRequest]{
-		Contract: contractGetOrder,
-		Decode:   requestGetOrder,
-		Fingerprint: func(_ *GetOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintGetOrder(params)
-		},
+		Contract:    contractGetOrder,
+		Decode:      decodeGetOrder,
+		Fingerprint: fingerprintGetOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *GetOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.GetOrder(ctx, tx, &GetOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("getOrder (GET /orders/{order_id}) returned no answer")
-			}
-			return res.responseGetOrder()
+			res, err := h.GetOrder(ctx, tx, &GetOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, GetOrderResponse.responseGetOrder)
 		},
 	}
 }
 
-// mountGetOrder returns the ServeMux pattern of getOrder (GET
-// /orders/{order_id}) and its handler h as the router serves it; Routes and the
-// contract tests mount the operation through it.
-func mountGetOrder(h http.Handler) (string, http.Handler) {
-	return "GET /orders/{order_id}", h
-}
+// mountGetOrder mounts getOrder (GET /orders/{order_id}) on a router.
+var mountGetOrder = idemimpl.Mount("GET /orders/{order_id}", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedGetOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountGetOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "GET",
-			Path:    "/orders/{order_id}",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateOrder(h), mountCreateOrder),
+		idemimpl.Bind(typedGetOrder(h), mountGetOrder),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

@@ -4,114 +4,86 @@ package golden
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     24 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, and one
-// enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and its
+// effects' enqueuers.
 type CreateOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
-// CreateOrderRequest is the typed request of createOrder (POST /orders) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateOrderRequest is the typed request of createOrder (POST /orders): its
+// parameters and body, decoded before anything is claimed.
 type CreateOrderRequest struct {
-	// Body is the decoded request body.
-	Body *CreateOrderBody
+	Body *CreateOrderBody // the decoded request body
 }
 
-// requestCreateOrder builds the typed request of createOrder (POST /orders)
-// from the raw request.
-func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	req := &CreateOrderRequest{}
-	b, err := decodeCreateOrder(r)
-	if err != nil {
-		return nil, err
+// decodeCreateOrder decodes the typed request of createOrder (POST /orders),
+// its JSON body checked, every violation at once.
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{Body: new(CreateOrderBody)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateOrderResponse is an answer of createOrder (POST /orders):
-// CreateOrder201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateOrder201Response. Only the documented answers implement it.
 type CreateOrderResponse interface {
-	responseCreateOrder() (*idemimpl.Response, error)
+	responseCreateOrder() idemimpl.Answer
 }
 
 // CreateOrder201Response is the 201 answer of createOrder (POST /orders):
 // created.
 type CreateOrder201Response struct{}
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
-// and checks it against the schema, reporting every violation at once.
-func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
-	var v CreateOrderBody
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (CreateOrder201Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintCreateOrderBody(w, req)
+		fingerprintCreateOrderBody(w, req.Body)
 	})
 }
 
@@ -153,138 +125,70 @@ func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBo
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateOrderResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) and returns one of its
+	// documented answers (CreateOrderResponse).
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
 // CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createOrder (POST /orders) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createOrder (POST /orders)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
 // request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract: contractCreateOrder,
-		Decode:   requestCreateOrder,
-		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateOrder(r.Body, params)
-		},
+		Contract:    contractCreateOrder,
+		Decode:      decodeCreateOrder,
+		Fingerprint: fingerprintCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createOrder (POST /orders) returned no answer")
-			}
-			return res.responseCreateOrder()
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateOrderResponse.responseCreateOrder)
 		},
 	}
 }
 
-// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
-// and its handler h as the router serves it; Routes and the contract tests
-// mount the operation through it.
-func mountCreateOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders", h
-}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateOrder(h), mountCreateOrder),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

@@ -4,51 +4,46 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateBooking is the run-time contract of createBooking (POST
 // /bookings).
 var contractCreateBooking = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude: []string{"/guest/phone"},
-		Include: []string{"/room_id", "/check_in", "/check_out", "/guests", "/guest"},
-	},
+	Operation:  "createBooking",
+	Method:     "POST",
+	Route:      "/bookings",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		BodyPointer: "/booking_request_id",
 		MaxLength:   64,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createBooking",
+	Fingerprint: fingerprint.Spec{
+		Include: []string{"/room_id", "/check_in", "/check_out", "/guests", "/guest"},
+		Exclude: []string{"/guest/phone"},
+	},
 	Retention:     48 * time.Hour,
-	Route:         "/bookings",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateBookingOperation is what the business method of createBooking (POST
 // /bookings) gets besides the request: the operation's id, scope and key, and
-// one enqueuer per side effect of the contract.
+// its effects' enqueuers.
 type CreateBookingOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -80,32 +75,29 @@ func (o *CreateBookingOperation) EnqueueChargeDeposit(ctx context.Context, paylo
 	})
 }
 
-// CreateBookingRequest is the typed request of createBooking (POST /bookings)
-// that its business method receives: its parameters and its body, decoded
-// before anything is claimed.
+// CreateBookingRequest is the typed request of createBooking (POST /bookings):
+// its parameters and body, decoded before anything is claimed.
 type CreateBookingRequest struct {
-	// Body is the decoded request body.
-	Body *NewBooking
+	Body *NewBooking // the decoded request body
 }
 
-// requestCreateBooking builds the typed request of createBooking (POST
-// /bookings) from the raw request.
-func requestCreateBooking(r *idemimpl.Request) (*CreateBookingRequest, error) {
-	req := &CreateBookingRequest{}
-	b, err := decodeCreateBooking(r)
-	if err != nil {
-		return nil, err
+// decodeCreateBooking decodes the typed request of createBooking (POST
+// /bookings), its JSON body checked, every violation at once.
+func decodeCreateBooking(r *idemimpl.Request) (*CreateBookingRequest, error) {
+	req := &CreateBookingRequest{Body: new(NewBooking)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateBookingResponse is an answer of createBooking (POST /bookings):
 // CreateBooking201Response, CreateBooking409Response, CreateBooking422Response.
-// Only the documented answers implement it; the business method returns one of
-// them, or an error (an *idem.Rejection for a problem).
+// Only the documented answers implement it.
 type CreateBookingResponse interface {
-	responseCreateBooking() (*idemimpl.Response, error)
+	responseCreateBooking() idemimpl.Answer
 }
 
 // CreateBooking201Response is the 201 answer of createBooking (POST /bookings):
@@ -114,20 +106,12 @@ type CreateBooking201Response struct {
 	Body Booking
 }
 
-// responseCreateBooking renders the answer for the runtime, which stores and
-// replays it as the contract of createBooking (POST /bookings) says.
-func (r CreateBooking201Response) responseCreateBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateBooking is the answer as the runtime stores and replays it.
+func (r CreateBooking201Response) responseCreateBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 201,
-	}, nil
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+	}
 }
 
 // CreateBooking409Response is the 409 answer of createBooking (POST /bookings):
@@ -136,20 +120,12 @@ type CreateBooking409Response struct {
 	Body Problem
 }
 
-// responseCreateBooking renders the answer for the runtime, which stores and
-// replays it as the contract of createBooking (POST /bookings) says.
-func (r CreateBooking409Response) responseCreateBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateBooking is the answer as the runtime stores and replays it.
+func (r CreateBooking409Response) responseCreateBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 409,
-	}, nil
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
+	}
 }
 
 // CreateBooking422Response is the 422 answer of createBooking (POST /bookings):
@@ -158,68 +134,44 @@ type CreateBooking422Response struct {
 	Body Problem
 }
 
-// responseCreateBooking renders the answer for the runtime, which stores and
-// replays it as the contract of createBooking (POST /bookings) says.
-func (r CreateBooking422Response) responseCreateBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateBooking is the answer as the runtime stores and replays it.
+func (r CreateBooking422Response) responseCreateBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 422,
-	}, nil
-}
-
-// decodeCreateBooking decodes the JSON request body of createBooking (POST
-// /bookings) and checks it against the schema, reporting every violation at
-// once.
-func decodeCreateBooking(r *idemimpl.Request) (*NewBooking, error) {
-	var v NewBooking
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
 	}
-	return &v, nil
 }
 
 // fingerprintCreateBooking is the fingerprint of a createBooking (POST
-// /bookings) request: the runtime's canonical form of its significant fields,
-// computed from the typed request without reflection.
-func fingerprintCreateBooking(req *NewBooking, params map[string]string) (fingerprint.Sum, error) {
+// /bookings) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintCreateBooking(req *CreateBookingRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/bookings", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/check_in")
 		w.BeginArray()
-		w.String(req.CheckIn)
+		w.String(req.Body.CheckIn)
 		w.EndArray()
 		w.Key("/check_out")
 		w.BeginArray()
-		w.String(req.CheckOut)
+		w.String(req.Body.CheckOut)
 		w.EndArray()
 		w.Key("/guest")
 		w.BeginArray()
 		w.BeginObject()
 		w.Key("email")
-		w.String(req.Guest.Email)
+		w.String(req.Body.Guest.Email)
 		w.Key("name")
-		w.String(req.Guest.Name)
+		w.String(req.Body.Guest.Name)
 		w.EndObject()
 		w.EndArray()
 		w.Key("/guests")
 		w.BeginArray()
-		w.Int(req.Guests)
+		w.Int(req.Body.Guests)
 		w.EndArray()
 		w.Key("/room_id")
 		w.BeginArray()
-		w.String(req.RoomID)
+		w.String(req.Body.RoomID)
 		w.EndArray()
 		w.EndObject()
 	})
@@ -228,14 +180,14 @@ func fingerprintCreateBooking(req *NewBooking, params map[string]string) (finger
 // naturalKeyCreateBooking renders the natural key of a createBooking (POST
 // /bookings) request (/room_id, /check_in) as canonical JSON; the runtime
 // claims it so that one entity is created once per scope.
-func naturalKeyCreateBooking(req *NewBooking) (string, error) {
+func naturalKeyCreateBooking(req *CreateBookingRequest) (string, error) {
 	w := new(fingerprint.Writer)
 	w.BeginArray()
 	w.BeginArray()
-	w.String(req.RoomID)
+	w.String(req.Body.RoomID)
 	w.EndArray()
 	w.BeginArray()
-	w.String(req.CheckIn)
+	w.String(req.Body.CheckIn)
 	w.EndArray()
 	w.EndArray()
 	b, err := w.Result()
@@ -245,34 +197,30 @@ func naturalKeyCreateBooking(req *NewBooking) (string, error) {
 // contractCheckInBooking is the run-time contract of checkInBooking (POST
 // /bookings/{booking_id}/checkin).
 var contractCheckInBooking = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/key_cards", "/id_document"}},
+	Operation:  "checkInBooking",
+	Method:     "POST",
+	Route:      "/bookings/{booking_id}/checkin",
+	PathParams: []string{"booking_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "checkInBooking",
-	PathParams:    []string{"booking_id"},
+	Fingerprint:   fingerprint.Spec{Include: []string{"/key_cards", "/id_document"}},
 	Retention:     48 * time.Hour,
-	Route:         "/bookings/{booking_id}/checkin",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CheckInBookingOperation is what the business method of checkInBooking (POST
 // /bookings/{booking_id}/checkin) gets besides the request: the operation's id,
-// scope and key, and one enqueuer per side effect of the contract.
+// scope and key, and its effects' enqueuers.
 type CheckInBookingOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -305,26 +253,26 @@ func (o *CheckInBookingOperation) EnqueueNotifyHousekeeping(ctx context.Context,
 }
 
 // CheckInBookingRequest is the typed request of checkInBooking (POST
-// /bookings/{booking_id}/checkin) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /bookings/{booking_id}/checkin): its parameters and body, decoded before
+// anything is claimed.
 type CheckInBookingRequest struct {
-	// BookingID is the path parameter booking_id.
-	BookingID string
-	// Body is the decoded request body.
-	Body *CheckIn
+	BookingID string   // the path parameter booking_id
+	Body      *CheckIn // the decoded request body
 }
 
-// requestCheckInBooking builds the typed request of checkInBooking (POST
-// /bookings/{booking_id}/checkin) from the raw request.
-func requestCheckInBooking(r *idemimpl.Request) (*CheckInBookingRequest, error) {
-	req := &CheckInBookingRequest{}
-	b, err := decodeCheckInBooking(r)
-	if err != nil {
-		return nil, err
+// decodeCheckInBooking decodes the typed request of checkInBooking (POST
+// /bookings/{booking_id}/checkin), its parameters and JSON body checked, every
+// violation at once.
+func decodeCheckInBooking(r *idemimpl.Request) (*CheckInBookingRequest, error) {
+	req := &CheckInBookingRequest{Body: new(CheckIn)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("path", "booking_id", r.PathParams["booking_id"], 1, true); ok {
+		req.BookingID = s
 	}
-	req.Body = b
-	if err := idemimpl.Param(r, "path", "booking_id", true, &req.BookingID); err != nil {
-		return nil, err
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
@@ -332,10 +280,9 @@ func requestCheckInBooking(r *idemimpl.Request) (*CheckInBookingRequest, error) 
 // CheckInBookingResponse is an answer of checkInBooking (POST
 // /bookings/{booking_id}/checkin): CheckInBooking200Response,
 // CheckInBooking404Response, CheckInBooking409Response. Only the documented
-// answers implement it; the business method returns one of them, or an error
-// (an *idem.Rejection for a problem).
+// answers implement it.
 type CheckInBookingResponse interface {
-	responseCheckInBooking() (*idemimpl.Response, error)
+	responseCheckInBooking() idemimpl.Answer
 }
 
 // CheckInBooking200Response is the 200 answer of checkInBooking (POST
@@ -344,21 +291,12 @@ type CheckInBooking200Response struct {
 	Body Booking
 }
 
-// responseCheckInBooking renders the answer for the runtime, which stores and
-// replays it as the contract of checkInBooking (POST
-// /bookings/{booking_id}/checkin) says.
-func (r CheckInBooking200Response) responseCheckInBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCheckInBooking is the answer as the runtime stores and replays it.
+func (r CheckInBooking200Response) responseCheckInBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 200,
-	}, nil
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+	}
 }
 
 // CheckInBooking404Response is the 404 answer of checkInBooking (POST
@@ -367,21 +305,12 @@ type CheckInBooking404Response struct {
 	Body Problem
 }
 
-// responseCheckInBooking renders the answer for the runtime, which stores and
-// replays it as the contract of checkInBooking (POST
-// /bookings/{booking_id}/checkin) says.
-func (r CheckInBooking404Response) responseCheckInBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCheckInBooking is the answer as the runtime stores and replays it.
+func (r CheckInBooking404Response) responseCheckInBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 404,
-	}, nil
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
+	}
 }
 
 // CheckInBooking409Response is the 409 answer of checkInBooking (POST
@@ -390,87 +319,54 @@ type CheckInBooking409Response struct {
 	Body Problem
 }
 
-// responseCheckInBooking renders the answer for the runtime, which stores and
-// replays it as the contract of checkInBooking (POST
-// /bookings/{booking_id}/checkin) says.
-func (r CheckInBooking409Response) responseCheckInBooking() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCheckInBooking is the answer as the runtime stores and replays it.
+func (r CheckInBooking409Response) responseCheckInBooking() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 409,
-	}, nil
-}
-
-// decodeCheckInBooking decodes the JSON request body of checkInBooking (POST
-// /bookings/{booking_id}/checkin) and checks it against the schema, reporting
-// every violation at once.
-func decodeCheckInBooking(r *idemimpl.Request) (*CheckIn, error) {
-	var v CheckIn
-	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "booking_id", r.PathParams["booking_id"], 1, true)
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
 	}
-	return &v, nil
 }
 
 // fingerprintCheckInBooking is the fingerprint of a checkInBooking (POST
-// /bookings/{booking_id}/checkin) request: the runtime's canonical form of its
-// significant fields, computed from the typed request without reflection.
-func fingerprintCheckInBooking(req *CheckIn, params map[string]string) (fingerprint.Sum, error) {
+// /bookings/{booking_id}/checkin) request, computed from the typed request as
+// the runtime canonicalises its JSON.
+func fingerprintCheckInBooking(req *CheckInBookingRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/bookings/{booking_id}/checkin", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/id_document")
 		w.BeginArray()
-		w.String(string(req.IDDocument))
+		w.String(string(req.Body.IDDocument))
 		w.EndArray()
 		w.Key("/key_cards")
 		w.BeginArray()
-		w.Int(req.KeyCards)
+		w.Int(req.Body.KeyCards)
 		w.EndArray()
 		w.EndObject()
 	})
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateBooking runs createBooking (POST /bookings) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (CreateBookingResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// CreateBooking runs createBooking (POST /bookings) and returns one of
+	// its documented answers (CreateBookingResponse).
 	CreateBooking(ctx context.Context, tx pgx.Tx, op *CreateBookingOperation, req *CreateBookingRequest) (CreateBookingResponse, error)
 	// CheckInBooking runs checkInBooking (POST
-	// /bookings/{booking_id}/checkin) inside the transaction that also
-	// holds its idempotency record: what it does through tx commits exactly
-	// when the answer is stored. It returns one of the documented answers
-	// (CheckInBookingResponse); one whose status matches the contract's
-	// store-failures rolls the business changes back and is stored and
-	// replayed like a refusal. Returning an *idem.Rejection answers with
-	// that problem, stored the same way; any other error rolls everything
-	// back and frees the key.
+	// /bookings/{booking_id}/checkin) and returns one of its documented
+	// answers (CheckInBookingResponse).
 	CheckInBooking(ctx context.Context, tx pgx.Tx, op *CheckInBookingOperation, req *CheckInBookingRequest) (CheckInBookingResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
@@ -478,177 +374,74 @@ var _ Handlers = UnimplementedHandlers{}
 // CreateBooking answers createBooking (POST /bookings) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) CreateBooking(context.Context, pgx.Tx, *CreateBookingOperation, *CreateBookingRequest) (CreateBookingResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createBooking (POST /bookings) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createBooking (POST /bookings)")
 }
 
 // CheckInBooking answers checkInBooking (POST /bookings/{booking_id}/checkin)
 // with 501 Not Implemented.
 func (UnimplementedHandlers) CheckInBooking(context.Context, pgx.Tx, *CheckInBookingOperation, *CheckInBookingRequest) (CheckInBookingResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "checkInBooking (POST /bookings/{booking_id}/checkin) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("checkInBooking (POST /bookings/{booking_id}/checkin)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateBooking binds createBooking (POST /bookings) to h: its contract,
 // typed request, typed fingerprint and business method.
 func typedCreateBooking(h Handlers) idemimpl.Typed[CreateBookingRequest] {
 	return idemimpl.Typed[CreateBookingRequest]{
-		Contract: contractCreateBooking,
-		Decode:   requestCreateBooking,
-		Fingerprint: func(r *CreateBookingRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateBooking(r.Body, params)
-		},
-		NaturalKey: func(r *CreateBookingRequest) (string, error) {
-			return naturalKeyCreateBooking(r.Body)
-		},
+		Contract:    contractCreateBooking,
+		Decode:      decodeCreateBooking,
+		Fingerprint: fingerprintCreateBooking,
+		NaturalKey:  naturalKeyCreateBooking,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateBookingRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateBooking(ctx, tx, &CreateBookingOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createBooking (POST /bookings) returned no answer")
-			}
-			return res.responseCreateBooking()
+			res, err := h.CreateBooking(ctx, tx, &CreateBookingOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateBookingResponse.responseCreateBooking)
 		},
 	}
 }
 
-// mountCreateBooking returns the ServeMux pattern of createBooking (POST
-// /bookings) and its handler h as the router serves it; Routes and the contract
-// tests mount the operation through it.
-func mountCreateBooking(h http.Handler) (string, http.Handler) {
-	return "POST /bookings", h
-}
+// mountCreateBooking mounts createBooking (POST /bookings) on a router.
+var mountCreateBooking = idemimpl.Mount("POST /bookings", nil)
 
 // typedCheckInBooking binds checkInBooking (POST
 // /bookings/{booking_id}/checkin) to h: its contract, typed request, typed
 // fingerprint and business method.
 func typedCheckInBooking(h Handlers) idemimpl.Typed[CheckInBookingRequest] {
 	return idemimpl.Typed[CheckInBookingRequest]{
-		Contract: contractCheckInBooking,
-		Decode:   requestCheckInBooking,
-		Fingerprint: func(r *CheckInBookingRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCheckInBooking(r.Body, params)
-		},
+		Contract:    contractCheckInBooking,
+		Decode:      decodeCheckInBooking,
+		Fingerprint: fingerprintCheckInBooking,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CheckInBookingRequest) (*idemimpl.Response, error) {
-			res, err := h.CheckInBooking(ctx, tx, &CheckInBookingOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("checkInBooking (POST /bookings/{booking_id}/checkin) returned no answer")
-			}
-			return res.responseCheckInBooking()
+			res, err := h.CheckInBooking(ctx, tx, &CheckInBookingOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CheckInBookingResponse.responseCheckInBooking)
 		},
 	}
 }
 
-// mountCheckInBooking returns the ServeMux pattern of checkInBooking (POST
-// /bookings/{booking_id}/checkin) and its handler h as the router serves it;
-// Routes and the contract tests mount the operation through it.
-func mountCheckInBooking(h http.Handler) (string, http.Handler) {
-	return "POST /bookings/{booking_id}/checkin", h
-}
+// mountCheckInBooking mounts checkInBooking (POST
+// /bookings/{booking_id}/checkin) on a router.
+var mountCheckInBooking = idemimpl.Mount("POST /bookings/{booking_id}/checkin", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateBooking(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateBooking(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/bookings",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCheckInBooking(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCheckInBooking(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/bookings/{booking_id}/checkin",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateBooking(h), mountCreateBooking),
+		idemimpl.Bind(typedCheckInBooking(h), mountCheckInBooking),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

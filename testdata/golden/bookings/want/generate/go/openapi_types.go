@@ -6,12 +6,12 @@ import "github.com/idemgen/idemgen/runtime/jsondecode"
 
 // Booking is the schema #/components/schemas/Booking.
 type Booking struct {
-	CheckIn  string        `json:"check_in"`
-	CheckOut string        `json:"check_out"`
-	Guest    Guest         `json:"guest"`
-	Guests   int64         `json:"guests"`
 	ID       string        `json:"id"`
 	RoomID   string        `json:"room_id"`
+	Guest    Guest         `json:"guest"`
+	CheckIn  string        `json:"check_in"`
+	CheckOut string        `json:"check_out"`
+	Guests   int64         `json:"guests"`
 	Status   BookingStatus `json:"status"`
 }
 
@@ -88,8 +88,8 @@ func (v *CheckInIDDocument) decodeJSON(d *jsondecode.Decoder) {
 
 // Guest is the schema #/components/schemas/Guest.
 type Guest struct {
-	Email string  `json:"email"`
 	Name  string  `json:"name"`
+	Email string  `json:"email"`
 	Phone *string `json:"phone,omitempty"`
 }
 
@@ -102,13 +102,13 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "email":
+		case "name":
 			has0 = true
+			v.Name = d.String()
+		case "email":
+			has1 = true
 			v.Email = d.String()
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
-		case "name":
-			has1 = true
-			v.Name = d.String()
 		case "phone":
 			x0 := d.String()
 			v.Phone = &x0
@@ -117,22 +117,22 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 	if !has0 {
-		d.Missing("email")
+		d.Missing("name")
 	}
 	if !has1 {
-		d.Missing("name")
+		d.Missing("email")
 	}
 }
 
 // NewBooking is the schema #/components/schemas/NewBooking.
 type NewBooking struct {
 	BookingRequestID string  `json:"booking_request_id"`
+	RoomID           string  `json:"room_id"`
+	Guest            Guest   `json:"guest"`
 	CheckIn          string  `json:"check_in"`
 	CheckOut         string  `json:"check_out"`
-	Guest            Guest   `json:"guest"`
 	Guests           int64   `json:"guests"`
 	RequestedAt      *string `json:"requested_at,omitempty"`
-	RoomID           string  `json:"room_id"`
 }
 
 // decodeJSON decodes a NewBooking from d and checks it against its schema,
@@ -141,35 +141,35 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2, has3, has4, has6 bool
+	var has0, has1, has2, has3, has4, has5 bool
 	for d.Member() {
 		switch string(d.Key()) {
 		case "booking_request_id":
 			has0 = true
 			v.BookingRequestID = d.String()
 			d.MaxLength(v.BookingRequestID, 64)
-		case "check_in":
+		case "room_id":
 			has1 = true
+			v.RoomID = d.String()
+		case "guest":
+			has2 = true
+			v.Guest.decodeJSON(d)
+		case "check_in":
+			has3 = true
 			v.CheckIn = d.String()
 			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
 		case "check_out":
-			has2 = true
+			has4 = true
 			v.CheckOut = d.String()
 			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
-		case "guest":
-			has3 = true
-			v.Guest.decodeJSON(d)
 		case "guests":
-			has4 = true
+			has5 = true
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
 		case "requested_at":
 			x0 := d.String()
 			d.CheckFormat(x0, jsondecode.FormatDateTime)
 			v.RequestedAt = &x0
-		case "room_id":
-			has6 = true
-			v.RoomID = d.String()
 		default:
 			d.Skip()
 		}
@@ -178,26 +178,26 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("booking_request_id")
 	}
 	if !has1 {
-		d.Missing("check_in")
+		d.Missing("room_id")
 	}
 	if !has2 {
-		d.Missing("check_out")
-	}
-	if !has3 {
 		d.Missing("guest")
 	}
-	if !has4 {
-		d.Missing("guests")
+	if !has3 {
+		d.Missing("check_in")
 	}
-	if !has6 {
-		d.Missing("room_id")
+	if !has4 {
+		d.Missing("check_out")
+	}
+	if !has5 {
+		d.Missing("guests")
 	}
 }
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {
-	Detail *string `json:"detail,omitempty"`
-	Status *int64  `json:"status,omitempty"`
-	Title  *string `json:"title,omitempty"`
 	Type   *string `json:"type,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Status *int64  `json:"status,omitempty"`
+	Detail *string `json:"detail,omitempty"`
 }

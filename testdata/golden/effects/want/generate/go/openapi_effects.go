@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 

@@ -5,46 +5,42 @@ package golden
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateOrder is the run-time contract of createOrder (POST /orders).
 var contractCreateOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createOrder",
+	Method:     "POST",
+	Route:      "/orders",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createOrder",
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateOrderOperation is what the business method of createOrder (POST
-// /orders) gets besides the request: the operation's id, scope and key, and one
-// enqueuer per side effect of the contract.
+// /orders) gets besides the request: the operation's id, scope and key, and its
+// effects' enqueuers.
 type CreateOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -97,103 +93,75 @@ func (o *CreateOrderOperation) EnqueueAuditLog(ctx context.Context, payload []by
 	})
 }
 
-// CreateOrderRequest is the typed request of createOrder (POST /orders) that
-// its business method receives: its parameters and its body, decoded before
-// anything is claimed.
+// CreateOrderRequest is the typed request of createOrder (POST /orders): its
+// parameters and body, decoded before anything is claimed.
 type CreateOrderRequest struct {
-	// Body is the decoded request body.
-	Body *CreateOrderBody
+	Body *CreateOrderBody // the decoded request body
 }
 
-// requestCreateOrder builds the typed request of createOrder (POST /orders)
-// from the raw request.
-func requestCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
-	req := &CreateOrderRequest{}
-	b, err := decodeCreateOrder(r)
-	if err != nil {
-		return nil, err
+// decodeCreateOrder decodes the typed request of createOrder (POST /orders),
+// its JSON body checked, every violation at once.
+func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderRequest, error) {
+	req := &CreateOrderRequest{Body: new(CreateOrderBody)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateOrderResponse is an answer of createOrder (POST /orders):
-// CreateOrder201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateOrder201Response. Only the documented answers implement it.
 type CreateOrderResponse interface {
-	responseCreateOrder() (*idemimpl.Response, error)
+	responseCreateOrder() idemimpl.Answer
 }
 
 // CreateOrder201Response is the 201 answer of createOrder (POST /orders):
 // created.
 type CreateOrder201Response struct{}
 
-// responseCreateOrder renders the answer for the runtime, which stores and
-// replays it as the contract of createOrder (POST /orders) says.
-func (r CreateOrder201Response) responseCreateOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateOrder decodes the JSON request body of createOrder (POST /orders)
-// and checks it against the schema, reporting every violation at once.
-func decodeCreateOrder(r *idemimpl.Request) (*CreateOrderBody, error) {
-	var v CreateOrderBody
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateOrder is the answer as the runtime stores and replays it.
+func (CreateOrder201Response) responseCreateOrder() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateOrder is the fingerprint of a createOrder (POST /orders)
-// request: the runtime's canonical form of its significant fields, computed
-// from the typed request without reflection.
-func fingerprintCreateOrder(req *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+// request, computed from the typed request as the runtime canonicalises its
+// JSON.
+func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintCreateOrderBody(w, req)
+		fingerprintCreateOrderBody(w, req.Body)
 	})
 }
 
 // contractRefundOrder is the run-time contract of refundOrder (POST
 // /orders/{id}/refund).
 var contractRefundOrder = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "refundOrder",
+	Method:     "POST",
+	Route:      "/orders/{id}/refund",
+	PathParams: []string{"id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "refundOrder",
-	PathParams:    []string{"id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/orders/{id}/refund",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // RefundOrderOperation is what the business method of refundOrder (POST
 // /orders/{id}/refund) gets besides the request: the operation's id, scope and
-// key, and one enqueuer per side effect of the contract.
+// key, and its effects' enqueuers.
 type RefundOrderOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -217,76 +185,51 @@ func (o *RefundOrderOperation) EnqueueSendReceipt(ctx context.Context, payload R
 }
 
 // RefundOrderRequest is the typed request of refundOrder (POST
-// /orders/{id}/refund) that its business method receives: its parameters and
-// its body, decoded before anything is claimed.
+// /orders/{id}/refund): its parameters and body, decoded before anything is
+// claimed.
 type RefundOrderRequest struct {
-	// ID is the path parameter id.
-	ID string
-	// Body is the decoded request body.
-	Body *RefundOrderBody
+	ID   string           // the path parameter id
+	Body *RefundOrderBody // the decoded request body
 }
 
-// requestRefundOrder builds the typed request of refundOrder (POST
-// /orders/{id}/refund) from the raw request.
-func requestRefundOrder(r *idemimpl.Request) (*RefundOrderRequest, error) {
-	req := &RefundOrderRequest{}
-	b, err := decodeRefundOrder(r)
-	if err != nil {
-		return nil, err
+// decodeRefundOrder decodes the typed request of refundOrder (POST
+// /orders/{id}/refund), its parameters and JSON body checked, every violation
+// at once.
+func decodeRefundOrder(r *idemimpl.Request) (*RefundOrderRequest, error) {
+	req := &RefundOrderRequest{Body: new(RefundOrderBody)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("path", "id", r.PathParams["id"], 1, true); ok {
+		req.ID = s
 	}
-	req.Body = b
-	if err := idemimpl.Param(r, "path", "id", true, &req.ID); err != nil {
-		return nil, err
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
 
 // RefundOrderResponse is an answer of refundOrder (POST /orders/{id}/refund):
-// RefundOrder200Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// RefundOrder200Response. Only the documented answers implement it.
 type RefundOrderResponse interface {
-	responseRefundOrder() (*idemimpl.Response, error)
+	responseRefundOrder() idemimpl.Answer
 }
 
 // RefundOrder200Response is the 200 answer of refundOrder (POST
 // /orders/{id}/refund): refunded.
 type RefundOrder200Response struct{}
 
-// responseRefundOrder renders the answer for the runtime, which stores and
-// replays it as the contract of refundOrder (POST /orders/{id}/refund) says.
-func (r RefundOrder200Response) responseRefundOrder() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 200,
-	}, nil
-}
-
-// decodeRefundOrder decodes the JSON request body of refundOrder (POST
-// /orders/{id}/refund) and checks it against the schema, reporting every
-// violation at once.
-func decodeRefundOrder(r *idemimpl.Request) (*RefundOrderBody, error) {
-	var v RefundOrderBody
-	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "id", r.PathParams["id"], 1, true)
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseRefundOrder is the answer as the runtime stores and replays it.
+func (RefundOrder200Response) responseRefundOrder() idemimpl.Answer {
+	return idemimpl.Answer{Status: 200}
 }
 
 // fingerprintRefundOrder is the fingerprint of a refundOrder (POST
-// /orders/{id}/refund) request: the runtime's canonical form of its significant
-// fields, computed from the typed request without reflection.
-func fingerprintRefundOrder(req *RefundOrderBody, params map[string]string) (fingerprint.Sum, error) {
+// /orders/{id}/refund) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintRefundOrder(req *RefundOrderRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/orders/{id}/refund", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintRefundOrderBody(w, req)
+		fingerprintRefundOrderBody(w, req.Body)
 	})
 }
 
@@ -337,205 +280,97 @@ func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBo
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateOrder runs createOrder (POST /orders) inside the transaction
-	// that also holds its idempotency record: what it does through tx
-	// commits exactly when the answer is stored. It returns one of the
-	// documented answers (CreateOrderResponse); one whose status matches
-	// the contract's store-failures rolls the business changes back and is
-	// stored and replayed like a refusal. Returning an *idem.Rejection
-	// answers with that problem, stored the same way; any other error rolls
-	// everything back and frees the key.
+	// CreateOrder runs createOrder (POST /orders) and returns one of its
+	// documented answers (CreateOrderResponse).
 	CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperation, req *CreateOrderRequest) (CreateOrderResponse, error)
-	// RefundOrder runs refundOrder (POST /orders/{id}/refund) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (RefundOrderResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// RefundOrder runs refundOrder (POST /orders/{id}/refund) and returns
+	// one of its documented answers (RefundOrderResponse).
 	RefundOrder(ctx context.Context, tx pgx.Tx, op *RefundOrderOperation, req *RefundOrderRequest) (RefundOrderResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
 // CreateOrder answers createOrder (POST /orders) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateOrder(context.Context, pgx.Tx, *CreateOrderOperation, *CreateOrderRequest) (CreateOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createOrder (POST /orders) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createOrder (POST /orders)")
 }
 
 // RefundOrder answers refundOrder (POST /orders/{id}/refund) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) RefundOrder(context.Context, pgx.Tx, *RefundOrderOperation, *RefundOrderRequest) (RefundOrderResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "refundOrder (POST /orders/{id}/refund) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("refundOrder (POST /orders/{id}/refund)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateOrder binds createOrder (POST /orders) to h: its contract, typed
 // request, typed fingerprint and business method.
 func typedCreateOrder(h Handlers) idemimpl.Typed[CreateOrderRequest] {
 	return idemimpl.Typed[CreateOrderRequest]{
-		Contract: contractCreateOrder,
-		Decode:   requestCreateOrder,
-		Fingerprint: func(r *CreateOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateOrder(r.Body, params)
-		},
+		Contract:    contractCreateOrder,
+		Decode:      decodeCreateOrder,
+		Fingerprint: fingerprintCreateOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createOrder (POST /orders) returned no answer")
-			}
-			return res.responseCreateOrder()
+			res, err := h.CreateOrder(ctx, tx, &CreateOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateOrderResponse.responseCreateOrder)
 		},
 	}
 }
 
-// mountCreateOrder returns the ServeMux pattern of createOrder (POST /orders)
-// and its handler h as the router serves it; Routes and the contract tests
-// mount the operation through it.
-func mountCreateOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders", h
-}
+// mountCreateOrder mounts createOrder (POST /orders) on a router.
+var mountCreateOrder = idemimpl.Mount("POST /orders", nil)
 
 // typedRefundOrder binds refundOrder (POST /orders/{id}/refund) to h: its
 // contract, typed request, typed fingerprint and business method.
 func typedRefundOrder(h Handlers) idemimpl.Typed[RefundOrderRequest] {
 	return idemimpl.Typed[RefundOrderRequest]{
-		Contract: contractRefundOrder,
-		Decode:   requestRefundOrder,
-		Fingerprint: func(r *RefundOrderRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintRefundOrder(r.Body, params)
-		},
+		Contract:    contractRefundOrder,
+		Decode:      decodeRefundOrder,
+		Fingerprint: fingerprintRefundOrder,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *RefundOrderRequest) (*idemimpl.Response, error) {
-			res, err := h.RefundOrder(ctx, tx, &RefundOrderOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("refundOrder (POST /orders/{id}/refund) returned no answer")
-			}
-			return res.responseRefundOrder()
+			res, err := h.RefundOrder(ctx, tx, &RefundOrderOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, RefundOrderResponse.responseRefundOrder)
 		},
 	}
 }
 
-// mountRefundOrder returns the ServeMux pattern of refundOrder (POST
-// /orders/{id}/refund) and its handler h as the router serves it; Routes and
-// the contract tests mount the operation through it.
-func mountRefundOrder(h http.Handler) (string, http.Handler) {
-	return "POST /orders/{id}/refund", h
-}
+// mountRefundOrder mounts refundOrder (POST /orders/{id}/refund) on a router.
+var mountRefundOrder = idemimpl.Mount("POST /orders/{id}/refund", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedRefundOrder(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountRefundOrder(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/orders/{id}/refund",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateOrder(h), mountCreateOrder),
+		idemimpl.Bind(typedRefundOrder(h), mountRefundOrder),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

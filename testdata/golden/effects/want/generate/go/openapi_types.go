@@ -6,8 +6,8 @@ import "github.com/idemgen/idemgen/runtime/jsondecode"
 
 // Charge is the schema #/components/schemas/Charge.
 type Charge struct {
-	Amount     int64  `json:"amount"`
 	CustomerID string `json:"customer_id"`
+	Amount     int64  `json:"amount"`
 }
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
@@ -57,8 +57,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
 type CreateOrderBodyItemsItem struct {
-	Quantity *int64 `json:"quantity,omitempty"`
 	Sku      string `json:"sku"`
+	Quantity *int64 `json:"quantity,omitempty"`
 }
 
 // decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
@@ -67,20 +67,20 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1 bool
+	var has0 bool
 	for d.Member() {
 		switch string(d.Key()) {
+		case "sku":
+			has0 = true
+			v.Sku = d.String()
 		case "quantity":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Quantity = &x0
-		case "sku":
-			has1 = true
-			v.Sku = d.String()
 		default:
 			d.Skip()
 		}
 	}
-	if !has1 {
+	if !has0 {
 		d.Missing("sku")
 	}
 }

@@ -4,8 +4,10 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/idemtest"
 	"testing"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.
@@ -47,7 +49,9 @@ func TestContractCreateOrder(t *testing.T) {
 // fingerprint of createOrder (POST /orders) equals the runtime's canonical
 // fingerprint of the same request's JSON.
 func TestFingerprintCreateOrder(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateOrder, fingerprintCreateOrder); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateOrder, func(b *CreateOrderBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateOrder(&CreateOrderRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,82 +4,73 @@ package golden
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateShipment is the run-time contract of createShipment (POST
 // /shipments).
 var contractCreateShipment = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/lines/*/note", "/metadata/trace", "/destination/notes"},
-		Unordered: []string{"/lines", "/lines/*/tags"},
-	},
+	Operation:  "createShipment",
+	Method:     "POST",
+	Route:      "/shipments",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createShipment",
+	Fingerprint: fingerprint.Spec{
+		Exclude:   []string{"/lines/*/note", "/metadata/trace", "/destination/notes"},
+		Unordered: []string{"/lines", "/lines/*/tags"},
+	},
 	Retention:     24 * time.Hour,
-	Route:         "/shipments",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateShipmentOperation is what the business method of createShipment (POST
 // /shipments) gets besides the request: the operation's id, scope and key, and
-// one enqueuer per side effect of the contract.
+// its effects' enqueuers.
 type CreateShipmentOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
 // CreateShipmentRequest is the typed request of createShipment (POST
-// /shipments) that its business method receives: its parameters and its body,
-// decoded before anything is claimed.
+// /shipments): its parameters and body, decoded before anything is claimed.
 type CreateShipmentRequest struct {
-	// Body is the decoded request body.
-	Body *Shipment
+	Body *Shipment // the decoded request body
 }
 
-// requestCreateShipment builds the typed request of createShipment (POST
-// /shipments) from the raw request.
-func requestCreateShipment(r *idemimpl.Request) (*CreateShipmentRequest, error) {
-	req := &CreateShipmentRequest{}
-	b, err := decodeCreateShipment(r)
-	if err != nil {
-		return nil, err
+// decodeCreateShipment decodes the typed request of createShipment (POST
+// /shipments), its JSON body checked, every violation at once.
+func decodeCreateShipment(r *idemimpl.Request) (*CreateShipmentRequest, error) {
+	req := &CreateShipmentRequest{Body: new(Shipment)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateShipmentResponse is an answer of createShipment (POST /shipments):
-// CreateShipment201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateShipment201Response. Only the documented answers implement it.
 type CreateShipmentResponse interface {
-	responseCreateShipment() (*idemimpl.Response, error)
+	responseCreateShipment() idemimpl.Answer
 }
 
 // CreateShipment201Response is the 201 answer of createShipment (POST
@@ -88,61 +79,37 @@ type CreateShipment201Response struct {
 	Body Shipment
 }
 
-// responseCreateShipment renders the answer for the runtime, which stores and
-// replays it as the contract of createShipment (POST /shipments) says.
-func (r CreateShipment201Response) responseCreateShipment() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateShipment is the answer as the runtime stores and replays it.
+func (r CreateShipment201Response) responseCreateShipment() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 201,
-	}, nil
-}
-
-// decodeCreateShipment decodes the JSON request body of createShipment (POST
-// /shipments) and checks it against the schema, reporting every violation at
-// once.
-func decodeCreateShipment(r *idemimpl.Request) (*Shipment, error) {
-	var v Shipment
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+		Body:   idemimpl.JSONBody("application/json", r.Body),
 	}
-	return &v, nil
 }
 
 // fingerprintCreateShipment is the fingerprint of a createShipment (POST
-// /shipments) request: the runtime's canonical form of its significant fields,
-// computed from the typed request without reflection.
-func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerprint.Sum, error) {
+// /shipments) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintCreateShipment(req *CreateShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/shipments", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
-		if req.Destination != nil {
+		if req.Body.Destination != nil {
 			w.Key("destination")
 			w.BeginObject()
 			w.Key("city")
-			w.String(req.Destination.City)
+			w.String(req.Body.Destination.City)
 			w.EndObject()
 		}
-		if len(req.Extra) > 0 {
+		if len(req.Body.Extra) > 0 {
 			w.Key("extra")
-			w.JSON(req.Extra)
+			w.JSON(req.Body.Extra)
 		}
 		w.Key("lines")
-		if req.Lines == nil {
+		if req.Body.Lines == nil {
 			w.Null()
 		} else {
 			w.BeginUnorderedArray()
-			for _, e0 := range req.Lines {
+			for _, e0 := range req.Body.Lines {
 				w.BeginObject()
 				w.Key("quantity")
 				w.Int(int64(e0.Quantity))
@@ -160,10 +127,10 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 			}
 			w.EndUnorderedArray()
 		}
-		if req.Metadata != nil {
+		if req.Body.Metadata != nil {
 			w.Key("metadata")
-			keys0 := make([]string, 0, len(req.Metadata))
-			for k0 := range req.Metadata {
+			keys0 := make([]string, 0, len(req.Body.Metadata))
+			for k0 := range req.Body.Metadata {
 				keys0 = append(keys0, k0)
 			}
 			w.BeginObject()
@@ -172,23 +139,23 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 					continue
 				}
 				w.Key(k0)
-				e0 := req.Metadata[k0]
+				e0 := req.Body.Metadata[k0]
 				w.String(e0)
 			}
 			w.EndObject()
 		}
-		if req.Priority != nil {
+		if req.Body.Priority != nil {
 			w.Key("priority")
-			w.String(string(*req.Priority))
+			w.String(string(*req.Body.Priority))
 		}
 		w.Key("ship_by")
-		w.String(req.ShipBy)
-		if req.Weight.Set {
+		w.String(req.Body.ShipBy)
+		if req.Body.Weight.Set {
 			w.Key("weight")
-			if req.Weight.Null {
+			if req.Body.Weight.Null {
 				w.Null()
 			} else {
-				w.Float(req.Weight.Value)
+				w.Float(req.Body.Weight.Value)
 			}
 		}
 		w.EndObject()
@@ -198,134 +165,105 @@ func fingerprintCreateShipment(req *Shipment, params map[string]string) (fingerp
 // contractRerouteShipment is the run-time contract of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute).
 var contractRerouteShipment = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{
-		Exclude:   []string{"/lines/*/tags"},
-		Include:   []string{"/destination/city", "/priority", "/lines", "/extra", "/weight"},
-		Unordered: []string{"/lines"},
-	},
+	Operation:  "rerouteShipment",
+	Method:     "POST",
+	Route:      "/shipments/{shipment_id}/reroute",
+	PathParams: []string{"shipment_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "rerouteShipment",
-	PathParams:    []string{"shipment_id"},
+	Fingerprint: fingerprint.Spec{
+		Include:   []string{"/destination/city", "/priority", "/lines", "/extra", "/weight"},
+		Exclude:   []string{"/lines/*/tags"},
+		Unordered: []string{"/lines"},
+	},
 	Retention:     24 * time.Hour,
-	Route:         "/shipments/{shipment_id}/reroute",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // RerouteShipmentOperation is what the business method of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute) gets besides the request: the operation's
-// id, scope and key, and one enqueuer per side effect of the contract.
+// id, scope and key, and its effects' enqueuers.
 type RerouteShipmentOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
 // RerouteShipmentRequest is the typed request of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /shipments/{shipment_id}/reroute): its parameters and body, decoded before
+// anything is claimed.
 type RerouteShipmentRequest struct {
-	// ShipmentID is the path parameter shipment_id.
-	ShipmentID string
-	// Body is the decoded request body.
-	Body *Shipment
+	ShipmentID string    // the path parameter shipment_id
+	Body       *Shipment // the decoded request body
 }
 
-// requestRerouteShipment builds the typed request of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) from the raw request.
-func requestRerouteShipment(r *idemimpl.Request) (*RerouteShipmentRequest, error) {
-	req := &RerouteShipmentRequest{}
-	b, err := decodeRerouteShipment(r)
-	if err != nil {
-		return nil, err
+// decodeRerouteShipment decodes the typed request of rerouteShipment (POST
+// /shipments/{shipment_id}/reroute), its parameters and JSON body checked,
+// every violation at once.
+func decodeRerouteShipment(r *idemimpl.Request) (*RerouteShipmentRequest, error) {
+	req := &RerouteShipmentRequest{Body: new(Shipment)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("path", "shipment_id", r.PathParams["shipment_id"], 1, true); ok {
+		req.ShipmentID = s
 	}
-	req.Body = b
-	if err := idemimpl.Param(r, "path", "shipment_id", true, &req.ShipmentID); err != nil {
-		return nil, err
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	return req, nil
 }
 
 // RerouteShipmentResponse is an answer of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute): RerouteShipment200Response. Only the
-// documented answers implement it; the business method returns one of them, or
-// an error (an *idem.Rejection for a problem).
+// documented answers implement it.
 type RerouteShipmentResponse interface {
-	responseRerouteShipment() (*idemimpl.Response, error)
+	responseRerouteShipment() idemimpl.Answer
 }
 
 // RerouteShipment200Response is the 200 answer of rerouteShipment (POST
 // /shipments/{shipment_id}/reroute): rerouted.
 type RerouteShipment200Response struct{}
 
-// responseRerouteShipment renders the answer for the runtime, which stores and
-// replays it as the contract of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) says.
-func (r RerouteShipment200Response) responseRerouteShipment() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 200,
-	}, nil
-}
-
-// decodeRerouteShipment decodes the JSON request body of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) and checks it against the schema, reporting
-// every violation at once.
-func decodeRerouteShipment(r *idemimpl.Request) (*Shipment, error) {
-	var v Shipment
-	d := jsondecode.New(r.Body)
-	_, _ = d.Param("path", "shipment_id", r.PathParams["shipment_id"], 1, true)
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseRerouteShipment is the answer as the runtime stores and replays it.
+func (RerouteShipment200Response) responseRerouteShipment() idemimpl.Answer {
+	return idemimpl.Answer{Status: 200}
 }
 
 // fingerprintRerouteShipment is the fingerprint of a rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) request: the runtime's canonical form of
-// its significant fields, computed from the typed request without reflection.
-func fingerprintRerouteShipment(req *Shipment, params map[string]string) (fingerprint.Sum, error) {
+// /shipments/{shipment_id}/reroute) request, computed from the typed request as
+// the runtime canonicalises its JSON.
+func fingerprintRerouteShipment(req *RerouteShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/shipments/{shipment_id}/reroute", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/destination/city")
 		w.BeginArray()
-		if req.Destination != nil {
-			w.String(req.Destination.City)
+		if req.Body.Destination != nil {
+			w.String(req.Body.Destination.City)
 		}
 		w.EndArray()
 		w.Key("/extra")
 		w.BeginArray()
-		if len(req.Extra) > 0 {
-			w.JSON(req.Extra)
+		if len(req.Body.Extra) > 0 {
+			w.JSON(req.Body.Extra)
 		}
 		w.EndArray()
 		w.Key("/lines")
 		w.BeginArray()
-		if req.Lines == nil {
+		if req.Body.Lines == nil {
 			w.Null()
 		} else {
 			w.BeginUnorderedArray()
-			for _, e0 := range req.Lines {
+			for _, e0 := range req.Body.Lines {
 				w.BeginObject()
 				if e0.Note != nil {
 					w.Key("note")
@@ -342,17 +280,17 @@ func fingerprintRerouteShipment(req *Shipment, params map[string]string) (finger
 		w.EndArray()
 		w.Key("/priority")
 		w.BeginArray()
-		if req.Priority != nil {
-			w.String(string(*req.Priority))
+		if req.Body.Priority != nil {
+			w.String(string(*req.Body.Priority))
 		}
 		w.EndArray()
 		w.Key("/weight")
 		w.BeginArray()
-		if req.Weight.Set {
-			if req.Weight.Null {
+		if req.Body.Weight.Set {
+			if req.Body.Weight.Null {
 				w.Null()
 			} else {
-				w.Float(req.Weight.Value)
+				w.Float(req.Body.Weight.Value)
 			}
 		}
 		w.EndArray()
@@ -361,33 +299,27 @@ func fingerprintRerouteShipment(req *Shipment, params map[string]string) (finger
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateShipment runs createShipment (POST /shipments) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (CreateShipmentResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// CreateShipment runs createShipment (POST /shipments) and returns one
+	// of its documented answers (CreateShipmentResponse).
 	CreateShipment(ctx context.Context, tx pgx.Tx, op *CreateShipmentOperation, req *CreateShipmentRequest) (CreateShipmentResponse, error)
 	// RerouteShipment runs rerouteShipment (POST
-	// /shipments/{shipment_id}/reroute) inside the transaction that also
-	// holds its idempotency record: what it does through tx commits exactly
-	// when the answer is stored. It returns one of the documented answers
-	// (RerouteShipmentResponse); one whose status matches the contract's
-	// store-failures rolls the business changes back and is stored and
-	// replayed like a refusal. Returning an *idem.Rejection answers with
-	// that problem, stored the same way; any other error rolls everything
-	// back and frees the key.
+	// /shipments/{shipment_id}/reroute) and returns one of its documented
+	// answers (RerouteShipmentResponse).
 	RerouteShipment(ctx context.Context, tx pgx.Tx, op *RerouteShipmentOperation, req *RerouteShipmentRequest) (RerouteShipmentResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
@@ -395,174 +327,73 @@ var _ Handlers = UnimplementedHandlers{}
 // CreateShipment answers createShipment (POST /shipments) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) CreateShipment(context.Context, pgx.Tx, *CreateShipmentOperation, *CreateShipmentRequest) (CreateShipmentResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createShipment (POST /shipments) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createShipment (POST /shipments)")
 }
 
 // RerouteShipment answers rerouteShipment (POST
 // /shipments/{shipment_id}/reroute) with 501 Not Implemented.
 func (UnimplementedHandlers) RerouteShipment(context.Context, pgx.Tx, *RerouteShipmentOperation, *RerouteShipmentRequest) (RerouteShipmentResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "rerouteShipment (POST /shipments/{shipment_id}/reroute) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("rerouteShipment (POST /shipments/{shipment_id}/reroute)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateShipment binds createShipment (POST /shipments) to h: its
 // contract, typed request, typed fingerprint and business method.
 func typedCreateShipment(h Handlers) idemimpl.Typed[CreateShipmentRequest] {
 	return idemimpl.Typed[CreateShipmentRequest]{
-		Contract: contractCreateShipment,
-		Decode:   requestCreateShipment,
-		Fingerprint: func(r *CreateShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateShipment(r.Body, params)
-		},
+		Contract:    contractCreateShipment,
+		Decode:      decodeCreateShipment,
+		Fingerprint: fingerprintCreateShipment,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateShipmentRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateShipment(ctx, tx, &CreateShipmentOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createShipment (POST /shipments) returned no answer")
-			}
-			return res.responseCreateShipment()
+			res, err := h.CreateShipment(ctx, tx, &CreateShipmentOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateShipmentResponse.responseCreateShipment)
 		},
 	}
 }
 
-// mountCreateShipment returns the ServeMux pattern of createShipment (POST
-// /shipments) and its handler h as the router serves it; Routes and the
-// contract tests mount the operation through it.
-func mountCreateShipment(h http.Handler) (string, http.Handler) {
-	return "POST /shipments", h
-}
+// mountCreateShipment mounts createShipment (POST /shipments) on a router.
+var mountCreateShipment = idemimpl.Mount("POST /shipments", nil)
 
 // typedRerouteShipment binds rerouteShipment (POST
 // /shipments/{shipment_id}/reroute) to h: its contract, typed request, typed
 // fingerprint and business method.
 func typedRerouteShipment(h Handlers) idemimpl.Typed[RerouteShipmentRequest] {
 	return idemimpl.Typed[RerouteShipmentRequest]{
-		Contract: contractRerouteShipment,
-		Decode:   requestRerouteShipment,
-		Fingerprint: func(r *RerouteShipmentRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintRerouteShipment(r.Body, params)
-		},
+		Contract:    contractRerouteShipment,
+		Decode:      decodeRerouteShipment,
+		Fingerprint: fingerprintRerouteShipment,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *RerouteShipmentRequest) (*idemimpl.Response, error) {
-			res, err := h.RerouteShipment(ctx, tx, &RerouteShipmentOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("rerouteShipment (POST /shipments/{shipment_id}/reroute) returned no answer")
-			}
-			return res.responseRerouteShipment()
+			res, err := h.RerouteShipment(ctx, tx, &RerouteShipmentOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, RerouteShipmentResponse.responseRerouteShipment)
 		},
 	}
 }
 
-// mountRerouteShipment returns the ServeMux pattern of rerouteShipment (POST
-// /shipments/{shipment_id}/reroute) and its handler h as the router serves it;
-// Routes and the contract tests mount the operation through it.
-func mountRerouteShipment(h http.Handler) (string, http.Handler) {
-	return "POST /shipments/{shipment_id}/reroute", h
-}
+// mountRerouteShipment mounts rerouteShipment (POST
+// /shipments/{shipment_id}/reroute) on a router.
+var mountRerouteShipment = idemimpl.Mount("POST /shipments/{shipment_id}/reroute", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateShipment(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateShipment(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/shipments",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedRerouteShipment(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountRerouteShipment(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/shipments/{shipment_id}/reroute",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateShipment(h), mountCreateShipment),
+		idemimpl.Bind(typedRerouteShipment(h), mountRerouteShipment),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

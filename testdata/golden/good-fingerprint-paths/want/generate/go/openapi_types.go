@@ -4,16 +4,17 @@ package golden
 
 import (
 	"encoding/json"
+	"math"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
-	"math"
 )
 
 // Line is the schema #/components/schemas/Line.
 type Line struct {
-	Note     *string  `json:"note,omitempty"`
-	Quantity int32    `json:"quantity"`
 	Sku      string   `json:"sku"`
+	Quantity int32    `json:"quantity"`
+	Note     *string  `json:"note,omitempty"`
 	Tags     []string `json:"tags,omitzero"`
 }
 
@@ -23,18 +24,18 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has1, has2 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "note":
-			x0 := d.String()
-			v.Note = &x0
+		case "sku":
+			has0 = true
+			v.Sku = d.String()
 		case "quantity":
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "sku":
-			has2 = true
-			v.Sku = d.String()
+		case "note":
+			x0 := d.String()
+			v.Note = &x0
 		case "tags":
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -47,23 +48,23 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
+	if !has0 {
+		d.Missing("sku")
+	}
 	if !has1 {
 		d.Missing("quantity")
-	}
-	if !has2 {
-		d.Missing("sku")
 	}
 }
 
 // Shipment is the schema #/components/schemas/Shipment.
 type Shipment struct {
-	Destination *ShipmentDestination   `json:"destination,omitempty"`
-	Extra       json.RawMessage        `json:"extra,omitempty"`
 	Lines       []Line                 `json:"lines"`
-	Metadata    map[string]string      `json:"metadata,omitzero"`
-	Priority    *ShipmentPriority      `json:"priority,omitempty"`
 	ShipBy      string                 `json:"ship_by"`
+	Priority    *ShipmentPriority      `json:"priority,omitempty"`
 	Weight      idem.Nullable[float64] `json:"weight,omitzero"`
+	Metadata    map[string]string      `json:"metadata,omitzero"`
+	Extra       json.RawMessage        `json:"extra,omitempty"`
+	Destination *ShipmentDestination   `json:"destination,omitempty"`
 }
 
 // decodeJSON decodes a Shipment from d and checks it against its schema,
@@ -72,17 +73,11 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has2, has5 bool
+	var has0, has1 bool
 	for d.Member() {
 		switch string(d.Key()) {
-		case "destination":
-			x0 := new(ShipmentDestination)
-			x0.decodeJSON(d)
-			v.Destination = x0
-		case "extra":
-			v.Extra = d.Raw()
 		case "lines":
-			has2 = true
+			has0 = true
 			if d.BeginArray() {
 				v.Lines = []Line{}
 				for d.Next() {
@@ -90,6 +85,21 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					e0.decodeJSON(d)
 					v.Lines = append(v.Lines, e0)
 				}
+			}
+		case "ship_by":
+			has1 = true
+			v.ShipBy = d.String()
+			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
+		case "priority":
+			x0 := new(ShipmentPriority)
+			x0.decodeJSON(d)
+			v.Priority = x0
+		case "weight":
+			v.Weight.Set = true
+			if d.IsNull() {
+				v.Weight.Null = true
+			} else {
+				v.Weight.Value = d.Float()
 			}
 		case "metadata":
 			if d.BeginObject() {
@@ -100,29 +110,20 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "priority":
-			x0 := new(ShipmentPriority)
+		case "extra":
+			v.Extra = d.Raw()
+		case "destination":
+			x0 := new(ShipmentDestination)
 			x0.decodeJSON(d)
-			v.Priority = x0
-		case "ship_by":
-			has5 = true
-			v.ShipBy = d.String()
-			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
-		case "weight":
-			v.Weight.Set = true
-			if d.IsNull() {
-				v.Weight.Null = true
-			} else {
-				v.Weight.Value = d.Float()
-			}
+			v.Destination = x0
 		default:
 			d.Skip()
 		}
 	}
-	if !has2 {
+	if !has0 {
 		d.Missing("lines")
 	}
-	if !has5 {
+	if !has1 {
 		d.Missing("ship_by")
 	}
 }

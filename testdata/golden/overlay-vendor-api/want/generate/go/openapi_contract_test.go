@@ -4,9 +4,11 @@ package golden
 
 import (
 	"encoding/json"
+	"testing"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
-	"testing"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.
@@ -50,7 +52,9 @@ func TestContractCreateTransfer(t *testing.T) {
 // fingerprint of createTransfer (POST /transfers) equals the runtime's
 // canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateTransfer(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateTransfer, func(b *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateTransfer(&CreateTransferRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"context"
+
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 

@@ -4,47 +4,43 @@ package golden
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"net/http"
-	"time"
 )
 
 // contractCreateTransfer is the run-time contract of createTransfer (POST
 // /transfers).
 var contractCreateTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
+	Operation:  "createTransfer",
+	Method:     "POST",
+	Route:      "/transfers",
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createTransfer",
+	Fingerprint:   fingerprint.Spec{Include: []string{"/amount", "/currency", "/destination"}},
 	Retention:     48 * time.Hour,
-	Route:         "/transfers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST
 // /transfers) gets besides the request: the operation's id, scope and key, and
-// one enqueuer per side effect of the contract.
+// its effects' enqueuers.
 type CreateTransferOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -64,80 +60,55 @@ func (o *CreateTransferOperation) EnqueueBankTransfer(ctx context.Context, paylo
 }
 
 // CreateTransferRequest is the typed request of createTransfer (POST
-// /transfers) that its business method receives: its parameters and its body,
-// decoded before anything is claimed.
+// /transfers): its parameters and body, decoded before anything is claimed.
 type CreateTransferRequest struct {
-	// Body is the decoded request body.
-	Body *CreateTransferBody
+	Body *CreateTransferBody // the decoded request body
 }
 
-// requestCreateTransfer builds the typed request of createTransfer (POST
-// /transfers) from the raw request.
-func requestCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
-	req := &CreateTransferRequest{}
-	b, err := decodeCreateTransfer(r)
-	if err != nil {
-		return nil, err
+// decodeCreateTransfer decodes the typed request of createTransfer (POST
+// /transfers), its JSON body checked, every violation at once.
+func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
+	req := &CreateTransferRequest{Body: new(CreateTransferBody)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
-	req.Body = b
 	return req, nil
 }
 
 // CreateTransferResponse is an answer of createTransfer (POST /transfers):
-// CreateTransfer201Response. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateTransfer201Response. Only the documented answers implement it.
 type CreateTransferResponse interface {
-	responseCreateTransfer() (*idemimpl.Response, error)
+	responseCreateTransfer() idemimpl.Answer
 }
 
 // CreateTransfer201Response is the 201 answer of createTransfer (POST
 // /transfers): created.
 type CreateTransfer201Response struct{}
 
-// responseCreateTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of createTransfer (POST /transfers) says.
-func (r CreateTransfer201Response) responseCreateTransfer() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
-}
-
-// decodeCreateTransfer decodes the JSON request body of createTransfer (POST
-// /transfers) and checks it against the schema, reporting every violation at
-// once.
-func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
-	var v CreateTransferBody
-	d := jsondecode.New(r.Body)
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
+// responseCreateTransfer is the answer as the runtime stores and replays it.
+func (CreateTransfer201Response) responseCreateTransfer() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintCreateTransfer is the fingerprint of a createTransfer (POST
-// /transfers) request: the runtime's canonical form of its significant fields,
-// computed from the typed request without reflection.
-func fingerprintCreateTransfer(req *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+// /transfers) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/transfers", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
 		w.BeginObject()
 		w.Key("/amount")
 		w.BeginArray()
-		w.Int(req.Amount)
+		w.Int(req.Body.Amount)
 		w.EndArray()
 		w.Key("/currency")
 		w.BeginArray()
-		w.String(req.Currency)
+		w.String(req.Body.Currency)
 		w.EndArray()
 		w.Key("/destination")
 		w.BeginArray()
-		w.String(req.Destination)
+		w.String(req.Body.Destination)
 		w.EndArray()
 		w.EndObject()
 	})
@@ -146,120 +117,102 @@ func fingerprintCreateTransfer(req *CreateTransferBody, params map[string]string
 // contractReverseTransfer is the run-time contract of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals).
 var contractReverseTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "reverseTransfer",
+	Method:     "POST",
+	Route:      "/transfers/{transfer_id}/reversals",
+	PathParams: []string{"transfer_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "reverseTransfer",
-	PathParams:    []string{"transfer_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     6 * time.Hour,
-	Route:         "/transfers/{transfer_id}/reversals",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // ReverseTransferOperation is what the business method of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals) gets besides the request: the operation's
-// id, scope and key, and one enqueuer per side effect of the contract.
+// id, scope and key, and its effects' enqueuers.
 type ReverseTransferOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
 // ReverseTransferRequest is the typed request of reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /transfers/{transfer_id}/reversals): its parameters and body, decoded before
+// anything is claimed.
 type ReverseTransferRequest struct {
-	// TransferID is the path parameter transfer_id.
-	TransferID string
+	TransferID string // the path parameter transfer_id
 }
 
-// requestReverseTransfer builds the typed request of reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) from the raw request.
-func requestReverseTransfer(r *idemimpl.Request) (*ReverseTransferRequest, error) {
+// decodeReverseTransfer decodes the typed request of reverseTransfer (POST
+// /transfers/{transfer_id}/reversals), its parameters checked, every violation
+// at once.
+func decodeReverseTransfer(r *idemimpl.Request) (*ReverseTransferRequest, error) {
 	req := &ReverseTransferRequest{}
 	d := jsondecode.NewValues()
-	_, _ = d.Param("path", "transfer_id", r.PathParams["transfer_id"], 1, true)
+	if s, ok := d.Param("path", "transfer_id", r.PathParams["transfer_id"], 1, true); ok {
+		req.TransferID = s
+	}
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	if err := idemimpl.Param(r, "path", "transfer_id", true, &req.TransferID); err != nil {
-		return nil, err
 	}
 	return req, nil
 }
 
 // ReverseTransferResponse is an answer of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals): ReverseTransfer201Response. Only the
-// documented answers implement it; the business method returns one of them, or
-// an error (an *idem.Rejection for a problem).
+// documented answers implement it.
 type ReverseTransferResponse interface {
-	responseReverseTransfer() (*idemimpl.Response, error)
+	responseReverseTransfer() idemimpl.Answer
 }
 
 // ReverseTransfer201Response is the 201 answer of reverseTransfer (POST
 // /transfers/{transfer_id}/reversals): reversed.
 type ReverseTransfer201Response struct{}
 
-// responseReverseTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) says.
-func (r ReverseTransfer201Response) responseReverseTransfer() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 201,
-	}, nil
+// responseReverseTransfer is the answer as the runtime stores and replays it.
+func (ReverseTransfer201Response) responseReverseTransfer() idemimpl.Answer {
+	return idemimpl.Answer{Status: 201}
 }
 
 // fingerprintReverseTransfer is the fingerprint of a reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) request: the runtime's canonical form of
-// its significant fields, computed from the typed request without reflection.
-func fingerprintReverseTransfer(params map[string]string) (fingerprint.Sum, error) {
+// /transfers/{transfer_id}/reversals) request, computed from the typed request
+// as the runtime canonicalises its JSON.
+func fingerprintReverseTransfer(_ *ReverseTransferRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/transfers/{transfer_id}/reversals", params, nil)
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
-	// CreateTransfer runs createTransfer (POST /transfers) inside the
-	// transaction that also holds its idempotency record: what it does
-	// through tx commits exactly when the answer is stored. It returns one
-	// of the documented answers (CreateTransferResponse); one whose status
-	// matches the contract's store-failures rolls the business changes back
-	// and is stored and replayed like a refusal. Returning an
-	// *idem.Rejection answers with that problem, stored the same way; any
-	// other error rolls everything back and frees the key.
+	// CreateTransfer runs createTransfer (POST /transfers) and returns one
+	// of its documented answers (CreateTransferResponse).
 	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) (CreateTransferResponse, error)
 	// ReverseTransfer runs reverseTransfer (POST
-	// /transfers/{transfer_id}/reversals) inside the transaction that also
-	// holds its idempotency record: what it does through tx commits exactly
-	// when the answer is stored. It returns one of the documented answers
-	// (ReverseTransferResponse); one whose status matches the contract's
-	// store-failures rolls the business changes back and is stored and
-	// replayed like a refusal. Returning an *idem.Rejection answers with
-	// that problem, stored the same way; any other error rolls everything
-	// back and frees the key.
+	// /transfers/{transfer_id}/reversals) and returns one of its documented
+	// answers (ReverseTransferResponse).
 	ReverseTransfer(ctx context.Context, tx pgx.Tx, op *ReverseTransferOperation, req *ReverseTransferRequest) (ReverseTransferResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
@@ -267,174 +220,73 @@ var _ Handlers = UnimplementedHandlers{}
 // CreateTransfer answers createTransfer (POST /transfers) with 501 Not
 // Implemented.
 func (UnimplementedHandlers) CreateTransfer(context.Context, pgx.Tx, *CreateTransferOperation, *CreateTransferRequest) (CreateTransferResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createTransfer (POST /transfers) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createTransfer (POST /transfers)")
 }
 
 // ReverseTransfer answers reverseTransfer (POST
 // /transfers/{transfer_id}/reversals) with 501 Not Implemented.
 func (UnimplementedHandlers) ReverseTransfer(context.Context, pgx.Tx, *ReverseTransferOperation, *ReverseTransferRequest) (ReverseTransferResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "reverseTransfer (POST /transfers/{transfer_id}/reversals) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("reverseTransfer (POST /transfers/{transfer_id}/reversals)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateTransfer binds createTransfer (POST /transfers) to h: its
 // contract, typed request, typed fingerprint and business method.
 func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	return idemimpl.Typed[CreateTransferRequest]{
-		Contract: contractCreateTransfer,
-		Decode:   requestCreateTransfer,
-		Fingerprint: func(r *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateTransfer(r.Body, params)
-		},
+		Contract:    contractCreateTransfer,
+		Decode:      decodeCreateTransfer,
+		Fingerprint: fingerprintCreateTransfer,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateTransferRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateTransfer(ctx, tx, &CreateTransferOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createTransfer (POST /transfers) returned no answer")
-			}
-			return res.responseCreateTransfer()
+			res, err := h.CreateTransfer(ctx, tx, &CreateTransferOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateTransferResponse.responseCreateTransfer)
 		},
 	}
 }
 
-// mountCreateTransfer returns the ServeMux pattern of createTransfer (POST
-// /transfers) and its handler h as the router serves it; Routes and the
-// contract tests mount the operation through it.
-func mountCreateTransfer(h http.Handler) (string, http.Handler) {
-	return "POST /transfers", h
-}
+// mountCreateTransfer mounts createTransfer (POST /transfers) on a router.
+var mountCreateTransfer = idemimpl.Mount("POST /transfers", nil)
 
 // typedReverseTransfer binds reverseTransfer (POST
 // /transfers/{transfer_id}/reversals) to h: its contract, typed request, typed
 // fingerprint and business method.
 func typedReverseTransfer(h Handlers) idemimpl.Typed[ReverseTransferRequest] {
 	return idemimpl.Typed[ReverseTransferRequest]{
-		Contract: contractReverseTransfer,
-		Decode:   requestReverseTransfer,
-		Fingerprint: func(_ *ReverseTransferRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintReverseTransfer(params)
-		},
+		Contract:    contractReverseTransfer,
+		Decode:      decodeReverseTransfer,
+		Fingerprint: fingerprintReverseTransfer,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *ReverseTransferRequest) (*idemimpl.Response, error) {
-			res, err := h.ReverseTransfer(ctx, tx, &ReverseTransferOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("reverseTransfer (POST /transfers/{transfer_id}/reversals) returned no answer")
-			}
-			return res.responseReverseTransfer()
+			res, err := h.ReverseTransfer(ctx, tx, &ReverseTransferOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, ReverseTransferResponse.responseReverseTransfer)
 		},
 	}
 }
 
-// mountReverseTransfer returns the ServeMux pattern of reverseTransfer (POST
-// /transfers/{transfer_id}/reversals) and its handler h as the router serves
-// it; Routes and the contract tests mount the operation through it.
-func mountReverseTransfer(h http.Handler) (string, http.Handler) {
-	return "POST /transfers/{transfer_id}/reversals", h
-}
+// mountReverseTransfer mounts reverseTransfer (POST
+// /transfers/{transfer_id}/reversals) on a router.
+var mountReverseTransfer = idemimpl.Mount("POST /transfers/{transfer_id}/reversals", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateTransfer(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateTransfer(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/transfers",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedReverseTransfer(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountReverseTransfer(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/transfers/{transfer_id}/reversals",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateTransfer(h), mountCreateTransfer),
+		idemimpl.Bind(typedReverseTransfer(h), mountReverseTransfer),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

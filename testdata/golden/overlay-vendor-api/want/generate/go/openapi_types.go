@@ -8,8 +8,8 @@ import "github.com/idemgen/idemgen/runtime/jsondecode"
 type CreateTransferBody struct {
 	Amount      int64   `json:"amount"`
 	Currency    string  `json:"currency"`
-	Description *string `json:"description,omitempty"`
 	Destination string  `json:"destination"`
+	Description *string `json:"description,omitempty"`
 }
 
 // decodeJSON decodes a CreateTransferBody from d and checks it against its
@@ -18,7 +18,7 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has3 bool
+	var has0, has1, has2 bool
 	for d.Member() {
 		switch string(d.Key()) {
 		case "amount":
@@ -27,12 +27,12 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 		case "currency":
 			has1 = true
 			v.Currency = d.String()
+		case "destination":
+			has2 = true
+			v.Destination = d.String()
 		case "description":
 			x0 := d.String()
 			v.Description = &x0
-		case "destination":
-			has3 = true
-			v.Destination = d.String()
 		default:
 			d.Skip()
 		}
@@ -43,7 +43,7 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	if !has1 {
 		d.Missing("currency")
 	}
-	if !has3 {
+	if !has2 {
 		d.Missing("destination")
 	}
 }

@@ -4,11 +4,13 @@ package golden
 
 import (
 	"encoding/json"
-	"github.com/idemgen/idemgen/runtime/idemimpl"
-	"github.com/idemgen/idemgen/runtime/idemtest"
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/idemgen/idemgen/runtime/fingerprint"
+	"github.com/idemgen/idemgen/runtime/idemimpl"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
 // contractFixture is what the service supplies to the generated contract tests.
@@ -94,7 +96,9 @@ func TestContractCreateTransfer(t *testing.T) {
 // fingerprint of createTransfer (POST /accounts/{account_id}/transfers) equals
 // the runtime's canonical fingerprint of the same request's JSON.
 func TestFingerprintCreateTransfer(t *testing.T) {
-	if err := idemtest.CheckFingerprint(contractCreateTransfer, fingerprintCreateTransfer); err != nil {
+	if err := idemtest.CheckFingerprint(contractCreateTransfer, func(b *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateTransfer(&CreateTransferRequest{Body: b}, params)
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,152 +3,130 @@
 package golden
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"time"
+
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 	"github.com/jackc/pgx/v5"
-	"math"
-	"net/http"
-	"time"
 )
 
 // contractCreateStatement is the run-time contract of createStatement (POST
 // /accounts/{account_id}/statements).
 var contractCreateStatement = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createStatement",
+	Method:     "POST",
+	Route:      "/accounts/{account_id}/statements",
+	PathParams: []string{"account_id"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	Method:        "POST",
-	Operation:     "createStatement",
-	PathParams:    []string{"account_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/accounts/{account_id}/statements",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateStatementOperation is what the business method of createStatement (POST
 // /accounts/{account_id}/statements) gets besides the request: the operation's
-// id, scope and key, and one enqueuer per side effect of the contract.
+// id, scope and key, and its effects' enqueuers.
 type CreateStatementOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
 }
 
 // CreateStatementRequest is the typed request of createStatement (POST
-// /accounts/{account_id}/statements) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /accounts/{account_id}/statements): its parameters and body, decoded before
+// anything is claimed.
 type CreateStatementRequest struct {
-	// AccountID is the path parameter account_id.
-	AccountID int64
+	AccountID int64 // the path parameter account_id
 }
 
-// requestCreateStatement builds the typed request of createStatement (POST
-// /accounts/{account_id}/statements) from the raw request.
-func requestCreateStatement(r *idemimpl.Request) (*CreateStatementRequest, error) {
+// decodeCreateStatement decodes the typed request of createStatement (POST
+// /accounts/{account_id}/statements), its parameters checked, every violation
+// at once.
+func decodeCreateStatement(r *idemimpl.Request) (*CreateStatementRequest, error) {
 	req := &CreateStatementRequest{}
 	d := jsondecode.NewValues()
-	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
-		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+	if s, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
+		req.AccountID = d.ParamInt(s, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 	}
 	d.EndParams()
 	if err := d.Finish(); err != nil {
 		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	if err := idemimpl.Param(r, "path", "account_id", true, &req.AccountID); err != nil {
-		return nil, err
 	}
 	return req, nil
 }
 
 // CreateStatementResponse is an answer of createStatement (POST
 // /accounts/{account_id}/statements): CreateStatement200Response. Only the
-// documented answers implement it; the business method returns one of them, or
-// an error (an *idem.Rejection for a problem).
+// documented answers implement it.
 type CreateStatementResponse interface {
-	responseCreateStatement() (*idemimpl.Response, error)
+	responseCreateStatement() idemimpl.Answer
 }
 
 // CreateStatement200Response is the 200 answer of createStatement (POST
 // /accounts/{account_id}/statements): The statement.
 type CreateStatement200Response struct {
-	// ContentType is the body's media type; empty means application/pdf.
-	ContentType string
+	ContentType string // the body's media type; empty means application/pdf
 	Body        []byte
 }
 
-// responseCreateStatement renders the answer for the runtime, which stores and
-// replays it as the contract of createStatement (POST
-// /accounts/{account_id}/statements) says.
-func (r CreateStatement200Response) responseCreateStatement() (*idemimpl.Response, error) {
-	header := http.Header{}
-	contentType := r.ContentType
-	if contentType == "" {
-		contentType = "application/pdf"
-	}
-	header.Set("Content-Type", contentType)
-	return &idemimpl.Response{
-		Body:   r.Body,
-		Header: header,
+// responseCreateStatement is the answer as the runtime stores and replays it.
+func (r CreateStatement200Response) responseCreateStatement() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 200,
-	}, nil
+		Body:   idemimpl.RawBody(cmp.Or(r.ContentType, "application/pdf"), r.Body),
+	}
 }
 
 // fingerprintCreateStatement is the fingerprint of a createStatement (POST
-// /accounts/{account_id}/statements) request: the runtime's canonical form of
-// its significant fields, computed from the typed request without reflection.
-func fingerprintCreateStatement(params map[string]string) (fingerprint.Sum, error) {
+// /accounts/{account_id}/statements) request, computed from the typed request
+// as the runtime canonicalises its JSON.
+func fingerprintCreateStatement(_ *CreateStatementRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/accounts/{account_id}/statements", params, nil)
 }
 
 // contractCreateTransfer is the run-time contract of createTransfer (POST
 // /accounts/{account_id}/transfers).
 var contractCreateTransfer = idemimpl.Contract{
-	Concurrency: idemimpl.ConcurrencyWait,
-	Fingerprint: fingerprint.Spec{},
+	Operation:  "createTransfer",
+	Method:     "POST",
+	Route:      "/accounts/{account_id}/transfers",
+	PathParams: []string{"account_id"},
+	MediaTypes: []string{"application/json"},
 	Key: idemimpl.KeySpec{
 		Header:    "Idempotency-Key",
 		MaxLength: 255,
 	},
-	MediaTypes:    []string{"application/json"},
-	Method:        "POST",
-	Operation:     "createTransfer",
-	PathParams:    []string{"account_id"},
+	Fingerprint:   fingerprint.Spec{},
 	Retention:     72 * time.Hour,
-	Route:         "/accounts/{account_id}/transfers",
-	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
 	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
 }
 
 // CreateTransferOperation is what the business method of createTransfer (POST
 // /accounts/{account_id}/transfers) gets besides the request: the operation's
-// id, scope and key, and one enqueuer per side effect of the contract.
+// id, scope and key, and its effects' enqueuers.
 type CreateTransferOperation struct {
-	// ID is the operation's id, a UUID the runtime generated, for logs and
-	// support.
-	ID string
-	// Scope is the trusted scope (tenant) the key lives in.
-	Scope string
-	// Key is the idempotency key.
-	Key string
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
 
 	op *idemimpl.Operation
 	tx pgx.Tx
@@ -157,46 +135,43 @@ type CreateTransferOperation struct {
 // CreateTransferParams holds the query, header and cookie parameters of
 // createTransfer (POST /accounts/{account_id}/transfers).
 type CreateTransferParams struct {
-	// DryRun is the query parameter dry_run.
-	DryRun *bool
-	// Tags is the query parameter tags.
-	Tags []string
-	// XRequestPriority is the header parameter X-Request-Priority.
-	XRequestPriority int32
-	// SessionHint is the cookie parameter session_hint.
-	SessionHint *string
+	DryRun           *bool    // the query parameter dry_run
+	Tags             []string // the query parameter tags
+	XRequestPriority int32    // the header parameter X-Request-Priority
+	SessionHint      *string  // the cookie parameter session_hint
 }
 
 // CreateTransferRequest is the typed request of createTransfer (POST
-// /accounts/{account_id}/transfers) that its business method receives: its
-// parameters and its body, decoded before anything is claimed.
+// /accounts/{account_id}/transfers): its parameters and body, decoded before
+// anything is claimed.
 type CreateTransferRequest struct {
-	// AccountID is the path parameter account_id.
-	AccountID int64
+	AccountID int64 // the path parameter account_id
 	Params    CreateTransferParams
-	// Body is the decoded request body.
-	Body *CreateTransferBody
+	Body      *CreateTransferBody // the decoded request body
 }
 
-// requestCreateTransfer builds the typed request of createTransfer (POST
-// /accounts/{account_id}/transfers) from the raw request.
-func requestCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
-	req := &CreateTransferRequest{}
-	b, err := decodeCreateTransfer(r)
-	if err != nil {
-		return nil, err
+// decodeCreateTransfer decodes the typed request of createTransfer (POST
+// /accounts/{account_id}/transfers), its parameters and JSON body checked,
+// every violation at once.
+func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) {
+	req := &CreateTransferRequest{Body: new(CreateTransferBody)}
+	d := jsondecode.New(r.Body)
+	if s, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
+		req.AccountID = d.ParamInt(s, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 	}
-	req.Body = b
-	if err := idemimpl.Param(r, "path", "account_id", true, &req.AccountID); err != nil {
-		return nil, err
+	if s, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
+		v := d.ParamBool(s)
+		req.Params.DryRun = &v
 	}
-	if err := idemimpl.OptionalParam(r, "query", "dry_run", &req.Params.DryRun); err != nil {
-		return nil, err
+	if s, ok := d.Param("header", "X-Request-Priority", r.Header.Get("X-Request-Priority"), len(r.Header.Values("X-Request-Priority")), true); ok {
+		req.Params.XRequestPriority = int32(d.ParamInt(s, math.MinInt32, math.MaxInt32))
+	}
+	d.EndParams()
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
 	}
 	if err := idemimpl.ParamList(r, "query", "tags", false, &req.Params.Tags); err != nil {
-		return nil, err
-	}
-	if err := idemimpl.Param(r, "header", "X-Request-Priority", true, &req.Params.XRequestPriority); err != nil {
 		return nil, err
 	}
 	if err := idemimpl.OptionalParam(r, "cookie", "session_hint", &req.Params.SessionHint); err != nil {
@@ -208,22 +183,17 @@ func requestCreateTransfer(r *idemimpl.Request) (*CreateTransferRequest, error) 
 // CreateTransferResponse is an answer of createTransfer (POST
 // /accounts/{account_id}/transfers): CreateTransfer201Response,
 // CreateTransfer202Response, CreateTransfer4XXResponse,
-// CreateTransferDefaultResponse. Only the documented answers implement it; the
-// business method returns one of them, or an error (an *idem.Rejection for a
-// problem).
+// CreateTransferDefaultResponse. Only the documented answers implement it.
 type CreateTransferResponse interface {
-	responseCreateTransfer() (*idemimpl.Response, error)
+	responseCreateTransfer() idemimpl.Answer
 }
 
 // CreateTransfer201Headers are the headers of the 201 answer of createTransfer
 // (POST /accounts/{account_id}/transfers); they are stored with the answer and
 // replayed.
 type CreateTransfer201Headers struct {
-	// Location is the response header Location.
-	Location string
-	// XRateRemaining is the response header X-Rate-Remaining; nil is not
-	// sent.
-	XRateRemaining *int64
+	Location       string // the response header Location
+	XRateRemaining *int64 // the response header X-Rate-Remaining; nil is not sent
 }
 
 // CreateTransfer201Response is the 201 answer of createTransfer (POST
@@ -233,131 +203,64 @@ type CreateTransfer201Response struct {
 	Headers CreateTransfer201Headers
 }
 
-// responseCreateTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of createTransfer (POST
-// /accounts/{account_id}/transfers) says.
-func (r CreateTransfer201Response) responseCreateTransfer() (*idemimpl.Response, error) {
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	header.Set("Location", idemimpl.FormatParam(r.Headers.Location))
-	if r.Headers.XRateRemaining != nil {
-		header.Set("X-Rate-Remaining", idemimpl.FormatParam(*r.Headers.XRateRemaining))
-	}
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateTransfer is the answer as the runtime stores and replays it.
+func (r CreateTransfer201Response) responseCreateTransfer() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: 201,
-		Typed:  []string{"Location", "X-Rate-Remaining"},
-	}, nil
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+		Headers: []idemimpl.AnswerHeader{
+			idemimpl.Header("Location", r.Headers.Location),
+			idemimpl.OptionalHeader("X-Rate-Remaining", r.Headers.XRateRemaining),
+		},
+	}
 }
 
 // CreateTransfer202Response is the 202 answer of createTransfer (POST
 // /accounts/{account_id}/transfers): The transfer is queued.
 type CreateTransfer202Response struct{}
 
-// responseCreateTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of createTransfer (POST
-// /accounts/{account_id}/transfers) says.
-func (r CreateTransfer202Response) responseCreateTransfer() (*idemimpl.Response, error) {
-	header := http.Header{}
-	return &idemimpl.Response{
-		Header: header,
-		Status: 202,
-	}, nil
+// responseCreateTransfer is the answer as the runtime stores and replays it.
+func (CreateTransfer202Response) responseCreateTransfer() idemimpl.Answer {
+	return idemimpl.Answer{Status: 202}
 }
 
 // CreateTransfer4XXResponse is the 4XX answer of createTransfer (POST
 // /accounts/{account_id}/transfers): A refusal.
 type CreateTransfer4XXResponse struct {
-	// Status is the status to answer with (4xx).
-	Status int
+	Status int // the status to answer with (4xx)
 	Body   Problem
 }
 
-// responseCreateTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of createTransfer (POST
-// /accounts/{account_id}/transfers) says.
-func (r CreateTransfer4XXResponse) responseCreateTransfer() (*idemimpl.Response, error) {
-	if r.Status/100 != 4 {
-		return nil, fmt.Errorf("%s: status %d is not 4xx", "createTransfer (POST /accounts/{account_id}/transfers)", r.Status)
-	}
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/problem+json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateTransfer is the answer as the runtime stores and replays it.
+func (r CreateTransfer4XXResponse) responseCreateTransfer() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: r.Status,
-	}, nil
+		Class:  4,
+		Body:   idemimpl.JSONBody("application/problem+json", r.Body),
+	}
 }
 
 // CreateTransferDefaultResponse is the default answer of createTransfer (POST
 // /accounts/{account_id}/transfers): Anything else.
 type CreateTransferDefaultResponse struct {
-	// Status is the status to answer with (a status from 100 to 599).
-	Status int
+	Status int // the status to answer with (a status from 100 to 599)
 	Body   Error
 }
 
-// responseCreateTransfer renders the answer for the runtime, which stores and
-// replays it as the contract of createTransfer (POST
-// /accounts/{account_id}/transfers) says.
-func (r CreateTransferDefaultResponse) responseCreateTransfer() (*idemimpl.Response, error) {
-	if r.Status < 100 || r.Status > 599 {
-		return nil, fmt.Errorf("%s: status %d is not a status from 100 to 599", "createTransfer (POST /accounts/{account_id}/transfers)", r.Status)
-	}
-	header := http.Header{}
-	body, err := json.Marshal(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	header.Set("Content-Type", "application/json")
-	return &idemimpl.Response{
-		Body:   body,
-		Header: header,
+// responseCreateTransfer is the answer as the runtime stores and replays it.
+func (r CreateTransferDefaultResponse) responseCreateTransfer() idemimpl.Answer {
+	return idemimpl.Answer{
 		Status: r.Status,
-	}, nil
-}
-
-// decodeCreateTransfer decodes the JSON request body of createTransfer (POST
-// /accounts/{account_id}/transfers) and checks it against the schema, reporting
-// every violation at once.
-func decodeCreateTransfer(r *idemimpl.Request) (*CreateTransferBody, error) {
-	var v CreateTransferBody
-	d := jsondecode.New(r.Body)
-	if s0, ok := d.Param("path", "account_id", r.PathParams["account_id"], 1, true); ok {
-		_ = d.ParamInt(s0, -jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		Body:   idemimpl.JSONBody("application/json", r.Body),
 	}
-	if s1, ok := d.Param("query", "dry_run", r.Query.Get("dry_run"), len(r.Query["dry_run"]), false); ok {
-		_ = d.ParamBool(s1)
-	}
-	if s3, ok := d.Param("header", "X-Request-Priority", r.Header.Get("X-Request-Priority"), len(r.Header.Values("X-Request-Priority")), true); ok {
-		_ = int32(d.ParamInt(s3, math.MinInt32, math.MaxInt32))
-	}
-	d.EndParams()
-	v.decodeJSON(d)
-	if err := d.Finish(); err != nil {
-		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
-	}
-	return &v, nil
 }
 
 // fingerprintCreateTransfer is the fingerprint of a createTransfer (POST
-// /accounts/{account_id}/transfers) request: the runtime's canonical form of
-// its significant fields, computed from the typed request without reflection.
-func fingerprintCreateTransfer(req *CreateTransferBody, params map[string]string) (fingerprint.Sum, error) {
+// /accounts/{account_id}/transfers) request, computed from the typed request as
+// the runtime canonicalises its JSON.
+func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
 	return fingerprint.SumWith("POST", "/accounts/{account_id}/transfers", params, func(w *fingerprint.Writer) {
-		if req == nil {
-			return
-		}
-		fingerprintCreateTransferBody(w, req)
+		fingerprintCreateTransferBody(w, req.Body)
 	})
 }
 
@@ -371,34 +274,28 @@ func fingerprintCreateTransferBody(w *fingerprint.Writer, v *CreateTransferBody)
 }
 
 // Handlers is the business logic of the idempotent operations; the service
-// implements it and Routes wires it to HTTP. Embed UnimplementedHandlers to
-// implement the operations one at a time.
+// implements it and Routes wires it to HTTP. Each method runs inside the
+// transaction that also holds its operation's idempotency record: what it does
+// through tx commits exactly when its answer is stored. An answer whose status
+// matches the contract's store-failures rolls the business changes back and is
+// stored and replayed like a refusal; returning an *idem.Rejection answers with
+// that problem, stored the same way; any other error rolls everything back and
+// frees the key. Embed UnimplementedHandlers to implement the operations one at
+// a time.
 type Handlers interface {
 	// CreateStatement runs createStatement (POST
-	// /accounts/{account_id}/statements) inside the transaction that also
-	// holds its idempotency record: what it does through tx commits exactly
-	// when the answer is stored. It returns one of the documented answers
-	// (CreateStatementResponse); one whose status matches the contract's
-	// store-failures rolls the business changes back and is stored and
-	// replayed like a refusal. Returning an *idem.Rejection answers with
-	// that problem, stored the same way; any other error rolls everything
-	// back and frees the key.
+	// /accounts/{account_id}/statements) and returns one of its documented
+	// answers (CreateStatementResponse).
 	CreateStatement(ctx context.Context, tx pgx.Tx, op *CreateStatementOperation, req *CreateStatementRequest) (CreateStatementResponse, error)
 	// CreateTransfer runs createTransfer (POST
-	// /accounts/{account_id}/transfers) inside the transaction that also
-	// holds its idempotency record: what it does through tx commits exactly
-	// when the answer is stored. It returns one of the documented answers
-	// (CreateTransferResponse); one whose status matches the contract's
-	// store-failures rolls the business changes back and is stored and
-	// replayed like a refusal. Returning an *idem.Rejection answers with
-	// that problem, stored the same way; any other error rolls everything
-	// back and frees the key.
+	// /accounts/{account_id}/transfers) and returns one of its documented
+	// answers (CreateTransferResponse).
 	CreateTransfer(ctx context.Context, tx pgx.Tx, op *CreateTransferOperation, req *CreateTransferRequest) (CreateTransferResponse, error)
 }
 
-// UnimplementedHandlers answers every operation with 501 Not Implemented (an
-// application/problem+json refusal, never stored). Embed it in the service to
-// implement the operations one at a time.
+// UnimplementedHandlers answers every operation with 501 Not Implemented, a
+// problem never stored; embed it in the service to implement the operations one
+// at a time.
 type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
@@ -406,175 +303,75 @@ var _ Handlers = UnimplementedHandlers{}
 // CreateStatement answers createStatement (POST
 // /accounts/{account_id}/statements) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateStatement(context.Context, pgx.Tx, *CreateStatementOperation, *CreateStatementRequest) (CreateStatementResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createStatement (POST /accounts/{account_id}/statements) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createStatement (POST /accounts/{account_id}/statements)")
 }
 
 // CreateTransfer answers createTransfer (POST /accounts/{account_id}/transfers)
 // with 501 Not Implemented.
 func (UnimplementedHandlers) CreateTransfer(context.Context, pgx.Tx, *CreateTransferOperation, *CreateTransferRequest) (CreateTransferResponse, error) {
-	return nil, &idem.Rejection{
-		Detail: "createTransfer (POST /accounts/{account_id}/transfers) is not implemented.",
-		Status: http.StatusNotImplemented,
-		Title:  "Not Implemented",
-	}
+	return nil, idemimpl.NotImplemented("createTransfer (POST /accounts/{account_id}/transfers)")
 }
 
 // Route is one generated operation for any router: its method, its path pattern
-// and its handler. The pattern has one {name} wildcard per templated segment,
-// named so that net/http's ServeMux and chi accept it; the handler reads the
-// wildcards with PathValue, which both routers set. Mount it elsewhere with a
-// router that calls SetPathValue for its wildcards.
-type Route struct {
-	Method  string
-	Path    string
-	Handler http.Handler
-
-	// pattern is the ServeMux pattern Register mounts.
-	pattern string
-}
+// and its handler; see idemimpl.Route.
+type Route = idemimpl.Route
 
 // typedCreateStatement binds createStatement (POST
 // /accounts/{account_id}/statements) to h: its contract, typed request, typed
 // fingerprint and business method.
 func typedCreateStatement(h Handlers) idemimpl.Typed[CreateStatementRequest] {
 	return idemimpl.Typed[CreateStatementRequest]{
-		Contract: contractCreateStatement,
-		Decode:   requestCreateStatement,
-		Fingerprint: func(_ *CreateStatementRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateStatement(params)
-		},
+		Contract:    contractCreateStatement,
+		Decode:      decodeCreateStatement,
+		Fingerprint: fingerprintCreateStatement,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateStatementRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateStatement(ctx, tx, &CreateStatementOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createStatement (POST /accounts/{account_id}/statements) returned no answer")
-			}
-			return res.responseCreateStatement()
+			res, err := h.CreateStatement(ctx, tx, &CreateStatementOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateStatementResponse.responseCreateStatement)
 		},
 	}
 }
 
-// mountCreateStatement returns the ServeMux pattern of createStatement (POST
-// /accounts/{account_id}/statements) and its handler h as the router serves it;
-// Routes and the contract tests mount the operation through it.
-func mountCreateStatement(h http.Handler) (string, http.Handler) {
-	return "POST /accounts/{account_id}/statements", h
-}
+// mountCreateStatement mounts createStatement (POST
+// /accounts/{account_id}/statements) on a router.
+var mountCreateStatement = idemimpl.Mount("POST /accounts/{account_id}/statements", nil)
 
 // typedCreateTransfer binds createTransfer (POST
 // /accounts/{account_id}/transfers) to h: its contract, typed request, typed
 // fingerprint and business method.
 func typedCreateTransfer(h Handlers) idemimpl.Typed[CreateTransferRequest] {
 	return idemimpl.Typed[CreateTransferRequest]{
-		Contract: contractCreateTransfer,
-		Decode:   requestCreateTransfer,
-		Fingerprint: func(r *CreateTransferRequest, params map[string]string) (fingerprint.Sum, error) {
-			return fingerprintCreateTransfer(r.Body, params)
-		},
+		Contract:    contractCreateTransfer,
+		Decode:      decodeCreateTransfer,
+		Fingerprint: fingerprintCreateTransfer,
 		Run: func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, _ *idemimpl.Request, req *CreateTransferRequest) (*idemimpl.Response, error) {
-			res, err := h.CreateTransfer(ctx, tx, &CreateTransferOperation{
-				ID:    op.ID,
-				Key:   op.Key,
-				Scope: op.Scope,
-				op:    op,
-				tx:    tx,
-			}, req)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("createTransfer (POST /accounts/{account_id}/transfers) returned no answer")
-			}
-			return res.responseCreateTransfer()
+			res, err := h.CreateTransfer(ctx, tx, &CreateTransferOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+			return idemimpl.Respond(op, res, err, CreateTransferResponse.responseCreateTransfer)
 		},
 	}
 }
 
-// mountCreateTransfer returns the ServeMux pattern of createTransfer (POST
-// /accounts/{account_id}/transfers) and its handler h as the router serves it;
-// Routes and the contract tests mount the operation through it.
-func mountCreateTransfer(h http.Handler) (string, http.Handler) {
-	return "POST /accounts/{account_id}/transfers", h
-}
+// mountCreateTransfer mounts createTransfer (POST
+// /accounts/{account_id}/transfers) on a router.
+var mountCreateTransfer = idemimpl.Mount("POST /accounts/{account_id}/transfers", nil)
 
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method. scope gives the trusted scope (tenant) of each request from
-// authentication the server already did; exec runs the operations on
-// PostgreSQL.
+// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
+// gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
-	var routes []Route
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateStatement(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateStatement(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/accounts/{account_id}/statements",
-			pattern: pattern,
-		})
-	}
-	{
-		handler, err := idemimpl.NewTypedHandler(exec, typedCreateTransfer(h), scope, opts...)
-		if err != nil {
-			return nil, err
-		}
-		pattern, served := mountCreateTransfer(handler)
-		routes = append(routes, Route{
-			Handler: served,
-			Method:  "POST",
-			Path:    "/accounts/{account_id}/transfers",
-			pattern: pattern,
-		})
-	}
-	return routes, nil
+	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.Bind(typedCreateStatement(h), mountCreateStatement),
+		idemimpl.Bind(typedCreateTransfer(h), mountCreateTransfer),
+	)
 }
 
-// Register mounts the idempotent operations on a standard library mux. It
-// returns an error, and does not panic, when the mux refuses a pattern; the
-// patterns are first checked among themselves, so such an error mounts none of
-// them unless the conflict is with a route the mux already had.
+// Register mounts the idempotent operations on a standard library mux. A
+// pattern the mux refuses is an error, not a panic; the patterns are checked
+// among themselves first, so a conflict mounts none of them unless it is with a
+// route the mux already had.
 func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) error {
 	routes, err := Routes(exec, h, scope, opts...)
 	if err != nil {
 		return err
 	}
-	check := http.NewServeMux()
-	for _, rt := range routes {
-		if err := handle(check, rt); err != nil {
-			return err
-		}
-	}
-	for _, rt := range routes {
-		if err := handle(mux, rt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// handle registers rt on mux, turning the panic of a pattern the mux refuses
-// into an error.
-func handle(mux *http.ServeMux, rt Route) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("register %s: %v", rt.pattern, v)
-		}
-	}()
-	mux.Handle(rt.pattern, rt.Handler)
-	return nil
+	return idemimpl.Register(mux, routes)
 }

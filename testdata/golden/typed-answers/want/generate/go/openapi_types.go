@@ -38,13 +38,13 @@ type Error struct {
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {
-	Status *int64  `json:"status,omitempty"`
-	Title  *string `json:"title,omitempty"`
 	Type   *string `json:"type,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Status *int64  `json:"status,omitempty"`
 }
 
 // Transfer is the schema #/components/schemas/Transfer.
 type Transfer struct {
-	Amount int64  `json:"amount"`
 	ID     string `json:"id"`
+	Amount int64  `json:"amount"`
 }
