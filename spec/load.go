@@ -66,6 +66,9 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 	if err := l.applyOverlays(root, opts.Overlays, opts.Unmatched); err != nil {
 		return nil, err
 	}
+	if err := l.checkRefGraph(ctx, root); err != nil {
+		return nil, err
+	}
 
 	t, err := l.openAPI(ctx, root, path)
 	if err != nil {

@@ -45,8 +45,9 @@ type sandbox struct {
 	allowRemote           bool
 	// open opens a file for reading: os.Open, or a test's recorder.
 	open func(name string) (*os.File, error)
-	// fetched caches remote documents by URL.
-	fetched map[string][]byte
+	// fetched caches remote documents by URL, and the failures too: each
+	// is fetched at most once per load.
+	fetched map[string]fetchResult
 	client  *http.Client
 }
 
@@ -67,7 +68,7 @@ func newSandbox(specPath string, opts LoadOptions) *sandbox {
 		realRoot:    real,
 		allowRemote: opts.AllowRemoteRefs,
 		open:        os.Open,
-		fetched:     map[string][]byte{},
+		fetched:     map[string]fetchResult{},
 		client:      &http.Client{Timeout: remoteTimeout},
 	}
 	if opts.open != nil {
@@ -162,10 +163,28 @@ func (b *sandbox) readFile(name string, confined bool) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// fetch reads the remote document at u when remote references are
-// allowed, within remoteTimeout and maxRemoteSize, and checks its bounds
-// as for a file (checkBounds) before kin-openapi parses it.
+// fetchResult is one fetch of a remote document: the parsed document, or
+// why there is none.
+type fetchResult struct {
+	src *source
+	err error
+}
+
+// fetch reads the remote document at u for kin-openapi (see remote).
 func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+	src, err := b.remote(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return src.data, nil
+}
+
+// remote reads and parses the remote document at u when remote references
+// are allowed, within remoteTimeout and maxRemoteSize, and checks its
+// bounds as for a file (checkBounds) before anything walks it. Each
+// document is fetched once per load; the reference scan (refbounds.go)
+// and kin-openapi share the result.
+func (b *sandbox) remote(ctx context.Context, u *url.URL) (*source, error) {
 	if !b.allowRemote {
 		return nil, errRemote
 	}
@@ -173,11 +192,26 @@ func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("unsupported URL scheme %q (want http or https)", u.Scheme)
 	}
 	doc := *u
-	doc.Fragment = ""
+	doc.Fragment, doc.RawFragment = "", ""
 	key := doc.String()
-	if data, ok := b.fetched[key]; ok {
-		return data, nil
+	if r, ok := b.fetched[key]; ok {
+		return r.src, r.err
 	}
+	data, err := b.get(ctx, key)
+	var src *source
+	if err == nil {
+		src, err = parseSource(key, data)
+	}
+	if err == nil {
+		src.key, src.base = key, &doc
+	}
+	b.fetched[key] = fetchResult{src: src, err: err}
+	return src, err
+}
+
+// get fetches the document at the URL key, within remoteTimeout and
+// maxRemoteSize.
+func (b *sandbox) get(ctx context.Context, key string) ([]byte, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -202,10 +236,6 @@ func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	if len(data) > maxRemoteSize {
 		return nil, fmt.Errorf("GET %s: larger than the limit of %d MiB", key, maxRemoteSize>>20)
 	}
-	if _, err := parseSource(key, data); err != nil {
-		return nil, err
-	}
-	b.fetched[key] = data
 	return data, nil
 }
 
