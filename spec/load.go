@@ -109,6 +109,8 @@ type loader struct {
 	// Document.Warnings.
 	overlayLog []overlayRecord
 	warnings   []*Error
+	// overlayBudget counts the nodes overlays insert (overlay_bounds.go).
+	overlayBudget overlayBudget
 	// box decides which files and URLs may be read, and reads them.
 	box *sandbox
 	// refusals maps each file key or URL the sandbox refuses to the $refs
