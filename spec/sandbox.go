@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/idemgen/idemgen/internal/confine"
 )
 
 // Reference sandbox
@@ -98,43 +99,17 @@ func (b *sandbox) confine(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !below(abs, b.root) {
+	if !confine.Below(abs, b.root) {
 		return "", &errOutside{root: b.shown}
 	}
-	real, err := realPath(abs)
+	real, err := confine.Real(abs)
 	if err != nil {
 		return "", err
 	}
-	if !below(real, b.realRoot) {
+	if !confine.Below(real, b.realRoot) {
 		return "", &errOutside{root: b.shown}
 	}
 	return real, nil
-}
-
-// realPath resolves the symbolic links of abs. When abs does not exist it
-// resolves its nearest existing ancestor, so a link out of the root is
-// found even towards a file that does not exist.
-func realPath(abs string) (string, error) {
-	real, err := filepath.EvalSymlinks(abs)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return real, err
-	}
-	rest := filepath.Base(abs)
-	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
-// below reports whether path is dir or inside it.
-func below(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // readFile reads the file name; unless it is the spec itself (confined
