@@ -116,6 +116,16 @@ type loader struct {
 	// refusals maps each file key or URL the sandbox refuses to the $refs
 	// that name it (checkRefs).
 	refusals map[string]*refusal
+	// opNodes holds the nodes each operation was read from, for the
+	// defects found by position (defect_headers.go).
+	opNodes map[*Operation]opNode
+}
+
+// opNode is where an operation was read from: its file, its path item's
+// node and its own.
+type opNode struct {
+	src      *source
+	item, op *yaml.Node
 }
 
 // newLoader returns the loader for one Load of the root file at path.
@@ -128,6 +138,7 @@ func newLoader(path string, opts LoadOptions) *loader {
 		sources:      map[string]*source{},
 		failed:       map[string]error{},
 		overlayNodes: map[*yaml.Node]string{},
+		opNodes:      map[*Operation]opNode{},
 	}
 }
 
@@ -322,6 +333,7 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 					Op:       kop,
 					PathItem: item,
 				}
+				l.opNodes[op] = opNode{src: src, item: node, op: deref(node.Content[j+1])}
 				op.Contract = l.contract(src, node.Content[j+1], defaults)
 				if op.Contract != nil {
 					op.Overlays = l.overlaysFor(node.Content[j+1])
@@ -373,13 +385,23 @@ func (l *loader) misplaced(src *source, key *yaml.Node, msg string) {
 	l.errs = append(l.errs, &Error{Pos: d.pos(key), Path: key.Value, Msg: msg})
 }
 
-// maxRefHops bounds how many $refs resolvePathItem follows, so a cycle of
-// path item references ends.
+// maxRefHops bounds how many $refs follow takes in a row, so a chain of
+// references that names itself ends.
 const maxRefHops = 16
 
 // resolvePathItem follows a path item's $ref, possibly into another file,
 // and returns the file and node that hold its operations.
 func (l *loader) resolvePathItem(src *source, n *yaml.Node) (*source, *yaml.Node) {
+	src, n = l.follow(src, n)
+	if n == nil {
+		n = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	return src, n
+}
+
+// follow returns the node n of src stands for: n itself, or what its $ref
+// names, followed at most maxRefHops times, with the file that holds it.
+func (l *loader) follow(src *source, n *yaml.Node) (*source, *yaml.Node) {
 	n = deref(n)
 	for range maxRefHops {
 		_, ref := mappingEntry(n, "$ref")
@@ -390,10 +412,7 @@ func (l *loader) resolvePathItem(src *source, n *yaml.Node) (*source, *yaml.Node
 		if !ok {
 			break
 		}
-		src, n = tsrc, target
-	}
-	if n == nil {
-		n = &yaml.Node{Kind: yaml.MappingNode}
+		src, n = tsrc, deref(target)
 	}
 	return src, n
 }
