@@ -28,9 +28,15 @@ type LoadOptions struct {
 	// is; the zero value is UnmatchedError.
 	Unmatched Unmatched
 	// AllowRemoteRefs lets $refs name http and https URLs. Each is fetched
-	// at most once, within 10 seconds and 16 MiB. Without it a $ref to a
-	// URL is an error at its position, and no connection is made.
+	// at most once, within 10 seconds and 16 MiB, from public addresses
+	// only. Without it a $ref to a URL is an error at its position, and no
+	// connection is made.
 	AllowRemoteRefs bool
+	// AllowRemoteRefHosts names hosts whose loopback, link-local, private
+	// or other non-public addresses remote references may reach, such as
+	// an internal schema registry; every other host must resolve to public
+	// addresses only.
+	AllowRemoteRefHosts []string
 	// RefRoot is the directory the files that $refs name must be in,
 	// symbolic links resolved; empty means the directory of the spec. A
 	// $ref to a file outside it is an error at its position, and the file

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -296,6 +297,10 @@ func (w *refWalk) file(src *source, ref *yaml.Node, file string) *source {
 			return nil // checkRefs refuses it
 		}
 		tsrc, err = w.l.box.remote(w.ctx, u)
+		if refused, ok := errors.AsType[*errAddressRefused](err); ok {
+			w.errs = append(w.errs, &Error{Pos: src.pos(ref), Path: "$ref", Msg: fmt.Sprintf("%q names a URL whose host %s", ref.Value, refused)})
+			return nil
+		}
 		if err != nil {
 			w.errs = append(w.errs, &Error{Pos: src.pos(ref), Path: "$ref", Msg: fmt.Sprintf("%q cannot be read: %v", ref.Value, err)})
 			return nil

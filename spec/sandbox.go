@@ -28,8 +28,9 @@ import (
 // file under the reference root (the spec's directory unless
 // LoadOptions.RefRoot names another), symbolic links resolved, and a URL
 // only when LoadOptions.AllowRemoteRefs is set, then with a timeout and a
-// size limit. A $ref that breaks these rules is an error at its position,
-// found before anything is read for it.
+// size limit, from public addresses only (sandbox_dial.go). A $ref that
+// breaks these rules is an error at its position, found before anything is
+// read for it.
 
 // The limits on one remote fetch.
 const (
@@ -70,7 +71,7 @@ func newSandbox(specPath string, opts LoadOptions) *sandbox {
 		allowRemote: opts.AllowRemoteRefs,
 		open:        os.Open,
 		fetched:     map[string]fetchResult{},
-		client:      &http.Client{Timeout: remoteTimeout},
+		client:      remoteClient(opts.AllowRemoteRefHosts),
 	}
 	if opts.open != nil {
 		b.open = opts.open
