@@ -2,9 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -207,5 +210,33 @@ func TestLoadRefusesDeepRefChain(t *testing.T) {
 	e := onlyError(t, err)
 	if e.Path != "$ref" || !strings.Contains(e.Msg, "deeper than 128 levels of objects, arrays and references") {
 		t.Errorf("error %q, want the chain refused at a $ref", e)
+	}
+}
+
+// TestLoadRefusesRemoteRefCycle refuses a cycle between two remote
+// documents, one naming the other by a relative reference, at the $ref
+// in the remote document that closes it, with each document fetched once.
+func TestLoadRefusesRemoteRefCycle(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		switch r.URL.Path {
+		case "/a.yaml":
+			w.Write([]byte("A:\n  type: object\n  properties:\n    b: {$ref: 'b.yaml#/B'}\n"))
+		case "/b.yaml":
+			w.Write([]byte("B:\n  type: object\n  properties:\n    a: {$ref: 'a.yaml#/A'}\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	p := putFile(t, t.TempDir(), "openapi.yaml", refSpec(srv.URL+"/a.yaml#/A"))
+	_, err := loadMeasured(t, p, LoadOptions{AllowRemoteRefs: true, AllowRemoteRefHosts: []string{"127.0.0.1"}})
+	e := onlyError(t, err)
+	if want := (Position{File: srv.URL + "/b.yaml", Line: 4, Col: 15}); e.Pos != want || !strings.Contains(e.Msg, `closes a cycle of references (through `+srv.URL+`/a.yaml:4:15 "b.yaml#/B")`) {
+		t.Errorf("error %q, want the cycle refused at %s", e, want)
+	}
+	if n := requests.Load(); n != 2 {
+		t.Errorf("%d requests, want one per document", n)
 	}
 }
