@@ -87,6 +87,14 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 		{"malformed key", "Authorization: Bearer tenant-a\r\nIdempotency-Key: \"open\r\n", http.StatusBadRequest},
 		{"no caller", "Idempotency-Key: k-no-caller\r\n", http.StatusForbidden},
 		{"two callers", "Authorization: Bearer tenant-a\r\nAuthorization: Bearer tenant-b\r\nIdempotency-Key: k-two-callers\r\n", http.StatusForbidden},
+		// The demo authentication is strict: exactly Bearer, one space
+		// and a token68, or no caller.
+		{"two spaces", "Authorization: Bearer  tenant-a\r\nIdempotency-Key: k-two-spaces\r\n", http.StatusForbidden},
+		{"token with a space", "Authorization: Bearer tenant a\r\nIdempotency-Key: k-token-space\r\n", http.StatusForbidden},
+		{"tab", "Authorization: Bearer\ttenant-a\r\nIdempotency-Key: k-tab\r\n", http.StatusForbidden},
+		{"no token", "Authorization: Bearer \r\nIdempotency-Key: k-no-token\r\n", http.StatusForbidden},
+		{"another scheme", "Authorization: Basic dGVuYW50LWE6eA==\r\nIdempotency-Key: k-basic\r\n", http.StatusForbidden},
+		{"token with a comma", "Authorization: Bearer tenant-a,tenant-b\r\nIdempotency-Key: k-comma\r\n", http.StatusForbidden},
 		{"neither", "", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
