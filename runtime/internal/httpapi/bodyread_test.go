@@ -13,11 +13,6 @@ import (
 	"testing"
 )
 
-// failingBody is a request body that fails as a connection's read does.
-type failingBody struct{ err error }
-
-func (b failingBody) Read([]byte) (int, error) { return 0, b.err }
-
 // readError is the error net/http's server gives a handler's body read
 // on a connection between the two addresses.
 func readError(err error) error {
