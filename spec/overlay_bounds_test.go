@@ -12,7 +12,8 @@ import (
 // into every x-idempotency block, the copies' own blocks included.
 var copyBomb = overlayHead + strings.Repeat(`  - {target: "$..['x-idempotency']", copy: "$"}`+"\n", 6)
 
-// overlaySpec is a small spec with one annotated operation.
+// overlaySpec is a small spec with one annotated operation, for the
+// overlay tests.
 const overlaySpec = `openapi: 3.0.3
 info: {title: t, version: "1"}
 paths:
