@@ -12,13 +12,18 @@ import (
 // 1.85 GB before anything validated it. Every node an update or a copy
 // inserts is counted before it is inserted, aliases expanded as the copy
 // expands them: all the overlays together may insert at most as many
-// nodes as the spec and the overlays have as written, or minAliasBudget
-// when that is more, and nothing they insert may nest the document deeper
-// than maxDepth. Inserted nodes are real copies, unlike the aliases that
-// bounds.go counts, so the budget does not let them grow tenfold; real
-// overlays insert a contract block of a few dozen nodes per operation,
-// far fewer than the operation itself has. The action that would cross a bound is an
+// nodes as the spec and the overlays have as written, or
+// minOverlayBudget when that is more, and nothing they insert may nest
+// the document deeper than maxDepth. Inserted nodes are real copies,
+// unlike the aliases that bounds.go counts, so the budget does not let
+// them grow tenfold; real overlays insert a contract block of a few dozen
+// nodes per operation, far fewer than the operation itself has. The action that would cross a bound is an
 // error at its update or copy, and no later action is applied.
+
+// minOverlayBudget is how many nodes overlays may insert into any
+// document, however small: a contract block of 50 nodes on 200
+// operations.
+const minOverlayBudget = 10_000
 
 // overlayBudget counts what the overlays of one load insert.
 type overlayBudget struct {
@@ -28,7 +33,7 @@ type overlayBudget struct {
 }
 
 // limit is how many nodes the overlays may insert in all.
-func (b *overlayBudget) limit() int { return max(minAliasBudget, b.written) }
+func (b *overlayBudget) limit() int { return max(minOverlayBudget, b.written) }
 
 // fits reports whether value may be merged into the target t: within the
 // budget and the nesting limit. When it may not, it records the error at

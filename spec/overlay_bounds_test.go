@@ -36,8 +36,8 @@ func TestOverlayRefusesCopyBomb(t *testing.T) {
 	_, err := loadMeasured(t, p, LoadOptions{Overlays: []string{ov}})
 	e := onlyError(t, err)
 	// The copies double the blocks and the document each time: the
-	// fourth action would insert more than the 100,000 nodes allowed.
-	if e.Pos != (Position{File: ov, Line: 7, Col: 44}) || e.Path != "actions[3].copy" || !strings.Contains(e.Msg, "beyond the 100000 nodes overlays may add") {
+	// fourth action would insert more than the 10,000 nodes allowed.
+	if e.Pos != (Position{File: ov, Line: 7, Col: 44}) || e.Path != "actions[3].copy" || !strings.Contains(e.Msg, "beyond the 10000 nodes overlays may add") {
 		t.Errorf("error %q, want the fourth copy refused at 7:44", e)
 	}
 }
@@ -59,7 +59,7 @@ func TestOverlayBounds(t *testing.T) {
 		name, overlay, want string
 	}{
 		{"many targets", overlayHead + "  - target: $.paths.*.post['x-idempotency']\n    update: {x-notes: " + big + "}\n",
-			"beyond the 100000 nodes overlays may add"},
+			"beyond the 10000 nodes overlays may add"},
 		{"too deep", overlayHead + "  - target: $.paths['/o1'].post['x-idempotency']\n    update: {x-deep: " + deep + "}\n",
 			"would nest the document 129 levels deep"},
 		{"within the budget", overlayHead + "  - target: $.paths.*.post['x-idempotency']\n    update: {retention: 72h, scope: [tenant], store-failures: [4xx]}\n", ""},
