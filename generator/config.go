@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/idemgen/idemgen/internal/confine"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -54,7 +57,7 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, &spec.Error{Pos: spec.Position{File: path}, Msg: "not YAML: " + err.Error()}
 	}
 	c := &Config{Dir: filepath.Dir(path), Options: Options{GoDir: "."}}
-	d := &configDecoder{file: path}
+	d := &configDecoder{file: path, dir: c.Dir}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, &spec.Error{Pos: spec.Position{File: path, Line: 1, Col: 1}, Msg: "want a mapping with specs, package and out"}
 	}
@@ -69,11 +72,11 @@ func LoadConfig(path string) (*Config, error) {
 		case "package":
 			c.Options.Package = d.str(v, "package")
 		case "out":
-			c.Options.GoDir = d.path(v, "out")
+			c.Options.GoDir = d.outputDir(v, "out")
 		case "schema":
 			c.Options.Schema = d.str(v, "schema")
 		case "sqlc":
-			c.Options.SQLCDir = d.path(v, "sqlc")
+			c.Options.SQLCDir = d.outputDir(v, "sqlc")
 		case "tests":
 			c.Options.Tests = d.boolean(v, "tests")
 		case "migrations":
@@ -96,20 +99,51 @@ func LoadConfig(path string) (*Config, error) {
 
 // configDecoder collects positioned errors while reading a configuration.
 type configDecoder struct {
-	file string
-	errs spec.ErrorList
+	// file is the configuration's path, dir its directory.
+	file, dir string
+	errs      spec.ErrorList
 }
 
 func (d *configDecoder) errorf(n *yaml.Node, path, format string, args ...any) {
 	d.errs = append(d.errs, &spec.Error{Pos: spec.Position{File: d.file, Line: n.Line, Col: n.Column}, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// str reads a non-empty string without control characters: every string
+// of the configuration reaches a file name, a file or SQL (a schema name
+// with a line break in it made goose refuse the migration).
 func (d *configDecoder) str(n *yaml.Node, path string) string {
 	if n.Kind != yaml.ScalarNode || n.Value == "" {
 		d.errorf(n, path, "want a non-empty string")
 		return ""
 	}
+	if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(n.Value[i:])
+		d.errorf(n, path, "%q holds the control character %U: it would reach file names, generated files or SQL; remove it", n.Value, r)
+		return ""
+	}
 	return n.Value
+}
+
+// outputDir reads a relative output directory, which must stay inside the
+// configuration's directory once symbolic links are resolved: the
+// repository of a pull request could otherwise point a link in it at a
+// directory elsewhere and receive the generated files there.
+func (d *configDecoder) outputDir(n *yaml.Node, key string) string {
+	p := d.path(n, key)
+	if p == "" {
+		return ""
+	}
+	dir, err := filepath.Abs(d.dir)
+	if err != nil {
+		return p
+	}
+	realDir, err1 := confine.Real(dir)
+	real, err2 := confine.Real(filepath.Join(dir, filepath.FromSlash(p)))
+	if err1 == nil && err2 == nil && !confine.Below(real, realDir) {
+		d.errorf(n, key, "%q leads out of the configuration's directory through a symbolic link (to %s); give a directory inside it", p, real)
+		return ""
+	}
+	return p
 }
 
 // path reads a slash-separated relative path.
@@ -165,7 +199,7 @@ func (d *configDecoder) migrations(n *yaml.Node, o *Options) {
 			}
 			o.Migrations = MigrationFormat(f)
 		case "dir":
-			o.MigrationsDir = d.path(v, "migrations.dir")
+			o.MigrationsDir = d.outputDir(v, "migrations.dir")
 		default:
 			d.errorf(k, "migrations."+k.Value, "unknown key%s", spec.Suggest(k.Value, []string{"format", "dir"}))
 		}

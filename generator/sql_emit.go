@@ -111,6 +111,8 @@ func checkSchemaName(name string) error {
 	switch {
 	case strings.ContainsRune(name, 0):
 		return fmt.Errorf("generator: schema %q: a NUL byte cannot be in a PostgreSQL identifier", name)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return fmt.Errorf("generator: schema %q: a control character (such as a line break) would reach the migrations and SQL, where tools such as goose refuse it", name)
 	case len(name) > maxIdentifier:
 		return fmt.Errorf("generator: schema %q: %d bytes, PostgreSQL truncates identifiers to %d", name, len(name), maxIdentifier)
 	case !utf8.ValidString(name):

@@ -93,14 +93,15 @@ func TestVersionErrorNamesTheEmittedFiles(t *testing.T) {
 	}
 }
 
-// A schema name reaches SQL quoted and a comment escaped: a line break in
-// it cannot end the comment and start a statement.
+// A schema name reaches SQL quoted and a comment escaped: a line
+// separator in it cannot end the comment and start a statement (a control
+// character such as a line break is refused outright, below).
 func TestEmitSQLQuotesTheSchemaName(t *testing.T) {
-	const name = "x\nDROP TABLE idempotency_record; -- \"'\u2028"
+	const name = "x\u2028DROP TABLE idempotency_record; -- \"'"
 	for _, format := range []MigrationFormat{MigrationsGoose, MigrationsMigrate, MigrationsPlain} {
 		for p, content := range migrationFiles(t, format, name) {
 			lines := strings.Split(string(content), "\n")
-			if !strings.HasPrefix(lines[1], "-- ") || !strings.Contains(lines[1], `"x\nDROP TABLE idempotency_record; -- \"'\u2028"`) {
+			if !strings.HasPrefix(lines[1], "-- ") || !strings.Contains(lines[1], `"x\u2028DROP TABLE idempotency_record; -- \"'"`) {
 				t.Errorf("%s: heading %q does not hold the escaped name", p, lines[1])
 			}
 			for _, l := range lines[:slices.Index(lines, "")] {
@@ -108,7 +109,7 @@ func TestEmitSQLQuotesTheSchemaName(t *testing.T) {
 					t.Errorf("%s: the name broke out of the heading comment:\n%s", p, content)
 				}
 			}
-			if !bytes.Contains(content, []byte(`set_config('search_path', '"x`+"\n"+`DROP TABLE idempotency_record; -- ""''`)) {
+			if !bytes.Contains(content, []byte(`set_config('search_path', '"x`+"\u2028"+`DROP TABLE idempotency_record; -- ""''`)) {
 				t.Errorf("%s: the name is not quoted as an identifier in a literal:\n%s", p, content)
 			}
 		}
@@ -118,8 +119,12 @@ func TestEmitSQLQuotesTheSchemaName(t *testing.T) {
 	}
 }
 
+// TestEmitSQLRefusesNamesPostgreSQLCannotHold refuses a schema name
+// PostgreSQL would truncate or cannot store, and one with a control
+// character: a line break in it reached the migrations, where goose
+// refused them.
 func TestEmitSQLRefusesNamesPostgreSQLCannotHold(t *testing.T) {
-	for _, name := range []string{strings.Repeat("s", 64), "a\x00b", "\xff"} {
+	for _, name := range []string{strings.Repeat("s", 64), "a\x00b", "\xff", "idem\npotency", "idem\rx", "a\tb", "a\x7fb", "a\u0085b"} {
 		if _, err := emitSQL(Options{Schema: name, Migrations: MigrationsGoose, MigrationsDir: "m"}); err == nil {
 			t.Errorf("schema %q: no error", name)
 		}

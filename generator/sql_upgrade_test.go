@@ -143,9 +143,10 @@ func requireVersion(t *testing.T, pool *pgxpool.Pool, want int) {
 }
 
 // The emitted files of every format set a schema of any name apart: a
-// name with a line break, quotes and a statement in it is one schema.
+// name with a line separator, quotes and a statement in it is one schema
+// (a control character such as a line break is refused before).
 func TestEmittedMigrationsHoldAnOddSchemaName(t *testing.T) {
-	const name = "x\nDROP TABLE orders; -- \"'"
+	const name = "x\u2028DROP TABLE orders; -- \"'"
 	pool := openPool(t, pgtest.Database(t))
 	execInTx(t, pool, ordersDDL)
 	files, err := emitSQL(Options{Schema: name, Migrations: MigrationsPlain, MigrationsDir: "m"})

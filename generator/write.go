@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/idemgen/idemgen/internal/confine"
 )
 
 // Write puts files under root all at once or not at all: every file is
@@ -20,6 +23,9 @@ import (
 // moves.
 func Write(root string, files []File) error {
 	if err := checkPaths(files); err != nil {
+		return err
+	}
+	if err := confineOutput(root, files); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -80,6 +86,9 @@ func Check(root string, files []File) (string, error) {
 	if err := checkPaths(files); err != nil {
 		return "", err
 	}
+	if err := confineOutput(root, files); err != nil {
+		return "", err
+	}
 	var out strings.Builder
 	for _, f := range files {
 		current, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
@@ -124,8 +133,8 @@ func staleFiles(root string, files []File) ([]string, error) {
 		}
 		for _, e := range entries {
 			p := filepath.ToSlash(filepath.Join(d, e.Name()))
-			if e.IsDir() || wanted[p] {
-				continue
+			if !e.Type().IsRegular() || wanted[p] {
+				continue // a directory, a link or a device is never idemgen's
 			}
 			content, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 			if err != nil {
@@ -154,4 +163,58 @@ func checkPaths(files []File) error {
 		seen[f.Path] = true
 	}
 	return nil
+}
+
+// confineOutput refuses output that a symbolic link would take elsewhere:
+// the output directory of every file, links resolved, must be inside root,
+// links resolved; root itself, when it is inside the working directory as
+// written, must resolve inside the working directory too; and a file that
+// exists where one is to be written must be a regular file, not a link or
+// a device. The spec's pull request controls the tree generate writes
+// into, so a directory it replaced by a link to elsewhere would otherwise
+// receive the generated files.
+func confineOutput(root string, files []File) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	real, err := confine.Real(abs)
+	if err != nil {
+		return err
+	}
+	if wd, err := os.Getwd(); err == nil && confine.Below(abs, wd) {
+		if realWD, err := filepath.EvalSymlinks(wd); err == nil && !confine.Below(real, realWD) {
+			return fmt.Errorf("%s leads out of the working directory through a symbolic link (to %s): generate writes only inside it", root, real)
+		}
+	}
+	checked := map[string]bool{}
+	for _, f := range files {
+		dir := path.Dir(f.Path)
+		if !checked[dir] {
+			checked[dir] = true
+			realDir, err := confine.Real(filepath.Join(abs, filepath.FromSlash(dir)))
+			if err != nil {
+				return err
+			}
+			if !confine.Below(realDir, real) {
+				return fmt.Errorf("%s leads out of %s through a symbolic link (to %s): generate writes only inside its output root; replace the link by a directory", filepath.Join(root, filepath.FromSlash(dir)), root, realDir)
+			}
+		}
+		target := filepath.Join(root, filepath.FromSlash(f.Path))
+		if info, err := os.Lstat(target); err == nil && !info.Mode().IsRegular() {
+			return fmt.Errorf("%s is %s, not a regular file: generate replaces only files it wrote; remove it", target, fileKind(info.Mode()))
+		}
+	}
+	return nil
+}
+
+// fileKind words what a file that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a device, pipe or socket"
 }

@@ -135,3 +135,62 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestWriteConfinesOutput refuses to write, check or clean up through a
+// symbolic link that leaves the output root, whatever the configuration
+// said: a directory that is a link to elsewhere, a file that is a link,
+// and a root that a link takes out of the working directory. A link among
+// the files of an output directory is never read nor removed. Nothing
+// outside is touched.
+func TestWriteConfinesOutput(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(tmp, "outside")
+	root := filepath.Join(tmp, "repo")
+	owned := header + "package victim\n"
+	for _, d := range []string{outside, filepath.Join(root, "api")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a.go"), []byte(owned), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"gen": outside, "api/a.go": filepath.Join(outside, "a.go"), "api/stale.go": filepath.Join(outside, "a.go")} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := func(p string) []File { return []File{{Path: p, Content: []byte(header + "package api\n")}} }
+	for _, tt := range []struct{ path, want string }{
+		{"gen/a.go", "leads out of"},
+		{"gen/sub/a.go", "leads out of"},
+		{"api/a.go", "is a symbolic link, not a regular file"},
+	} {
+		if err := Write(root, file(tt.path)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Write(%s): %v, want an error that says %q", tt.path, err, tt.want)
+		}
+		if _, err := Check(root, file(tt.path)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Check(%s): %v, want an error that says %q", tt.path, err, tt.want)
+		}
+	}
+	if err := Write(root, file("api/b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(filepath.Join(root, "api", "stale.go")); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link among the output files was removed or replaced: %v, %v", info, err)
+	}
+	if got := readTree(t, outside); len(got) != 1 || got["a.go"] != owned {
+		t.Errorf("the directory outside changed: %v", got)
+	}
+
+	t.Chdir(root)
+	if err := Write("gen", file("a.go")); err == nil || !strings.Contains(err.Error(), "leads out of the working directory") {
+		t.Errorf("Write into a root that a link takes elsewhere: %v", err)
+	}
+	if got := readTree(t, outside); len(got) != 1 {
+		t.Errorf("the directory outside changed: %v", got)
+	}
+}

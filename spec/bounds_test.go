@@ -17,6 +17,12 @@ import (
 // the run; what the tests assert is the error.
 func loadGuarded(t *testing.T, path string, guard time.Duration) (*Document, error) {
 	t.Helper()
+	return loadGuardedWith(t, path, LoadOptions{}, guard)
+}
+
+// loadGuardedWith is loadGuarded with options.
+func loadGuardedWith(t *testing.T, path string, opts LoadOptions, guard time.Duration) (*Document, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), guard)
 	defer cancel()
 	type result struct {
@@ -25,7 +31,7 @@ func loadGuarded(t *testing.T, path string, guard time.Duration) (*Document, err
 	}
 	done := make(chan result, 1)
 	go func() {
-		doc, err := Load(ctx, path, LoadOptions{})
+		doc, err := Load(ctx, path, opts)
 		done <- result{doc, err}
 	}()
 	select {

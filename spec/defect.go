@@ -27,6 +27,9 @@ const (
 	// RuleInvalidOperation is an operation that kin-openapi's validation
 	// rejects, examples and schema defaults aside.
 	RuleInvalidOperation = "OAS003"
+	// RuleHeaderNotToken is a response header or header parameter whose
+	// name is not an HTTP token.
+	RuleHeaderNotToken = "OAS004"
 )
 
 // danglingPrefix starts the file name that replaces a dangling $ref in the
@@ -195,6 +198,7 @@ func (l *loader) findDefects(ctx context.Context, doc *Document) error {
 		if !op.Webhook {
 			found = append(found, pathParamDefects(op)...)
 		}
+		found = append(found, l.headerDefects(op)...)
 		if len(op.Blocked) == 0 {
 			if err := v.validate(ctx, op.Op); err != nil {
 				found = append(found, Diagnostic{

@@ -6,5 +6,6 @@
 // The model is plain data. This package knows nothing of Go code generation
 // and must not import the generator, the templates or the runtime, except
 // the runtime's two leaf packages it shares with both: runtime/defaults,
-// the one table of contract defaults, and runtime/jsonpointer.
+// the one table of contract defaults, and runtime/jsonpointer; and
+// internal/confine, the path check its sandbox shares with the generator.
 package spec

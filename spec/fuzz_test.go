@@ -152,6 +152,11 @@ func FuzzLoad(f *testing.F) {
 		"openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\nwebhooks:\n  w:\n    post:\n      x-idempotency: {key: {in: body, name: /id}}\n      responses: {\"200\": {description: ok}}\n",
 		"openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a/{id}:\n    get:\n      responses: {\"200\": {content: {application/json: {schema: {$ref: '#/nope'}}}}}\n",
 		`{"openapi": "3.0.3", "paths": {"/a": {"$ref": "#/paths/~1a"}}}`,
+		// $ref cycles through the file's own name and through a pointer
+		// into an inline schema, and references that double per level.
+		"openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    post:\n      requestBody: {content: {application/json: {schema: {type: object, properties: {n: {$ref: 'fuzz.yaml#/paths/~1a/post/requestBody/content/application~1json/schema'}}}}}}\n      responses: {\"200\": {description: ok}}\n",
+		"openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    post:\n      requestBody: {content: {application/json: {schema: {$ref: '#/paths/~1a/post/requestBody/content/application~1json/schema'}}}}\n      responses: {\"200\": {description: ok}}\n",
+		"openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    post:\n      requestBody: {content: {application/json: {schema: {$ref: '#/x-s/a'}}}}\n      responses: {\"200\": {description: ok}}\nx-s:\n  a: {properties: {x: {$ref: '#/x-s/b'}, y: {$ref: '#/x-s/b'}}}\n  b: {properties: {x: {$ref: '#/x-s/c'}, y: {$ref: '#/x-s/c'}}}\n  c: {$ref: '#/x-s/a'}\n",
 	} {
 		f.Add([]byte(s))
 	}

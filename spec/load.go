@@ -28,9 +28,15 @@ type LoadOptions struct {
 	// is; the zero value is UnmatchedError.
 	Unmatched Unmatched
 	// AllowRemoteRefs lets $refs name http and https URLs. Each is fetched
-	// at most once, within 10 seconds and 16 MiB. Without it a $ref to a
-	// URL is an error at its position, and no connection is made.
+	// at most once, within 10 seconds and 16 MiB, from public addresses
+	// only. Without it a $ref to a URL is an error at its position, and no
+	// connection is made.
 	AllowRemoteRefs bool
+	// AllowRemoteRefHosts names hosts whose loopback, link-local, private
+	// or other non-public addresses remote references may reach, such as
+	// an internal schema registry; every other host must resolve to public
+	// addresses only.
+	AllowRemoteRefHosts []string
 	// RefRoot is the directory the files that $refs name must be in,
 	// symbolic links resolved; empty means the directory of the spec. A
 	// $ref to a file outside it is an error at its position, and the file
@@ -64,6 +70,9 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 		return nil, err
 	}
 	if err := l.applyOverlays(root, opts.Overlays, opts.Unmatched); err != nil {
+		return nil, err
+	}
+	if err := l.checkRefGraph(ctx, root); err != nil {
 		return nil, err
 	}
 
@@ -106,11 +115,23 @@ type loader struct {
 	// Document.Warnings.
 	overlayLog []overlayRecord
 	warnings   []*Error
+	// overlayBudget counts the nodes overlays insert (overlay_bounds.go).
+	overlayBudget overlayBudget
 	// box decides which files and URLs may be read, and reads them.
 	box *sandbox
 	// refusals maps each file key or URL the sandbox refuses to the $refs
 	// that name it (checkRefs).
 	refusals map[string]*refusal
+	// opNodes holds the nodes each operation was read from, for the
+	// defects found by position (defect_headers.go).
+	opNodes map[*Operation]opNode
+}
+
+// opNode is where an operation was read from: its file, its path item's
+// node and its own.
+type opNode struct {
+	src      *source
+	item, op *yaml.Node
 }
 
 // newLoader returns the loader for one Load of the root file at path.
@@ -123,6 +144,7 @@ func newLoader(path string, opts LoadOptions) *loader {
 		sources:      map[string]*source{},
 		failed:       map[string]error{},
 		overlayNodes: map[*yaml.Node]string{},
+		opNodes:      map[*Operation]opNode{},
 	}
 }
 
@@ -317,6 +339,7 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 					Op:       kop,
 					PathItem: item,
 				}
+				l.opNodes[op] = opNode{src: src, item: node, op: deref(node.Content[j+1])}
 				op.Contract = l.contract(src, node.Content[j+1], defaults)
 				if op.Contract != nil {
 					op.Overlays = l.overlaysFor(node.Content[j+1])
@@ -368,13 +391,23 @@ func (l *loader) misplaced(src *source, key *yaml.Node, msg string) {
 	l.errs = append(l.errs, &Error{Pos: d.pos(key), Path: key.Value, Msg: msg})
 }
 
-// maxRefHops bounds how many $refs resolvePathItem follows, so a cycle of
-// path item references ends.
+// maxRefHops bounds how many $refs follow takes in a row, so a chain of
+// references that names itself ends.
 const maxRefHops = 16
 
 // resolvePathItem follows a path item's $ref, possibly into another file,
 // and returns the file and node that hold its operations.
 func (l *loader) resolvePathItem(src *source, n *yaml.Node) (*source, *yaml.Node) {
+	src, n = l.follow(src, n)
+	if n == nil {
+		n = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	return src, n
+}
+
+// follow returns the node n of src stands for: n itself, or what its $ref
+// names, followed at most maxRefHops times, with the file that holds it.
+func (l *loader) follow(src *source, n *yaml.Node) (*source, *yaml.Node) {
 	n = deref(n)
 	for range maxRefHops {
 		_, ref := mappingEntry(n, "$ref")
@@ -385,10 +418,7 @@ func (l *loader) resolvePathItem(src *source, n *yaml.Node) (*source, *yaml.Node
 		if !ok {
 			break
 		}
-		src, n = tsrc, target
-	}
-	if n == nil {
-		n = &yaml.Node{Kind: yaml.MappingNode}
+		src, n = tsrc, deref(target)
 	}
 	return src, n
 }

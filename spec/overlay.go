@@ -109,6 +109,9 @@ type overlayRun struct {
 	view   *docView
 	// unmatched treats targets that select nothing.
 	unmatched Unmatched
+	// stopped is set when an action crossed a bound (overlay_bounds.go):
+	// no later action is applied.
+	stopped bool
 }
 
 // applyOverlays applies each overlay file in order to the document rooted
@@ -129,9 +132,14 @@ func (l *loader) applyOverlays(root *source, files []string, unmatched Unmatched
 		}
 		if view == nil {
 			view = l.newView(root)
+			l.overlayBudget.written += countNodes(root.root)
 		}
+		l.overlayBudget.written += countNodes(ov.root)
 		r := &overlayRun{l: l, ov: ov, view: view, unmatched: unmatched}
 		r.apply()
+		if r.stopped {
+			break
+		}
 	}
 	return l.errs.errOrNil()
 }
@@ -177,6 +185,9 @@ func (r *overlayRun) apply() {
 		return
 	}
 	for i, a := range actions.Content {
+		if r.stopped {
+			return
+		}
 		r.action(i, deref(a))
 	}
 }
@@ -289,6 +300,9 @@ func (r *overlayRun) action(i int, a *yaml.Node) {
 			r.fail(r.blame(kind, target, modNode, at), path, "target %s: %s", t.path, problem)
 			continue
 		}
+		if kind != actionRemove && !r.fits(t, value, modNode, path+"."+kindField(kind)) {
+			return
+		}
 		m := merger{run: r, origin: r.overlayOrigin, blame: func(n *yaml.Node) *yaml.Node { return n }, path: path}
 		if kind == actionCopy {
 			m.origin = r.l.copyOrigin(src)
@@ -302,6 +316,14 @@ func (r *overlayRun) action(i int, a *yaml.Node) {
 		r.view.refresh(where, t)
 		r.record(act, where, t.path)
 	}
+}
+
+// kindField is the action field of an update or a copy.
+func kindField(kind actionKind) string {
+	if kind == actionCopy {
+		return "copy"
+	}
+	return "update"
 }
 
 // modifier reads which of update, remove: true and copy the action has;

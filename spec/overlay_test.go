@@ -60,14 +60,7 @@ func TestOverlayAnnotatesASpec(t *testing.T) {
 const overlayHead = "overlay: 1.1.0\ninfo: {title: t, version: \"1\"}\nactions:\n"
 
 func TestOverlayErrors(t *testing.T) {
-	spec := `openapi: 3.0.3
-info: {title: t, version: "1"}
-paths:
-  /orders:
-    post:
-      responses: {"200": {description: ok}}
-      x-idempotency: {scope: [tenant]}
-`
+	spec := overlaySpec
 	tests := []struct {
 		name, overlay, want string
 	}{

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/idemgen/idemgen/internal/confine"
 )
 
 // Reference sandbox
@@ -27,8 +28,9 @@ import (
 // file under the reference root (the spec's directory unless
 // LoadOptions.RefRoot names another), symbolic links resolved, and a URL
 // only when LoadOptions.AllowRemoteRefs is set, then with a timeout and a
-// size limit. A $ref that breaks these rules is an error at its position,
-// found before anything is read for it.
+// size limit, from public addresses only (sandbox_dial.go). A $ref that
+// breaks these rules is an error at its position, found before anything is
+// read for it.
 
 // The limits on one remote fetch.
 const (
@@ -45,8 +47,9 @@ type sandbox struct {
 	allowRemote           bool
 	// open opens a file for reading: os.Open, or a test's recorder.
 	open func(name string) (*os.File, error)
-	// fetched caches remote documents by URL.
-	fetched map[string][]byte
+	// fetched caches remote documents by URL, and the failures too: each
+	// is fetched at most once per load.
+	fetched map[string]fetchResult
 	client  *http.Client
 }
 
@@ -67,8 +70,8 @@ func newSandbox(specPath string, opts LoadOptions) *sandbox {
 		realRoot:    real,
 		allowRemote: opts.AllowRemoteRefs,
 		open:        os.Open,
-		fetched:     map[string][]byte{},
-		client:      &http.Client{Timeout: remoteTimeout},
+		fetched:     map[string]fetchResult{},
+		client:      remoteClient(opts.AllowRemoteRefHosts),
 	}
 	if opts.open != nil {
 		b.open = opts.open
@@ -97,43 +100,17 @@ func (b *sandbox) confine(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !below(abs, b.root) {
+	if !confine.Below(abs, b.root) {
 		return "", &errOutside{root: b.shown}
 	}
-	real, err := realPath(abs)
+	real, err := confine.Real(abs)
 	if err != nil {
 		return "", err
 	}
-	if !below(real, b.realRoot) {
+	if !confine.Below(real, b.realRoot) {
 		return "", &errOutside{root: b.shown}
 	}
 	return real, nil
-}
-
-// realPath resolves the symbolic links of abs. When abs does not exist it
-// resolves its nearest existing ancestor, so a link out of the root is
-// found even towards a file that does not exist.
-func realPath(abs string) (string, error) {
-	real, err := filepath.EvalSymlinks(abs)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return real, err
-	}
-	rest := filepath.Base(abs)
-	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
-// below reports whether path is dir or inside it.
-func below(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // readFile reads the file name; unless it is the spec itself (confined
@@ -162,10 +139,28 @@ func (b *sandbox) readFile(name string, confined bool) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// fetch reads the remote document at u when remote references are
-// allowed, within remoteTimeout and maxRemoteSize, and checks its bounds
-// as for a file (checkBounds) before kin-openapi parses it.
+// fetchResult is one fetch of a remote document: the parsed document, or
+// why there is none.
+type fetchResult struct {
+	src *source
+	err error
+}
+
+// fetch reads the remote document at u for kin-openapi (see remote).
 func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
+	src, err := b.remote(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return src.data, nil
+}
+
+// remote reads and parses the remote document at u when remote references
+// are allowed, within remoteTimeout and maxRemoteSize, and checks its
+// bounds as for a file (checkBounds) before anything walks it. Each
+// document is fetched once per load; the reference scan (refbounds.go)
+// and kin-openapi share the result.
+func (b *sandbox) remote(ctx context.Context, u *url.URL) (*source, error) {
 	if !b.allowRemote {
 		return nil, errRemote
 	}
@@ -173,11 +168,26 @@ func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("unsupported URL scheme %q (want http or https)", u.Scheme)
 	}
 	doc := *u
-	doc.Fragment = ""
+	doc.Fragment, doc.RawFragment = "", ""
 	key := doc.String()
-	if data, ok := b.fetched[key]; ok {
-		return data, nil
+	if r, ok := b.fetched[key]; ok {
+		return r.src, r.err
 	}
+	data, err := b.get(ctx, key)
+	var src *source
+	if err == nil {
+		src, err = parseSource(key, data)
+	}
+	if err == nil {
+		src.key, src.base = key, &doc
+	}
+	b.fetched[key] = fetchResult{src: src, err: err}
+	return src, err
+}
+
+// get fetches the document at the URL key, within remoteTimeout and
+// maxRemoteSize.
+func (b *sandbox) get(ctx context.Context, key string) ([]byte, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -202,10 +212,6 @@ func (b *sandbox) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	if len(data) > maxRemoteSize {
 		return nil, fmt.Errorf("GET %s: larger than the limit of %d MiB", key, maxRemoteSize>>20)
 	}
-	if _, err := parseSource(key, data); err != nil {
-		return nil, err
-	}
-	b.fetched[key] = data
 	return data, nil
 }
 

@@ -267,7 +267,7 @@ func TestLoadRemoteRefs(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	opts := LoadOptions{AllowRemoteRefs: true}
+	opts := LoadOptions{AllowRemoteRefs: true, AllowRemoteRefHosts: []string{"127.0.0.1"}}
 
 	doc, err := Load(t.Context(), putFile(t, dir, "ok.yaml", refSpec(srv.URL+"/schemas.yaml#/Order")), opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -23,8 +24,12 @@ import (
 // parser of its own (parseJSON) that builds the same tree many times
 // faster.
 type source struct {
-	// key is the slash-separated cleaned path the loader caches it under.
-	key  string
+	// key is the slash-separated cleaned path the loader caches it under,
+	// or the URL of a remote document.
+	key string
+	// base is the URL of a remote document, which its relative references
+	// are resolved against; nil for a file.
+	base *url.URL
 	file string
 	data []byte
 	// root is the top-level value of the document; nil for an empty file.

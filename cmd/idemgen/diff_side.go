@@ -30,11 +30,18 @@ type side struct {
 
 // openSide resolves arg. A path that exists is a file; otherwise REV:path
 // names a file at a git revision, with path relative to the repository's
-// top unless it starts with ./ or ../ (as git show reads it).
+// top unless it starts with ./ or ../ (as git show reads it). A revision
+// that starts with '-' is refused, and git is told where its options end,
+// so no side is ever an option of git's.
 func openSide(ctx context.Context, arg string) (*side, error) {
 	rev, p, ok := strings.Cut(arg, ":")
 	if _, err := os.Stat(arg); err == nil || !ok || rev == "" || p == "" {
 		return &side{arg: arg, file: arg}, nil
+	}
+	if strings.HasPrefix(rev, "-") {
+		// git would read it as an option, such as --output=FILE, which
+		// writes where the pull request's author chooses.
+		return nil, fmt.Errorf("%s: the revision %q starts with '-', which git would read as an option: name a revision such as HEAD~1 or origin/main", arg, rev)
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%s: reading a spec at a revision needs git: %v", arg, err)
@@ -73,7 +80,7 @@ func (s *side) fetch(ctx context.Context) error {
 	for len(queue) > 0 {
 		rel := queue[0]
 		queue = queue[1:]
-		data, err := git(ctx, "show", s.rev+":"+rel)
+		data, err := git(ctx, "show", "--end-of-options", s.rev+":"+rel)
 		if err != nil {
 			if rel == s.rel {
 				return fmt.Errorf("%s: %v", s.arg, err)

@@ -144,6 +144,26 @@ func TestDiffRevision(t *testing.T) {
 			t.Errorf("exit %d, want %d with the side named; stderr:\n%s", code, exitUnusable, stderr)
 		}
 	})
+	t.Run("revision that is an option of git's", func(t *testing.T) {
+		// The reproduction: git show took the revision as --output and
+		// wrote the diff to a file the pull request's author named.
+		t.Chdir(filepath.Join(repo, "api"))
+		for _, arg := range []string{"--output=../pwned:openapi.yaml", "-o../pwned:openapi.yaml", "--end-of-options:openapi.yaml"} {
+			_, stderr, code := runDiff("--", arg, "openapi.yaml")
+			if code != exitUnusable || !strings.Contains(stderr, "starts with '-', which git would read as an option") {
+				t.Errorf("%s: exit %d, want %d with the revision refused; stderr:\n%s", arg, code, exitUnusable, stderr)
+			}
+		}
+		entries, err := os.ReadDir(repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() != "api" && e.Name() != ".git" {
+				t.Errorf("the diff wrote %s into the repository", e.Name())
+			}
+		}
+	})
 	t.Run("outside a repository", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		_, stderr, code := runDiff("HEAD:openapi.yaml", "openapi.yaml")

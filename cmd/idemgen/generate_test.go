@@ -138,3 +138,41 @@ func TestGenerateRecordsVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateRefusesLinkedOutput is the reproduction of out: through a
+// symbolic link in the repository, which wrote the generated files
+// outside it, and of a schema name with a line break: both are unusable
+// input, positioned in idemgen.yaml, and nothing is written.
+func TestGenerateRefusesLinkedOutput(t *testing.T) {
+	dir := copyExample(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "shop")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "idemgen.yaml")
+	_, stderr, code := runIdemgen("generate", "--config", config)
+	if want := config + `:4:6: out: "shop" leads out of the configuration's directory through a symbolic link`; code != exitUnusable || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUnusable, want)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("generate wrote %d files outside the repository", len(entries))
+	}
+
+	if err := os.Remove(filepath.Join(dir, "shop")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(string(data), "schema: idempotency", `schema: "idem\npotency"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runIdemgen("generate", "--config", config)
+	if want := config + `:5:9: schema: "idem\npotency" holds the control character U+000A`; code != exitUnusable || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUnusable, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "migrations")); err == nil {
+		t.Error("generate wrote migrations for a refused schema name")
+	}
+}

@@ -58,8 +58,9 @@ func writeSandboxFile(t *testing.T, dir, name, content string) string {
 }
 
 // TestRemoteRefsFlag: check, explain and generate refuse a $ref to a URL
-// at its position, with no request made, and fetch it with
-// --allow-remote-refs.
+// at its position, with no request made; with --allow-remote-refs they
+// refuse it still, the server being on loopback, and fetch it when
+// --allow-remote-ref-host names the host.
 func TestRemoteRefsFlag(t *testing.T) {
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,14 +85,33 @@ func TestRemoteRefsFlag(t *testing.T) {
 			if n := requests.Load(); n != 0 {
 				t.Fatalf("%d requests without the flag, want none", n)
 			}
+			// The server is on loopback: a host of the machine's, which
+			// --allow-remote-refs alone does not reach.
 			_, stderr, code = runIdemgen(append(args, "--allow-remote-refs")...)
+			if code != exitUnusable || !strings.Contains(stderr, p+":23:28: $ref:") || !strings.Contains(stderr, "127.0.0.1 is a loopback address") || !strings.Contains(stderr, "--allow-remote-ref-host 127.0.0.1") {
+				t.Errorf("with --allow-remote-refs: exit %d, want %d with the address refused at the $ref\n%s", code, exitUnusable, stderr)
+			}
+			if n := requests.Load(); n != 0 {
+				t.Fatalf("%d requests to a loopback address, want none", n)
+			}
+			_, stderr, code = runIdemgen(append(args, "--allow-remote-refs", "--allow-remote-ref-host", "127.0.0.1")...)
 			if code != exitOK {
-				t.Errorf("with --allow-remote-refs: exit %d\n%s", code, stderr)
+				t.Errorf("with --allow-remote-ref-host 127.0.0.1: exit %d\n%s", code, stderr)
 			}
 			if n := requests.Swap(0); n != 1 {
-				t.Errorf("%d requests with the flag, want 1", n)
+				t.Errorf("%d requests with the host named, want 1", n)
 			}
 		})
+	}
+}
+
+// TestRemoteRefHostNeedsRemoteRefs: naming a host without allowing remote
+// references is a usage error, not a silent no-op.
+func TestRemoteRefHostNeedsRemoteRefs(t *testing.T) {
+	p := writeSandboxFile(t, t.TempDir(), "openapi.yaml", sandboxSpec("{type: object}"))
+	_, stderr, code := runIdemgen("check", p, "--allow-remote-ref-host", "127.0.0.1")
+	if code != exitUnusable || !strings.Contains(stderr, "it needs --allow-remote-refs") {
+		t.Errorf("exit %d, want %d\n%s", code, exitUnusable, stderr)
 	}
 }
 

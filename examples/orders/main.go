@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -31,7 +30,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/examples/orders/providers"
 	"github.com/idemgen/idemgen/examples/orders/shop"
 	"github.com/idemgen/idemgen/runtime/idem"
 )
@@ -109,11 +107,8 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
 		return nil, err
 	}
-	if _, err := pool.Exec(ctx, shop.SchemaSQL); err != nil {
-		return nil, fmt.Errorf("shop schema: %w", err)
-	}
-	if _, err := pool.Exec(ctx, providers.SchemaSQL); err != nil {
-		return nil, fmt.Errorf("provider_calls: %w", err)
+	if err := createTables(ctx, pool); err != nil {
+		return nil, err
 	}
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})
 	if err != nil {
@@ -137,19 +132,40 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 }
 
 // demoTenant is the example's stand-in for authentication: it takes the
-// tenant from "Authorization: Bearer <tenant>", refusing a request that
-// names two callers. A real service replaces it with the tenant its
-// authentication middleware established; the scope must never come from
-// the request body. The generated handlers call it
-// before they read the body, so a request without a caller costs no more
-// than its header.
+// tenant from "Authorization: Bearer <tenant>", the tenant being an RFC
+// 9110 token68 (letters, digits and -._~+/, then any = padding) after
+// exactly one space, and refuses anything else ("Bearer  x" is not the
+// tenant " x", "Bearer a b" not "a b") and a request that names two
+// callers. A real service replaces it with the tenant its authentication
+// middleware established; the scope must never come from the request
+// body. The generated handlers call it before they read the body, so a
+// request without a caller costs no more than its header.
 func demoTenant(r *http.Request) (string, error) {
 	if len(r.Header.Values("Authorization")) > 1 {
 		return "", errors.New("more than one Authorization field")
 	}
-	tenant, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || tenant == "" {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", errors.New("no bearer token")
 	}
-	return tenant, nil
+	if !token68(token) {
+		return "", errors.New("the bearer token is not a token68")
+	}
+	return token, nil
+}
+
+// token68 reports whether s is an RFC 9110 token68: one or more of
+// letters, digits and -._~+/, followed by any number of =.
+func token68(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -118,8 +119,9 @@ func (s *testServer) dial(t *testing.T) *rawConn {
 	return &rawConn{Conn: conn, br: bufio.NewReader(conn)}
 }
 
-// answer reads one HTTP answer within d: the response, or nil when the
-// server closed the connection without one. It fails the test when d
+// answer reads one HTTP answer within d: the response, its body read
+// (resp.Body reads it again), or nil when the server closed the
+// connection without one. It fails the test when d
 // passes with the connection still open.
 func (c *rawConn) answer(t *testing.T, d time.Duration) *http.Response {
 	t.Helper()
@@ -133,8 +135,9 @@ func (c *rawConn) answer(t *testing.T, d time.Duration) *http.Response {
 		}
 		return nil
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	body, _ := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp
 }
 

@@ -82,6 +82,7 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.ProblemRequiresRecovery: httpapi.ProblemRequiresRecovery,
 		idem.ProblemInternal:         httpapi.ProblemInternal,
 		idem.ProblemNaturalKeyExists: httpapi.ProblemNaturalKeyExists,
+		idem.ProblemRequestTimeout:   httpapi.ProblemRequestTimeout,
 	} {
 		if face != eng {
 			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)

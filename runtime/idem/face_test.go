@@ -189,7 +189,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"Observer", "Observer.Observe", "OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown",
 		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
-		"ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable", "ProblemUnsupportedMediaType",
+		"ProblemRequestTimeout", "ProblemRequiresRecovery", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable", "ProblemUnsupportedMediaType",
 		"Protocol", "Protocol.String", "ProtocolAdvisory", "ProtocolAuto", "ProtocolClaimFirst", "Provider",
 		"Provider.Do", "Rejection", "Rejection.Detail", "Rejection.Error", "Rejection.Status", "Rejection.Title",
 		"Rejection.Type", "ScopeFunc", "SweepResult", "SweepResult.Batches", "SweepResult.Deleted",

@@ -22,4 +22,6 @@ const (
 	ProblemUnavailable      = ProblemTypeBase + "temporarily-unavailable"     // 503, ErrUnavailable, with Retry-After
 	// 415, ErrUnsupportedMediaType, with Accept-Post (Accept-Patch for PATCH)
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
+	// 408, the request body did not arrive within the server's read timeout
+	ProblemRequestTimeout = ProblemTypeBase + "request-timeout"
 )

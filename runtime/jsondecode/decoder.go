@@ -65,7 +65,7 @@ func New(src []byte) *Decoder {
 	d := decoders.Get().(*Decoder)
 	d.src, d.pos = src, 0
 	d.stack, d.names, d.keys, d.buf = d.stack[:0], d.names[:0], d.keys[:0], d.buf[:0]
-	d.syntax, d.violations, d.dropped, d.param = nil, nil, 0, nil
+	d.syntax, d.violations, d.dropped, d.param, d.bad = nil, nil, 0, nil, false
 	d.rereading, d.trial, d.failed = false, false, false
 	d.space()
 	if d.pos == len(d.src) {

@@ -245,17 +245,20 @@ func (d *Decoder) Float() float64 {
 }
 
 // Int reads an integer within [lo, hi], which lie within ±MaxExactInt. A
-// number with a fraction of zero (1.0, 1e2) is that integer.
+// number with a fraction of zero (1.0, 1e2) is that integer; whether the
+// fraction is zero is decided on the text, exactly, so
+// 1.000000000000000000001 (which a double rounds to 1) is refused.
 func (d *Decoder) Int(lo, hi int64) int64 {
 	if c := d.peek(); c != '-' && (c < '0' || c > '9') {
 		d.wrongType("an integer")
 		return 0
 	}
-	f, _ := d.number()
+	start := d.pos
+	f, integer := d.number()
 	switch {
 	case d.bad:
 		return 0
-	case f != math.Trunc(f):
+	case !integer && !integral(d.src[start:d.pos]), f != math.Trunc(f):
 		d.refuse("must be an integer")
 		return 0
 	case f < float64(lo):
@@ -282,14 +285,14 @@ func (d *Decoder) Bool() bool {
 	return false
 }
 
-// Time reads an RFC 3339 date-time string.
+// Time reads an RFC 3339 date-time string (ParseDateTime).
 func (d *Decoder) Time() time.Time {
 	s := d.String()
 	if d.bad || d.syntax != nil {
 		return time.Time{}
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	t, ok := ParseDateTime(s)
+	if !ok {
 		d.refuse("must be an RFC 3339 date-time such as 2024-05-01T12:00:00Z")
 		return time.Time{}
 	}
@@ -312,4 +315,34 @@ func (d *Decoder) Raw() json.RawMessage {
 func (d *Decoder) Mark() int {
 	d.space()
 	return d.pos
+}
+
+// integral reports whether the JSON number lit is an integer: whether
+// every non-zero digit of its mantissa stands before the decimal point
+// once the exponent has moved it. It reads the text, so no rounding of a
+// double can turn a fraction into an integer.
+func integral(lit []byte) bool {
+	mantissa, exp, _ := bytes.Cut(bytes.TrimPrefix(lit, []byte("-")), []byte("e"))
+	if len(exp) == 0 {
+		mantissa, exp, _ = bytes.Cut(mantissa, []byte("E"))
+	}
+	whole, frac, _ := bytes.Cut(mantissa, []byte("."))
+	digits := append(bytes.Clone(whole), frac...)
+	last := bytes.LastIndexFunc(digits, func(r rune) bool { return r != '0' })
+	if last < 0 {
+		return true // zero
+	}
+	// The point stands after len(whole) digits, moved by the exponent;
+	// an exponent too long to matter is capped.
+	shift := 0
+	neg := len(exp) > 0 && exp[0] == '-'
+	for _, c := range bytes.TrimLeft(exp, "+-") {
+		if shift < 1<<40 {
+			shift = shift*10 + int(c-'0')
+		}
+	}
+	if neg {
+		shift = -shift
+	}
+	return last < len(whole)+shift
 }

@@ -13,7 +13,9 @@ import (
 // Rollback taken away. The executor commits the business changes together
 // with the stored response, or rolls both back; a business function that
 // committed on its own would store an effect without its record. Nested
-// transactions (Begin) are pgx's savepoints and behave as usual. Once the
+// transactions (Begin) are pgx's savepoints and behave as usual. A
+// statement that would end or start the transaction on the server, such
+// as COMMIT, is refused before it is sent (txcontrol.go). Once the
 // executor has finished, every method fails with pgx.ErrTxClosed.
 type ownedTx struct {
 	tx     pgx.Tx
@@ -44,10 +46,16 @@ func (t *ownedTx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []
 	return t.tx.CopyFrom(ctx, table, columns, src)
 }
 
-// SendBatch delegates to the transaction.
+// SendBatch delegates to the transaction; a batch with a statement that
+// ends or starts a transaction fails whole, nothing of it sent.
 func (t *ownedTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if t.closed.Load() {
 		return pgx.FailedBatchResults(b, pgx.ErrTxClosed)
+	}
+	for _, q := range b.QueuedQueries {
+		if stmt := txControl(q.SQL); stmt != "" {
+			return pgx.FailedBatchResults(b, errTxControl(stmt))
+		}
 	}
 	return t.tx.SendBatch(ctx, b)
 }
@@ -55,34 +63,50 @@ func (t *ownedTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults 
 // LargeObjects delegates to the transaction.
 func (t *ownedTx) LargeObjects() pgx.LargeObjects { return t.tx.LargeObjects() }
 
-// Prepare delegates to the transaction.
+// Prepare delegates to the transaction, but refuses a statement that ends
+// or starts a transaction.
 func (t *ownedTx) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
 	if t.closed.Load() {
 		return nil, pgx.ErrTxClosed
 	}
+	if stmt := txControl(sql); stmt != "" {
+		return nil, errTxControl(stmt)
+	}
 	return t.tx.Prepare(ctx, name, sql)
 }
 
-// Exec delegates to the transaction.
+// Exec delegates to the transaction, but refuses a statement that ends or
+// starts a transaction.
 func (t *ownedTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	if t.closed.Load() {
 		return pgconn.CommandTag{}, pgx.ErrTxClosed
 	}
+	if stmt := txControl(sql); stmt != "" {
+		return pgconn.CommandTag{}, errTxControl(stmt)
+	}
 	return t.tx.Exec(ctx, sql, args...)
 }
 
-// Query delegates to the transaction.
+// Query delegates to the transaction, but refuses a statement that ends or
+// starts a transaction.
 func (t *ownedTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if t.closed.Load() {
 		return nil, pgx.ErrTxClosed
 	}
+	if stmt := txControl(sql); stmt != "" {
+		return nil, errTxControl(stmt)
+	}
 	return t.tx.Query(ctx, sql, args...)
 }
 
-// QueryRow delegates to the transaction.
+// QueryRow delegates to the transaction, but refuses a statement that ends
+// or starts a transaction.
 func (t *ownedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if t.closed.Load() {
 		return errRow{pgx.ErrTxClosed}
+	}
+	if stmt := txControl(sql); stmt != "" {
+		return errRow{errTxControl(stmt)}
 	}
 	return t.tx.QueryRow(ctx, sql, args...)
 }

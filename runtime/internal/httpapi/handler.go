@@ -140,7 +140,7 @@ func (h *handler) serve(r *http.Request) (*Response, bool, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", ErrInvalidBody, err)
+		return nil, false, bodyReadError(err)
 	}
 	if int64(len(body)) > h.maxBody {
 		return nil, false, ErrBodyTooLarge

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // ParamScalar is the Go type of a scalar parameter or response header.
@@ -125,7 +128,10 @@ func parseScalar[T ParamScalar](s string, dst *T) error {
 	case *bool:
 		*p, err = strconv.ParseBool(s)
 	case *time.Time:
-		*p, err = time.Parse(time.RFC3339Nano, s)
+		var ok bool
+		if *p, ok = jsondecode.ParseDateTime(s); !ok {
+			err = errors.New("not an RFC 3339 date-time")
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%q is not a valid %T", s, *dst)

@@ -32,6 +32,7 @@ const (
 	ProblemNaturalKeyExists     = ProblemTypeBase + "natural-key-exists"
 	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
+	ProblemRequestTimeout       = ProblemTypeBase + "request-timeout"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -83,6 +84,9 @@ func problemFor(err error) *Problem {
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
 	case errors.Is(err, ErrBodyTooLarge):
 		return &Problem{Type: ProblemBodyTooLarge, Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
+	case errors.Is(err, errBodyTimeout):
+		return &Problem{Type: ProblemRequestTimeout, Title: "Request timeout", Status: http.StatusRequestTimeout,
+			Detail: "The request body did not arrive in time. Nothing ran and nothing was kept: send the request again."}
 	case errors.Is(err, ErrInvalidBody):
 		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
