@@ -25,6 +25,7 @@ type block struct {
 	hasExclude    bool
 	hasUnordered  bool
 	hasEffects    bool
+	hasSteps      bool
 }
 
 // decoder reads contract blocks from YAML nodes of one file and collects
@@ -54,7 +55,7 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
 var (
 	blockFields = []string{
 		"key", "natural-key", "scope", "fingerprint", "retention", "tombstone",
-		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects",
+		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects", "steps",
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
@@ -102,6 +103,9 @@ func (d *decoder) decodeBlock(keyNode, n *yaml.Node, path string) *block {
 		case "effects":
 			b.hasEffects = true
 			b.c.Effects = d.effects(v, fpath)
+		case "steps":
+			b.hasSteps = true
+			b.c.Steps = d.steps(v, fpath)
 		}
 	})
 	return b
