@@ -34,9 +34,9 @@ var ruleDuplicateEffect = Rule{
 	},
 }
 
-// effectNamePattern is what an effect name must match: it becomes a Go
-// method name and part of an effect key.
-var effectNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+// identifierPattern is what an effect or step name must match: it becomes
+// a Go name and part of an effect or step key.
+var identifierPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 var ruleEffectNameNotIdentifier = Rule{
 	ID:       "IDEM012",
@@ -48,7 +48,7 @@ var ruleEffectNameNotIdentifier = Rule{
 			return
 		}
 		for i, e := range r.c.Effects {
-			if effectNamePattern.MatchString(e.Name.Value) {
+			if identifierPattern.MatchString(e.Name.Value) {
 				continue
 			}
 			r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
@@ -71,12 +71,12 @@ var ruleEffectPayloadNotFound = Rule{
 			if !e.Payload.Set {
 				continue
 			}
-			name, ok := strings.CutPrefix(e.Payload.Value, componentPrefix)
-			if ok && !strings.Contains(name, "/") && componentSchema(r.doc, name) {
+			isRef, declared := componentRef(r.doc, e.Payload.Value)
+			if declared {
 				continue
 			}
 			msg := fmt.Sprintf("payload %q of effect %q names no schema under components/schemas", e.Payload.Value, e.Name.Value)
-			if !ok || strings.Contains(name, "/") {
+			if !isRef {
 				msg = fmt.Sprintf("payload %q of effect %q is not a component schema reference (%sName)", e.Payload.Value, e.Name.Value, componentPrefix)
 			}
 			r.report(e.Payload.Pos, fmt.Sprintf("x-idempotency.effects[%d].payload", i), msg,
@@ -85,13 +85,19 @@ var ruleEffectPayloadNotFound = Rule{
 	},
 }
 
-// componentSchema reports whether doc declares the component schema name.
-func componentSchema(doc *Document, name string) bool {
+// componentRef reports whether ref is the reference of a schema under
+// components/schemas (#/components/schemas/Name, no deeper) and whether
+// doc declares that schema.
+func componentRef(doc *Document, ref string) (isRef, declared bool) {
+	name, ok := strings.CutPrefix(ref, componentPrefix)
+	if !ok || strings.Contains(name, "/") {
+		return false, false
+	}
 	if doc == nil || doc.OpenAPI == nil || doc.OpenAPI.Components == nil {
-		return false
+		return true, false
 	}
 	s, ok := doc.OpenAPI.Components.Schemas[name]
-	return ok && s != nil && s.Value != nil
+	return true, ok && s != nil && s.Value != nil
 }
 
 var ruleEffectPayloadDiffers = Rule{
