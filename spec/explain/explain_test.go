@@ -76,16 +76,16 @@ func loadExplainDoc(t *testing.T) *spec.Document {
 	return doc
 }
 
-// item returns the text of the labelled item of the section.
-func item(t *testing.T, s Section, label string) string {
+// item returns the labelled item of items.
+func item(t *testing.T, items []Item, label string) Item {
 	t.Helper()
-	for _, it := range s.Items {
+	for _, it := range items {
 		if it.Label == label {
-			return it.Text
+			return it
 		}
 	}
-	t.Fatalf("section %q has no item %q", s.Title, label)
-	return ""
+	t.Fatalf("no item %q in %+v", label, items)
+	return Item{}
 }
 
 func TestBuild(t *testing.T) {
@@ -127,7 +127,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.section.Title+"/"+tt.label, func(t *testing.T) {
-			got := item(t, tt.section, tt.label)
+			got := item(t, tt.section.Items, tt.label).Text
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%s: %q\ndoes not contain %q", tt.label, got, w)
@@ -136,12 +136,13 @@ func TestBuild(t *testing.T) {
 		})
 	}
 	wantEffects := []string{"`notify`: when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again", "`settle`: when its outcome is unknown (a time-out, or a worker that died mid-call), the worker asks the provider's `Verify` first"}
-	if len(events.Effects) != len(wantEffects) {
-		t.Fatalf("effects %q", events.Effects)
+	effects := item(t, events.Items, "Effects").List
+	if len(effects) != len(wantEffects) {
+		t.Fatalf("effects %q", effects)
 	}
 	for i, w := range wantEffects {
-		if !strings.HasPrefix(events.Effects[i], w) {
-			t.Errorf("effect %d = %q, want prefix %q", i, events.Effects[i], w)
+		if !strings.HasPrefix(effects[i], w) {
+			t.Errorf("effect %d = %q, want prefix %q", i, effects[i], w)
 		}
 	}
 }
@@ -167,7 +168,7 @@ func TestBuildNotGenerated(t *testing.T) {
 		t.Errorf("Refused (-want +got):\n%s", diff)
 	}
 	for _, s := range r.Sections {
-		if len(s.Items) != 0 || len(s.Effects) != 0 || s.Unkept == "" {
+		if len(s.Items) != 0 || s.Unkept == "" {
 			t.Errorf("%s: described as kept under a refused spec: %+v", s.Title, s)
 		}
 	}
