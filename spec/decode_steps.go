@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"fmt"
-
 	"go.yaml.in/yaml/v4"
 )
 
@@ -14,38 +12,26 @@ var stepFields = []string{"name", "external", "on-unknown", "timeout", "output"}
 // step local, the lease against the timeouts) is for the rules to judge:
 // the values may come from different blocks.
 func (d *decoder) steps(n *yaml.Node, path string) []Step {
-	if n == nil || n.Kind != yaml.SequenceNode {
-		d.errorf(n, path, "want a list of steps such as [{name: charge_card, external: true, on-unknown: verify, timeout: 10s}], got %s", kindName(n))
-		return nil
-	}
-	out := make([]Step, 0, len(n.Content))
-	for i, item := range n.Content {
-		item = deref(item)
-		ipath := fmt.Sprintf("%s[%d]", path, i)
-		if item == nil || item.Kind != yaml.MappingNode {
-			d.errorf(item, ipath, "want an object with a name, got %s", kindName(item))
-			continue
-		}
-		s := Step{Pos: d.pos(item)}
-		d.fields(item, ipath, stepFields, func(_, v *yaml.Node, name, fpath string) {
-			switch name {
-			case "name":
-				s.Name = d.nonEmptyString(v, fpath)
-			case "external":
-				s.External = d.boolean(v, fpath)
-			case "on-unknown":
-				s.OnUnknown = enum(d, v, fpath, OnUnknownRetry, OnUnknownVerify, OnUnknownHalt)
-			case "timeout":
-				s.Timeout = d.duration(v, fpath)
-			case "output":
-				s.Output = d.schemaRef(v, fpath)
-			}
+	var out []Step
+	d.namedObjects(n, path, "a list of steps such as [{name: charge_card, external: true, on-unknown: verify, timeout: 10s}]", "an object with a name", "a step needs a name",
+		func(item *yaml.Node, ipath string) {
+			s := Step{Pos: d.pos(item)}
+			d.fields(item, ipath, stepFields, func(_, v *yaml.Node, name, fpath string) {
+				switch name {
+				case "name":
+					s.Name = d.nonEmptyString(v, fpath)
+				case "external":
+					s.External = d.boolean(v, fpath)
+				case "on-unknown":
+					s.OnUnknown = enum(d, v, fpath, OnUnknownRetry, OnUnknownVerify, OnUnknownHalt)
+				case "timeout":
+					s.Timeout = d.duration(v, fpath)
+				case "output":
+					s.Output = d.schemaRef(v, fpath)
+				}
+			})
+			out = append(out, s)
 		})
-		if _, v := mappingEntry(item, "name"); v == nil {
-			d.errorf(item, ipath, "a step needs a name")
-		}
-		out = append(out, s)
-	}
 	return out
 }
 

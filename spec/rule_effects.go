@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -20,23 +19,13 @@ var ruleDuplicateEffect = Rule{
 		if r.c == nil {
 			return
 		}
-		first := map[string]Position{}
-		for i, e := range r.c.Effects {
-			name := e.Name.Value
-			if at, ok := first[name]; ok {
-				r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
-					fmt.Sprintf("effect %q is declared twice (first at line %d): each effect needs its own name, since its name derives its effect key", name, at.Line),
-					"rename one of them, or merge them into one effect")
-				continue
-			}
-			first[name] = e.Name.Pos
-		}
+		r.reportDuplicates(effectNames(r.c.Effects), "x-idempotency.effects[%d].name",
+			func(name string, firstLine int) string {
+				return fmt.Sprintf("effect %q is declared twice (first at line %d): each effect needs its own name, since its name derives its effect key", name, firstLine)
+			},
+			"rename one of them, or merge them into one effect")
 	},
 }
-
-// identifierPattern is what an effect or step name must match: it becomes
-// a Go name and part of an effect or step key.
-var identifierPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 var ruleEffectNameNotIdentifier = Rule{
 	ID:       "IDEM012",
@@ -47,15 +36,21 @@ var ruleEffectNameNotIdentifier = Rule{
 		if r.c == nil {
 			return
 		}
-		for i, e := range r.c.Effects {
-			if identifierPattern.MatchString(e.Name.Value) {
-				continue
-			}
-			r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
-				fmt.Sprintf("effect name %q is not a lower-case identifier: it names generated code and effect keys", e.Name.Value),
-				"use lower-case letters, digits and _, starting with a letter, such as send_receipt")
-		}
+		r.reportNonIdentifiers(effectNames(r.c.Effects), "x-idempotency.effects[%d].name",
+			func(name string) string {
+				return fmt.Sprintf("effect name %q is not a lower-case identifier: it names generated code and effect keys", name)
+			},
+			"use lower-case letters, digits and _, starting with a letter, such as send_receipt")
 	},
+}
+
+// effectNames lists the names of effects, in order.
+func effectNames(effects []Effect) []Field[string] {
+	out := make([]Field[string], len(effects))
+	for i, e := range effects {
+		out[i] = e.Name
+	}
+	return out
 }
 
 var ruleEffectPayloadNotFound = Rule{

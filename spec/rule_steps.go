@@ -56,17 +56,11 @@ var ruleDuplicateStep = Rule{
 		if r.c == nil {
 			return
 		}
-		first := map[string]Position{}
-		for i, s := range r.c.Steps {
-			name := s.Name.Value
-			if at, ok := first[name]; ok {
-				r.report(s.Name.Pos, fmt.Sprintf("x-idempotency.steps[%d].name", i),
-					fmt.Sprintf("step %q is declared twice (first at line %d): an operation in flight resumes after the step it committed last, found by its name, and an external step's key derives from its name, so each step needs its own", name, at.Line),
-					"rename one of them, such as charge_card and capture_card")
-				continue
-			}
-			first[name] = s.Name.Pos
-		}
+		r.reportDuplicates(stepNames(r.c.Steps), "x-idempotency.steps[%d].name",
+			func(name string, firstLine int) string {
+				return fmt.Sprintf("step %q is declared twice (first at line %d): an operation in flight resumes after the step it committed last, found by its name, and an external step's key derives from its name, so each step needs its own", name, firstLine)
+			},
+			"rename one of them, such as charge_card and capture_card")
 	},
 }
 
@@ -79,15 +73,21 @@ var ruleStepNameNotIdentifier = Rule{
 		if r.c == nil {
 			return
 		}
-		for i, s := range r.c.Steps {
-			if identifierPattern.MatchString(s.Name.Value) {
-				continue
-			}
-			r.report(s.Name.Pos, fmt.Sprintf("x-idempotency.steps[%d].name", i),
-				fmt.Sprintf("step name %q is not a lower-case identifier: it names the recovery point, the step key the provider receives and generated code", s.Name.Value),
-				"use lower-case letters, digits and _, starting with a letter, such as charge_card")
-		}
+		r.reportNonIdentifiers(stepNames(r.c.Steps), "x-idempotency.steps[%d].name",
+			func(name string) string {
+				return fmt.Sprintf("step name %q is not a lower-case identifier: it names the recovery point, the step key the provider receives and generated code", name)
+			},
+			"use lower-case letters, digits and _, starting with a letter, such as charge_card")
 	},
+}
+
+// stepNames lists the names of steps, in order.
+func stepNames(steps []Step) []Field[string] {
+	out := make([]Field[string], len(steps))
+	for i, s := range steps {
+		out[i] = s.Name
+	}
+	return out
 }
 
 var ruleExternalStepIncomplete = Rule{

@@ -180,21 +180,29 @@ func TestBuildNotGenerated(t *testing.T) {
 		t.Errorf("deleteOrder's reasons (-want +got):\n%s", diff)
 	}
 
+	checkRefusedRender(t, doc, Verdict{Errors: []spec.Diagnostic{shared}},
+		"carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below.\n\n> **Not generated:** explain.yaml:3:5: pattern is not RE2 (IDEM110)\n\nMutating operations",
+		"### receiveEvent — POST /events\n\n> **Not generated:** this contract has no error of its own, but idemgen generate refuses the whole spec for the errors given at the top, so no code is generated for it either.\n\nNo generated code keeps this contract",
+	)
+}
+
+// checkRefusedRender renders doc under a verdict that refuses it and
+// requires every want in the output, no contract item (Retry) described as
+// kept, and no blank line doubled.
+func checkRefusedRender(t *testing.T, doc *spec.Document, v Verdict, want ...string) {
+	t.Helper()
 	var b bytes.Buffer
-	if err := Render(&b, doc, Verdict{Errors: []spec.Diagnostic{shared}}); err != nil {
+	if err := Render(&b, doc, v); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, w := range []string{
-		"carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below.\n\n> **Not generated:** explain.yaml:3:5: pattern is not RE2 (IDEM110)\n\nMutating operations",
-		"### receiveEvent — POST /events\n\n> **Not generated:** this contract has no error of its own, but idemgen generate refuses the whole spec for the errors given at the top, so no code is generated for it either.\n\nNo generated code keeps this contract",
-	} {
+	for _, w := range want {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 	if strings.Contains(out, "\n\n\n") || strings.Contains(out, "**Retry.**") {
-		t.Errorf("blank lines doubled, or a contract described:\n%s", out)
+		t.Errorf("blank lines doubled, or a refused contract described as kept:\n%s", out)
 	}
 }
 
