@@ -65,8 +65,14 @@ paths:
 
 func loadExplainDoc(t *testing.T) *spec.Document {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "explain.yaml")
-	if err := os.WriteFile(path, []byte(explainSpec), 0o644); err != nil {
+	return loadDoc(t, "explain.yaml", explainSpec)
+}
+
+// loadDoc loads text as the spec file name in a temporary directory.
+func loadDoc(t *testing.T, name, text string) *spec.Document {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := spec.Load(context.Background(), path, spec.LoadOptions{})

@@ -1,9 +1,6 @@
 package explain
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,25 +45,12 @@ paths:
           - {name: record_refund, output: {$ref: '#/components/schemas/Charge'}}
 `
 
-func loadPhasedDoc(t *testing.T) *spec.Document {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "phased.yaml")
-	if err := os.WriteFile(path, []byte(phasedSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := spec.Load(context.Background(), path, spec.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
 // TestBuildPhased checks what explain says of phased contracts: one line
 // per step on what a crash, a time-out and an unknown outcome do there,
 // the lease and the completer. Not generated, that is the as-written part
 // below the reasons; generated, it is the contract's own items.
 func TestBuildPhased(t *testing.T) {
-	doc := loadPhasedDoc(t)
+	doc := loadDoc(t, "phased.yaml", phasedSpec)
 	pay := doc.Operations[0]
 	phased := spec.Diagnostic{Pos: spec.Position{File: "phased.yaml", Line: 14, Col: 15}, Severity: spec.SeverityError, Rule: "IDEM020", Message: "mode phased is not generated yet"}
 	refused := Build(doc, Verdict{Errors: []spec.Diagnostic{phased}, Operations: map[*spec.Operation][]spec.Diagnostic{pay: {phased}}})
