@@ -116,7 +116,7 @@ type Contract struct {
 	Lease         Field[time.Duration]
 	Effects       []Effect
 	// Steps are the steps of a phased operation in the order it runs
-	// them, each a recovery point; empty when the contract declares none.
+	// them; empty when the contract declares none.
 	Steps []Step
 }
 
@@ -150,12 +150,12 @@ type Effect struct {
 	Payload Field[string]
 }
 
-// Step is one step of a phased operation and the recovery point it
-// commits: an operation in flight resumes after the last step it
-// committed, found by its name. A local step runs in its own transaction;
-// an external one calls outside the database with a step key derived from
-// the operation and the step's name, which the provider receives. The
-// last step records the operation's answer.
+// Step is one step of a phased operation. A local step runs in its own
+// transaction and commits a recovery point, named by the step: an
+// operation in flight resumes after the last one it committed. An
+// external one calls outside the database after the commit before it,
+// with a step key derived from the operation and the step's name, which
+// the provider receives. The last step records the operation's answer.
 type Step struct {
 	Pos  Position
 	Name Field[string]

@@ -74,7 +74,7 @@ func TestBuildPhased(t *testing.T) {
 		{refused.Sections[0].AsWritten, "Lease", []string{"holds the operation for 2m under a fencing token", "a duplicate that arrives meanwhile gets 409 with `Retry-After` at once", "a retry takes the operation over with a new token"}},
 		{refused.Sections[1].AsWritten, "Lease", []string{"holds the operation for 30s (the built-in default)", "waits up to 5s and then gets 409"}},
 		{refused.Sections[0].AsWritten, "Completer", []string{"the service's completer takes it over"}},
-		{generated.Sections[0].Items, "Steps", []string{"In order, each a recovery point:"}},
+		{generated.Sections[0].Items, "Steps", []string{"In order:"}},
 	}
 	for _, tt := range tests {
 		got := item(t, tt.items, tt.label).Text
@@ -92,11 +92,11 @@ func TestBuildPhased(t *testing.T) {
 	want := map[string][]string{
 		"createPayment": {
 			"`record_payment`: runs in its own transaction and commits its recovery point with its output `PaymentRecord`, while the attempt's token holds. A crash or time-out before the commit leaves nothing of it, and a retry or the completer runs it again; its outcome is never unknown.",
-			"`charge_card`: calls outside the database with a step key derived from the operation and the step's name, the same on every attempt, which the provider receives, and gives the call at most 10s; then commits its recovery point with its output `Charge`. A crash or time-out during the call leaves its outcome unknown: a retry or the completer first asks the provider whether the call with the step key happened (verify)",
+			"`charge_card`: once the recovery point before it has committed, calls outside the database with a step key derived from the operation and the step's name, the same on every attempt, which the provider receives, and gives the call at most 10s; its result (output `Charge`) goes to the next step, whose commit records it. A crash or time-out during the call, or before the next step commits, leaves its outcome unknown: a retry or the completer first asks the provider whether the call with the step key happened (verify)",
 			"`record_outcome`: runs in its own transaction, records the operation's answer (its response) and completes the operation in one commit",
 		},
 		"refund": {
-			"`notify_bank`: calls outside the database", "`reverse_charge`: calls outside the database", "`ask_ledger`: calls outside the database with a step key derived from the operation and the step's name, the same on every attempt, which the provider receives; then commits",
+			"`notify_bank`: once the recovery point before it has committed, calls outside the database", "`reverse_charge`: once", "`ask_ledger`: once the recovery point before it has committed, calls outside the database with a step key derived from the operation and the step's name, the same on every attempt, which the provider receives; its result goes to the next step",
 			"`record_refund`: runs in its own transaction, records the operation's answer (its response) and its output `Charge` and completes",
 		},
 	}
@@ -126,6 +126,6 @@ func TestBuildPhased(t *testing.T) {
 
 	checkRefusedRender(t, doc, Verdict{Errors: []spec.Diagnostic{phased}, Operations: map[*spec.Operation][]spec.Diagnostic{pay: {phased}}},
 		"so this page promises none of its guarantees.\n\nWhat the phased contract asks for, as written, for review: no generated code keeps any of it yet.\n\n- **Mode.** Phased: ",
-		"\n- **Steps.** In order, each a recovery point:\n  - `record_payment`: runs",
+		"\n- **Steps.** In order:\n  - `record_payment`: runs",
 	)
 }
