@@ -74,7 +74,8 @@ var Rules = []Rule{
 	{"step-timeout-beyond-lease", Risky, "a step's timeout lengthened to the lease or beyond"},
 	{"step-timeout-shortened", Risky, "a step's timeout shortened"},
 	{"step-timeout-lengthened", Safe, "a step's timeout lengthened, still inside the lease"},
-	{"step-output-changed", Breaking, "a step's output schema changed, added or removed"},
+	{"step-output-changed", Breaking, "a local step's output schema changed, added or removed"},
+	{"step-call-output-changed", Safe, "an external step's output schema changed, added or removed"},
 }
 
 // levels maps each rule id to its level.

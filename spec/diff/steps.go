@@ -9,10 +9,13 @@ import (
 )
 
 // steps compares the steps of an operation phased on both sides. An
-// operation in flight resumes after the step it committed last, found by
-// its name, and an external step's key derives from its name: steps are
-// matched by name, and a step whose name is gone, at the index of one
-// that is new, is reported as renamed.
+// operation in flight resumes after its last recovery point, named by the
+// local step that committed it, and an external step's key derives from
+// its name: steps are matched by name, and a step whose name is gone, at
+// the index of one that is new, is reported as renamed. An external
+// step's result goes to the next step in the same attempt and is never
+// stored on its own, so only a local step's output can be held by an
+// operation in flight.
 func (c *contracts) steps() {
 	b, h := c.b.Steps, c.h.Steps
 	inBase, inHead := stepNames(b), stepNames(h)
@@ -30,11 +33,15 @@ func (c *contracts) steps() {
 		renamedFrom[hn] = true
 	}
 	for _, bs := range b {
-		if name := bs.Name.Value; !inHead[name] && renamedTo[name] == "" {
-			c.add("step-removed", "steps["+name+"]", "step "+name+" removed",
-				fmt.Sprintf("An operation in flight whose last recovery point is %s cannot find where to resume and waits for a person; one that had not reached it never runs it.", name),
-				bs.Pos, stepsPos(c.h))
+		name := bs.Name.Value
+		if inHead[name] || renamedTo[name] != "" {
+			continue
 		}
+		inFlight := lostPoint(name) + fmt.Sprintf(" One that had not reached %s never runs it.", name)
+		if bs.External.Value {
+			inFlight = fmt.Sprintf("An operation in flight that had not got past %[1]s never makes its call, and the step after it runs without its result; one whose call ended unknown is never verified or called again.", name)
+		}
+		c.add("step-removed", "steps["+name+"]", "step "+name+" removed", inFlight, bs.Pos, stepsPos(c.h))
 	}
 	for i, hs := range h {
 		name := hs.Name.Value
@@ -49,7 +56,7 @@ func (c *contracts) steps() {
 	bo, ho := commonOrder(b, inHead), commonOrder(h, inBase)
 	if !slices.Equal(bo, ho) {
 		c.add("steps-reordered", "steps", fmt.Sprintf("steps %s → %s", list(bo), list(ho)),
-			"An operation in flight resumes after the step it committed last, taken in the new order: it can run a step it already ran a second time, or never run one it had not reached.",
+			"An operation in flight resumes after its last recovery point, taken in the new order: it can run a step it already ran a second time, or never run one it had not reached.",
 			stepsPos(c.b), stepsPos(c.h))
 	}
 }
@@ -59,7 +66,7 @@ func (c *contracts) steps() {
 func addedInFlight(before []spec.Step, inBase map[string]bool, name string) string {
 	for i := len(before) - 1; i >= 0; i-- {
 		if prev := before[i].Name.Value; inBase[prev] {
-			return fmt.Sprintf("An operation in flight that stopped at %[1]s or before runs %[2]s; one that got past %[1]s skips it and never runs %[2]s, and a completed one is replayed without it.", prev, name)
+			return fmt.Sprintf("An operation in flight that had not got past %[1]s runs %[2]s; one that had skips it and never runs %[2]s, and a completed one is replayed without it.", prev, name)
 		}
 	}
 	return fmt.Sprintf("An operation in flight that committed a recovery point resumes after it, skips %[1]s and never runs it; only one that committed none yet, and every new one, runs %[1]s.", name)
@@ -68,9 +75,14 @@ func addedInFlight(before []spec.Step, inBase map[string]bool, name string) stri
 // stepRenamed reports a step that lost its name to another at its index.
 func (c *contracts) stepRenamed(b, h spec.Step) {
 	bn, hn := b.Name.Value, h.Name.Value
-	inFlight := fmt.Sprintf("An operation in flight whose last recovery point is %s cannot find where to resume and waits for a person.", bn)
-	if b.External.Value || h.External.Value {
-		inFlight += fmt.Sprintf(" The step key derives from the name: one whose call as %s ended unknown calls again as %s under a new key, which the provider cannot recognise as the same call, so it can happen twice.", bn, hn)
+	var inFlight string
+	switch {
+	case !b.External.Value:
+		inFlight = lostPoint(bn)
+	case h.External.Value:
+		inFlight = fmt.Sprintf("The step key derives from the name: an operation in flight whose call as %s ended unknown calls again as %s under a new key, which the provider cannot recognise as the same call, so it can happen twice.", bn, hn)
+	default:
+		inFlight = fmt.Sprintf("An external step commits no recovery point, so operations in flight still find where to resume; what a call of %s that ended unknown becomes is in its change to a local step.", bn)
 	}
 	c.add("step-renamed", "steps["+hn+"]", fmt.Sprintf("step %s renamed to %s", bn, hn), inFlight, b.Name.Pos, h.Name.Pos)
 }
@@ -92,11 +104,26 @@ func (c *contracts) stepPair(b, h spec.Step) {
 		c.stepOnUnknown(name, field, b, h)
 		c.stepTimeout(name, field, b, h)
 	}
-	if bo, ho := b.Output.Value, h.Output.Value; bo != ho {
-		c.add("step-output-changed", field+".output", fmt.Sprintf("step %s output %s → %s", name, outputWords(bo), outputWords(ho)),
-			fmt.Sprintf("An operation in flight that committed %s holds the state the old code encoded; the step after it reads it as the new output, and state that does not decode leaves the operation unable to resume.", name),
-			fieldOr(b.Output.Pos, b.Pos), fieldOr(h.Output.Pos, h.Pos))
+	bo, ho := b.Output.Value, h.Output.Value
+	if bo == ho {
+		return
 	}
+	change, at, to := fmt.Sprintf("step %s output %s → %s", name, outputWords(bo), outputWords(ho)), fieldOr(b.Output.Pos, b.Pos), fieldOr(h.Output.Pos, h.Pos)
+	if b.External.Value {
+		c.add("step-call-output-changed", field+".output", change,
+			fmt.Sprintf("The result of %s's call goes to the next step in the attempt that made it and is never stored on its own: no operation in flight holds it in the old shape.", name),
+			at, to)
+		return
+	}
+	c.add("step-output-changed", field+".output", change,
+		fmt.Sprintf("An operation in flight that committed %s holds the state the old code encoded; the step after it reads it as the new output, and state that does not decode leaves the operation unable to resume.", name),
+		at, to)
+}
+
+// lostPoint says what becomes of an operation in flight whose last
+// recovery point is the local step name, gone from the contract.
+func lostPoint(name string) string {
+	return fmt.Sprintf("An operation in flight whose last recovery point is %s cannot find where to resume: its attempts fail until the completer halts it for a person.", name)
 }
 
 // stepOnUnknown compares an external step's policy: halt is the

@@ -75,10 +75,26 @@ steps:
 		{
 			name: "a local step renamed and made external",
 			base: payment, head: strings.Replace(payment, "{name: record_payment}", "{name: authorize, external: true, on-unknown: retry, timeout: 5s}", 1),
-			want: []string{"step-renamed x-idempotency.steps[authorize]", "step-made-external x-idempotency.steps[authorize].external"},
-			inFlight: map[string]string{
-				"step-renamed": "The step key derives from the name: one whose call as record_payment ended unknown calls again as authorize under a new key",
-			},
+			want:     []string{"step-renamed x-idempotency.steps[authorize]", "step-made-external x-idempotency.steps[authorize].external"},
+			inFlight: map[string]string{"step-renamed": "whose last recovery point is record_payment cannot find where to resume"},
+		},
+		{
+			name: "an external step renamed",
+			base: payment, head: strings.Replace(payment, "name: charge_card", "name: charge_payment", 1),
+			want:     []string{"step-renamed x-idempotency.steps[charge_payment]"},
+			inFlight: map[string]string{"step-renamed": "The step key derives from the name: an operation in flight whose call as charge_card ended unknown calls again as charge_payment under a new key"},
+		},
+		{
+			name: "an external step renamed and made local",
+			base: payment, head: strings.Replace(payment, "{name: charge_card, external: true, on-unknown: verify, timeout: 10s}", "{name: record_charge}", 1),
+			want:     []string{"step-renamed x-idempotency.steps[record_charge]", "step-made-local x-idempotency.steps[record_charge].external"},
+			inFlight: map[string]string{"step-renamed": "An external step commits no recovery point"},
+		},
+		{
+			name: "an external step removed",
+			base: payment, head: strings.Replace(payment, "  - {name: charge_card, external: true, on-unknown: verify, timeout: 10s}\n", "", 1),
+			want:     []string{"step-removed x-idempotency.steps[charge_card]"},
+			inFlight: map[string]string{"step-removed": "never makes its call, and the step after it runs without its result"},
 		},
 		{
 			name: "a step removed and another added are no rename at different indexes",
