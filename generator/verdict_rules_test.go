@@ -109,7 +109,7 @@ func TestJudgeRefusals(t *testing.T) {
 		message string
 	}{
 		{name: "clean"},
-		{name: "phased", c: verdictCase{block: "{mode: phased, lease: 1m}"}, rule: RulePhased, at: []string{"x-idempotency: {mode"}, message: "mode phased is not generated yet"},
+		{name: "phased", c: verdictCase{block: "{mode: phased, lease: 1m, steps: [{name: record}]}"}, rule: RulePhased, at: []string{"x-idempotency: {mode"}, message: "mode phased is not generated yet"},
 		{name: "replay current", c: verdictCase{block: "{replay: current}"}, rule: RuleReplayCurrent, at: []string{"x-idempotency: {replay"}, message: "replay current is not generated yet"},
 		{name: "multipart body", c: verdictCase{media: "multipart/form-data"}, rule: RuleUnsupportedBody, at: []string{"requestBody:"}, message: "is multipart/form-data: only JSON"},
 		{name: "form body not an object", c: verdictCase{media: formArray}, rule: RuleUnsupportedBody, at: []string{"application/x-www-form-urlencoded:"}, message: "the form request body of createOrder (POST /orders) is not an object with properties: only those decode from a form, so the operation would get no handler"},
@@ -177,7 +177,7 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
         - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
       responses:
         "201": {description: created}
-      x-idempotency: {mode: phased, lease: 1m}
+      x-idempotency: {mode: phased, lease: 1m, steps: [{name: record}]}
 `
 	j, _ := judgeSource(t, src)
 	var rules []string
@@ -221,7 +221,7 @@ webhooks:
           multipart/form-data:
             schema: {type: object}
       responses: {"204": {description: done}}
-      x-idempotency: {scope: [], mode: phased, lease: 1m}
+      x-idempotency: {scope: [], mode: phased, lease: 1m, steps: [{name: record}]}
 `)
 	got := map[string][]string{}
 	for op, diags := range j.Unfit {

@@ -115,6 +115,9 @@ type Contract struct {
 	Mode          Field[Mode]
 	Lease         Field[time.Duration]
 	Effects       []Effect
+	// Steps are the steps of a phased operation in the order it runs
+	// them; empty when the contract declares none.
+	Steps []Step
 }
 
 // Key says how a retry of an operation is recognised.
@@ -145,4 +148,28 @@ type Effect struct {
 	// component schema such as #/components/schemas/ConfirmationEmail;
 	// unset, the payload is bytes the business method chooses.
 	Payload Field[string]
+}
+
+// Step is one step of a phased operation. A local step runs in its own
+// transaction and commits a recovery point, named by the step: an
+// operation in flight resumes after the last one it committed. An
+// external one calls outside the database after the commit before it,
+// with a step key derived from the operation and the step's name, which
+// the provider receives. The last step records the operation's answer.
+type Step struct {
+	Pos  Position
+	Name Field[string]
+	// External reports whether the step calls outside the database; a
+	// built-in false, positioned at the step, when the step does not say.
+	External Field[bool]
+	// OnUnknown is what happens when an external call's outcome is
+	// unknown. It has no default: unset, it is not Set.
+	OnUnknown Field[OnUnknown]
+	// Timeout is how long one external call may take. It has no default:
+	// unset, it is not Set.
+	Timeout Field[time.Duration]
+	// Output is the reference of the component schema of the state the
+	// step hands to the next, such as #/components/schemas/Charge; unset,
+	// the step hands on nothing.
+	Output Field[string]
 }

@@ -25,6 +25,7 @@ type block struct {
 	hasExclude    bool
 	hasUnordered  bool
 	hasEffects    bool
+	hasSteps      bool
 }
 
 // decoder reads contract blocks from YAML nodes of one file and collects
@@ -54,7 +55,7 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
 var (
 	blockFields = []string{
 		"key", "natural-key", "scope", "fingerprint", "retention", "tombstone",
-		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects",
+		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects", "steps",
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
@@ -102,6 +103,9 @@ func (d *decoder) decodeBlock(keyNode, n *yaml.Node, path string) *block {
 		case "effects":
 			b.hasEffects = true
 			b.c.Effects = d.effects(v, fpath)
+		case "steps":
+			b.hasSteps = true
+			b.c.Steps = d.steps(v, fpath)
 		}
 	})
 	return b
@@ -169,35 +173,47 @@ func (d *decoder) fingerprint(n *yaml.Node, path string, b *block) {
 
 // effects decodes the effects list.
 func (d *decoder) effects(n *yaml.Node, path string) []Effect {
+	var out []Effect
+	d.namedObjects(n, path, "a list of effects", "an object with name and on-unknown", "an effect needs a name",
+		func(item *yaml.Node, ipath string) {
+			e := Effect{Pos: d.pos(item)}
+			d.fields(item, ipath, effectFields, func(_, v *yaml.Node, name, fpath string) {
+				switch name {
+				case "name":
+					e.Name = d.nonEmptyString(v, fpath)
+				case "on-unknown":
+					e.OnUnknown = enum(d, v, fpath, OnUnknownRetry, OnUnknownVerify, OnUnknownHalt)
+				case "payload":
+					e.Payload = d.nonEmptyString(v, fpath)
+				}
+			})
+			out = append(out, e)
+		})
+	return out
+}
+
+// namedObjects walks a list of objects that each need a name, such as
+// effects or steps, and calls each for every object with its field path.
+// It reports a value that is not a list (want names the list), an item
+// that is not an object (wantItem names it) and an object without a name
+// (noName).
+func (d *decoder) namedObjects(n *yaml.Node, path, want, wantItem, noName string, each func(item *yaml.Node, ipath string)) {
 	if n == nil || n.Kind != yaml.SequenceNode {
-		d.errorf(n, path, "want a list of effects, got %s", kindName(n))
-		return nil
+		d.errorf(n, path, "want %s, got %s", want, kindName(n))
+		return
 	}
-	out := make([]Effect, 0, len(n.Content))
 	for i, item := range n.Content {
 		item = deref(item)
 		ipath := fmt.Sprintf("%s[%d]", path, i)
 		if item == nil || item.Kind != yaml.MappingNode {
-			d.errorf(item, ipath, "want an object with name and on-unknown, got %s", kindName(item))
+			d.errorf(item, ipath, "want %s, got %s", wantItem, kindName(item))
 			continue
 		}
-		e := Effect{Pos: d.pos(item)}
-		d.fields(item, ipath, effectFields, func(_, v *yaml.Node, name, fpath string) {
-			switch name {
-			case "name":
-				e.Name = d.nonEmptyString(v, fpath)
-			case "on-unknown":
-				e.OnUnknown = enum(d, v, fpath, OnUnknownRetry, OnUnknownVerify, OnUnknownHalt)
-			case "payload":
-				e.Payload = d.nonEmptyString(v, fpath)
-			}
-		})
+		each(item, ipath)
 		if _, v := mappingEntry(item, "name"); v == nil {
-			d.errorf(item, ipath, "an effect needs a name")
+			d.errorf(item, ipath, "%s", noName)
 		}
-		out = append(out, e)
 	}
-	return out
 }
 
 // scalar reports whether n is a scalar with one of the given YAML tags and

@@ -50,6 +50,13 @@ func merge(op, docDefaults *block) *Contract {
 			e.OnUnknown = Field[OnUnknown]{Value: OnUnknownRetry, Pos: e.Pos}
 		}
 	}
+	c.Steps = pickList(op.hasSteps, op.c.Steps, def.c.Steps)
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		if !s.External.Set {
+			s.External = Field[bool]{Pos: s.Pos}
+		}
+	}
 	return c
 }
 

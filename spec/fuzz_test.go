@@ -52,6 +52,8 @@ var fuzzSeeds = []string{
 	"key: {in: body}\n",
 	"key: {name: 'a b'}\n",
 	"effects: [1, {on-unknown: maybe}]\n",
+	"mode: phased\nlease: 30s\nsteps:\n  - {name: record, output: {$ref: '#/components/schemas/R'}}\n  - {name: charge, external: true, on-unknown: verify, timeout: 10s}\n  - {name: done}\n",
+	"steps: [1, {external: maybe, timeout: 0s, output: {type: object}}]\n",
 	"fingerprint: {include: [items, /a~2]}\n",
 	"lease: 1s\nlease: 2s\n",
 	"[1, 2]",
@@ -131,6 +133,15 @@ func checkContract(t *testing.T, c *Contract) {
 	for _, e := range c.Effects {
 		if !e.Name.Set || e.Name.Pos.Line < 1 {
 			t.Errorf("effect without a positioned name: %+v", e)
+		}
+	}
+	for _, s := range c.Steps {
+		switch {
+		case !s.Name.Set || s.Name.Pos.Line < 1 || s.External.Pos.Line < 1:
+			t.Errorf("step without a positioned name and external: %+v", s)
+		case s.Timeout.Set && s.Timeout.Value <= 0,
+			s.OnUnknown.Set && s.OnUnknown.Value != OnUnknownRetry && s.OnUnknown.Value != OnUnknownVerify && s.OnUnknown.Value != OnUnknownHalt:
+			t.Errorf("step with a bad timeout or on-unknown: %+v", s)
 		}
 	}
 	for _, p := range [][]Field[string]{c.NaturalKey, c.Fingerprint.Include, c.Fingerprint.Exclude, c.Fingerprint.Unordered} {

@@ -53,6 +53,20 @@ func TestOverlayAnnotatesASpec(t *testing.T) {
 	if pay.Pos.File != ext || pay.Contract == nil || pay.Contract.Mode != set(ModePhased, at(ov, 22, 29)) {
 		t.Errorf("POST /payments at %v with contract %+v, want mode phased from %s:22:29", pay.Pos, pay.Contract, ov)
 	}
+	steps := pay.Contract.Steps
+	if len(steps) != 2 {
+		t.Fatalf("POST /payments steps %+v, want the overlay's two", steps)
+	}
+	got = []any{steps[0].Name, steps[0].OnUnknown, steps[1].Name, steps[1].External}
+	want = []any{
+		set("charge_card", at(ov, 22, 52)),
+		set(OnUnknownVerify, at(ov, 22, 93)),
+		set("record_outcome", at(ov, 22, 122)),
+		builtin(false, at(ov, 22, 115)),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("createPayment's steps from the overlay (-want +got):\n%s", diff)
+	}
 }
 
 // overlayHead starts the overlays of the tests below: the version, an
@@ -111,6 +125,8 @@ func TestOverlayErrors(t *testing.T) {
 			`o.yaml:5:21: actions[0]: cannot merge the string "tenant" into a list at $['paths']['/orders']['post']['x-idempotency']['scope']: remove it first`},
 		{"bad value from overlay", overlayHead + "  - target: $.paths['/orders'].post\n    update:\n      x-idempotency: {replay: later}\n",
 			`o.yaml:6:31: x-idempotency.replay: unknown value "later" (want stored or current)`},
+		{"bad step from overlay", overlayHead + "  - target: $.paths['/orders'].post\n    update:\n      x-idempotency: {steps: [{name: charge, timeout: soon}]}\n",
+			`o.yaml:6:55: x-idempotency.steps[0].timeout: invalid duration "soon": want a duration such as 90m, 72h, 30d or 1d12h`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

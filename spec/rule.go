@@ -73,6 +73,16 @@ func Rules() []Rule {
 		ruleOneOfOverlap,
 		ruleEffectPayloadNotFound,
 		ruleEffectPayloadDiffers,
+		rulePhasedWithoutSteps,
+		ruleStepsOnAtomic,
+		ruleDuplicateStep,
+		ruleStepNameNotIdentifier,
+		ruleExternalStepIncomplete,
+		ruleCallSettingsOnLocalStep,
+		ruleLastStepExternal,
+		ruleStepTimeoutNotWithinLease,
+		ruleHaltStepUndocumented,
+		ruleStepOutputNotFound,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -20,23 +19,13 @@ var ruleDuplicateEffect = Rule{
 		if r.c == nil {
 			return
 		}
-		first := map[string]Position{}
-		for i, e := range r.c.Effects {
-			name := e.Name.Value
-			if at, ok := first[name]; ok {
-				r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
-					fmt.Sprintf("effect %q is declared twice (first at line %d): each effect needs its own name, since its name derives its effect key", name, at.Line),
-					"rename one of them, or merge them into one effect")
-				continue
-			}
-			first[name] = e.Name.Pos
-		}
+		r.reportDuplicates(effectNames(r.c.Effects), "x-idempotency.effects[%d].name",
+			func(name string, firstLine int) string {
+				return fmt.Sprintf("effect %q is declared twice (first at line %d): each effect needs its own name, since its name derives its effect key", name, firstLine)
+			},
+			"rename one of them, or merge them into one effect")
 	},
 }
-
-// effectNamePattern is what an effect name must match: it becomes a Go
-// method name and part of an effect key.
-var effectNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 var ruleEffectNameNotIdentifier = Rule{
 	ID:       "IDEM012",
@@ -47,15 +36,21 @@ var ruleEffectNameNotIdentifier = Rule{
 		if r.c == nil {
 			return
 		}
-		for i, e := range r.c.Effects {
-			if effectNamePattern.MatchString(e.Name.Value) {
-				continue
-			}
-			r.report(e.Name.Pos, fmt.Sprintf("x-idempotency.effects[%d].name", i),
-				fmt.Sprintf("effect name %q is not a lower-case identifier: it names generated code and effect keys", e.Name.Value),
-				"use lower-case letters, digits and _, starting with a letter, such as send_receipt")
-		}
+		r.reportNonIdentifiers(effectNames(r.c.Effects), "x-idempotency.effects[%d].name",
+			func(name string) string {
+				return fmt.Sprintf("effect name %q is not a lower-case identifier: it names generated code and effect keys", name)
+			},
+			"use lower-case letters, digits and _, starting with a letter, such as send_receipt")
 	},
+}
+
+// effectNames lists the names of effects, in order.
+func effectNames(effects []Effect) []Field[string] {
+	out := make([]Field[string], len(effects))
+	for i, e := range effects {
+		out[i] = e.Name
+	}
+	return out
 }
 
 var ruleEffectPayloadNotFound = Rule{
@@ -71,12 +66,12 @@ var ruleEffectPayloadNotFound = Rule{
 			if !e.Payload.Set {
 				continue
 			}
-			name, ok := strings.CutPrefix(e.Payload.Value, componentPrefix)
-			if ok && !strings.Contains(name, "/") && componentSchema(r.doc, name) {
+			isRef, declared := componentRef(r.doc, e.Payload.Value)
+			if declared {
 				continue
 			}
 			msg := fmt.Sprintf("payload %q of effect %q names no schema under components/schemas", e.Payload.Value, e.Name.Value)
-			if !ok || strings.Contains(name, "/") {
+			if !isRef {
 				msg = fmt.Sprintf("payload %q of effect %q is not a component schema reference (%sName)", e.Payload.Value, e.Name.Value, componentPrefix)
 			}
 			r.report(e.Payload.Pos, fmt.Sprintf("x-idempotency.effects[%d].payload", i), msg,
@@ -85,13 +80,19 @@ var ruleEffectPayloadNotFound = Rule{
 	},
 }
 
-// componentSchema reports whether doc declares the component schema name.
-func componentSchema(doc *Document, name string) bool {
+// componentRef reports whether ref is the reference of a schema under
+// components/schemas (#/components/schemas/Name, no deeper) and whether
+// doc declares that schema.
+func componentRef(doc *Document, ref string) (isRef, declared bool) {
+	name, ok := strings.CutPrefix(ref, componentPrefix)
+	if !ok || strings.Contains(name, "/") {
+		return false, false
+	}
 	if doc == nil || doc.OpenAPI == nil || doc.OpenAPI.Components == nil {
-		return false
+		return true, false
 	}
 	s, ok := doc.OpenAPI.Components.Schemas[name]
-	return ok && s != nil && s.Value != nil
+	return true, ok && s != nil && s.Value != nil
 }
 
 var ruleEffectPayloadDiffers = Rule{

@@ -188,6 +188,33 @@ func rtRenameMedia(t testing.TB, doc *Document, name string, schema *openapi3.Sc
 	content[name] = &m
 }
 
+// rtPhased makes c phased with a lease of 30s and the steps.
+func rtPhased(c *Contract, steps ...Step) {
+	c.Mode = rtSet(ModePhased, 10)
+	c.Lease = rtSet(30*time.Second, 13)
+	c.Steps = steps
+}
+
+// rtStep is a local step named on line.
+func rtStep(line int, name string) Step {
+	return Step{Pos: rtAt(line), Name: rtSet(name, line), External: Field[bool]{Pos: rtAt(line)}}
+}
+
+// rtCall is an external step named on line, with external, on-unknown
+// and timeout on the lines after it.
+func rtCall(line int, name string, onUnknown OnUnknown, timeout time.Duration) Step {
+	return Step{Pos: rtAt(line), Name: rtSet(name, line), External: rtSet(true, line+1), OnUnknown: rtSet(onUnknown, line+2), Timeout: rtSet(timeout, line+3)}
+}
+
+// rtDocument409 documents a 409 response on createOrder.
+func rtDocument409(d *Document) {
+	for _, op := range d.Operations {
+		if op.ID == "createOrder" {
+			op.Op.Responses.Set("409", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("conflict")})
+		}
+	}
+}
+
 // rtFinding is the part of a diagnostic a rule test pins: rule and line.
 type rtFinding struct {
 	Rule string
@@ -415,9 +442,135 @@ func TestRules(t *testing.T) {
 			want: []rtFinding{{"IDEM012", 20}},
 		},
 		{
-			name:   "IDEM013 phased without lease",
-			mutate: func(c *Contract) { c.Mode = rtSet(ModePhased, 10) },
-			want:   []rtFinding{{"IDEM013", 10}},
+			name: "IDEM013 phased without lease",
+			mutate: func(c *Contract) {
+				c.Mode = rtSet(ModePhased, 10)
+				c.Steps = []Step{rtStep(20, "record_order")}
+			},
+			want: []rtFinding{{"IDEM013", 10}},
+		},
+		{
+			name: "a phased payment with local and external steps",
+			doc:  rtDocument409,
+			mutate: func(c *Contract) {
+				rtPhased(c, rtStep(20, "record_payment"), rtCall(30, "charge_card", OnUnknownHalt, 10*time.Second), rtStep(40, "record_outcome"))
+			},
+		},
+		{
+			name:     "IDEM030 phased without steps",
+			mutate:   func(c *Contract) { rtPhased(c) },
+			want:     []rtFinding{{"IDEM030", 10}},
+			wantText: "createOrder is phased but declares no steps",
+		},
+		{
+			name:     "IDEM031 steps on an atomic operation",
+			mutate:   func(c *Contract) { c.Steps = []Step{rtStep(20, "record_order")} },
+			want:     []rtFinding{{"IDEM031", 20}},
+			wantText: "(mode: atomic)",
+		},
+		{
+			name: "IDEM031 steps on the default mode",
+			mutate: func(c *Contract) {
+				c.Mode = rtBuiltin(ModeAtomic)
+				c.Steps = []Step{rtStep(20, "record_order")}
+			},
+			want:     []rtFinding{{"IDEM031", 20}},
+			wantText: "(atomic is the default mode)",
+		},
+		{
+			name:     "IDEM032 duplicate step name",
+			mutate:   func(c *Contract) { rtPhased(c, rtStep(20, "record"), rtStep(21, "charge"), rtStep(22, "record")) },
+			want:     []rtFinding{{"IDEM032", 22}},
+			wantText: `step "record" is declared twice (first at line 20)`,
+		},
+		{
+			name:   "IDEM033 step name not an identifier",
+			mutate: func(c *Contract) { rtPhased(c, rtStep(20, "Record-Payment"), rtStep(21, "record_outcome")) },
+			want:   []rtFinding{{"IDEM033", 20}},
+		},
+		{
+			name: "IDEM034 external step without on-unknown and timeout",
+			mutate: func(c *Contract) {
+				charge := rtCall(20, "charge_card", OnUnknownVerify, time.Second)
+				charge.OnUnknown, charge.Timeout = Field[OnUnknown]{}, Field[time.Duration]{}
+				rtPhased(c, charge, rtStep(30, "record_outcome"))
+			},
+			want:     []rtFinding{{"IDEM034", 21}, {"IDEM034", 21}},
+			wantText: `external step "charge_card" has no on-unknown`,
+		},
+		{
+			name: "IDEM035 on-unknown and timeout on a local step",
+			mutate: func(c *Contract) {
+				record := rtCall(20, "record_payment", OnUnknownRetry, time.Second)
+				record.External = rtSet(false, 21)
+				rtPhased(c, record, rtStep(30, "record_outcome"))
+			},
+			want:     []rtFinding{{"IDEM035", 22}, {"IDEM035", 23}},
+			wantText: `step "record_payment" is local, so on-unknown retry would do nothing`,
+		},
+		{
+			name: "IDEM036 last step external",
+			mutate: func(c *Contract) {
+				rtPhased(c, rtStep(20, "record_payment"), rtCall(30, "charge_card", OnUnknownVerify, time.Second))
+			},
+			want:     []rtFinding{{"IDEM036", 31}},
+			wantText: `the last step "charge_card" is external`,
+		},
+		{
+			name: "IDEM037 lease as long as a step's timeout",
+			mutate: func(c *Contract) {
+				rtPhased(c, rtCall(20, "charge_card", OnUnknownVerify, 30*time.Second), rtStep(30, "record_outcome"))
+			},
+			want:     []rtFinding{{"IDEM037", 23}},
+			wantText: `timeout 30s of step "charge_card" is not shorter than the lease 30s (line 13)`,
+		},
+		{
+			name: "IDEM037 default lease shorter than a step's timeout",
+			mutate: func(c *Contract) {
+				rtPhased(c, rtCall(2, "charge_card", OnUnknownVerify, time.Minute), rtStep(30, "record_outcome"))
+				c.Lease = rtBuiltin(defaults.Lease)
+			},
+			want:     []rtFinding{{"IDEM037", 5}, {"IDEM013", 10}},
+			wantText: "not shorter than the lease 30s (the built-in default)",
+		},
+		{
+			name: "IDEM038 halt without a documented 409",
+			mutate: func(c *Contract) {
+				rtPhased(c, rtCall(20, "charge_card", OnUnknownHalt, time.Second), rtStep(30, "record_outcome"))
+			},
+			want:     []rtFinding{{"IDEM038", 22}},
+			wantText: "createOrder documents no 409 response",
+		},
+		{
+			name: "IDEM038 quiet with a 4XX range",
+			doc: func(d *Document) {
+				rtOperation(t, d, "createOrder").Op.Responses.Set("4XX", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("problem")})
+			},
+			mutate: func(c *Contract) {
+				rtPhased(c, rtCall(20, "charge_card", OnUnknownHalt, time.Second), rtStep(30, "record_outcome"))
+			},
+		},
+		{
+			name: "IDEM039 step output names no schema",
+			mutate: func(c *Contract) {
+				record := rtStep(20, "record_payment")
+				record.Output = rtSet("#/components/schemas/Itme", 21)
+				outcome := rtStep(30, "record_outcome")
+				outcome.Output = rtSet("#/components/schemas/Item", 31)
+				rtPhased(c, record, outcome)
+			},
+			want:     []rtFinding{{"IDEM039", 21}},
+			wantText: `output "#/components/schemas/Itme" of step "record_payment" names no schema`,
+		},
+		{
+			name: "IDEM039 step output not a component reference",
+			mutate: func(c *Contract) {
+				record := rtStep(20, "record_payment")
+				record.Output = rtSet("#/components/schemas/Item/properties/sku", 21)
+				rtPhased(c, record)
+			},
+			want:     []rtFinding{{"IDEM039", 21}},
+			wantText: "is not a component schema reference",
 		},
 		{
 			name: "halt on atomic is allowed (IDEM014 retired)",

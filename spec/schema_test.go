@@ -29,12 +29,12 @@ var schemaCorpus = []string{"../testdata", "../examples", "testdata"}
 // shapeMessages start (or, for the pointer one, contain) the decoder's
 // messages for a block whose shape is wrong: an unknown field, a value of
 // the wrong type, a value outside an enum, a malformed duration or
-// pointer, an empty name, a missing effect name. The other decode errors,
-// such as a body key without a name once merged with the defaults or a
-// zero duration, need context or arithmetic a schema does not have.
+// pointer, an empty name, a missing effect or step name. The other decode
+// errors, such as a body key without a name once merged with the defaults
+// or a zero duration, need context or arithmetic a schema does not have.
 var shapeMessages = []string{
 	"unknown field", "want ", "unknown value", "invalid duration", "must not be empty",
-	"must be greater than 0", "an effect needs a name", "is not a JSON pointer",
+	"must be greater than 0", "an effect needs a name", "a step needs a name", "is not a JSON pointer",
 }
 
 // isShapeError reports whether e is a shape error inside a contract block.

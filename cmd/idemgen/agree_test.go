@@ -25,16 +25,34 @@ var errorLine = regexp.MustCompile(`^(\S+:\d+:\d+): error ([A-Z]+\d{3}): `)
 // refused.
 var notGeneratedLine = regexp.MustCompile(`^> \*\*Not generated:\*\* (?:(\S+:\d+:\d+): .*\(([A-Z]+\d{3})\)$)?`)
 
+// asWrittenLine starts the part of a section of explain that explains a
+// phased contract as written, kept by no code.
+const asWrittenLine = "What the phased contract asks for, as written"
+
+// explainSection is what explain says of one operation.
+type explainSection struct {
+	// notGenerated: the section is marked not generated.
+	notGenerated bool
+	// kept: the section describes guarantees as kept, in an item outside
+	// the as-written part.
+	kept bool
+	// asWritten: the section explains a phased contract as written.
+	asWritten bool
+}
+
 // TestCommandsAgree runs check, explain and generate on the spec of every
 // golden case, with its overlays, and requires one verdict: check reports
 // an error exactly when generate refuses, with the same errors (position
 // and rule), and explain then marks every annotated operation not
 // generated and gives the same errors, while without one it marks none.
-// Unusable input is exit 2 for all three. Opt-in rules stay off (a case's
-// check arguments are not passed): generate never runs them.
+// A section marked not generated describes no guarantee as kept: what it
+// explains of a phased contract comes below the line that says no code
+// keeps it, which a generated section never has. Unusable input is exit 2
+// for all three. Opt-in rules stay off (a case's check arguments are not
+// passed): generate never runs them.
 func TestCommandsAgree(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
-	refused, generated := 0, 0
+	refused, generated, asWritten := 0, 0, 0
 	seen := map[string]bool{}
 	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,9 +77,18 @@ func TestCommandsAgree(t *testing.T) {
 			if !slices.Equal(explainErrs, checkErrs) {
 				t.Errorf("explain gives the reasons\n%s\ncheck reports\n%s", strings.Join(explainErrs, "\n"), strings.Join(checkErrs, "\n"))
 			}
-			for title, marked := range sections {
-				if marked != (len(checkErrs) > 0) {
-					t.Errorf("explain marks %q not generated: %v; check finds %d errors", title, marked, len(checkErrs))
+			for title, s := range sections {
+				if s.notGenerated != (len(checkErrs) > 0) {
+					t.Errorf("explain marks %q not generated: %v; check finds %d errors", title, s.notGenerated, len(checkErrs))
+				}
+				if s.kept == s.notGenerated {
+					t.Errorf("explain marks %q not generated: %v, and describes guarantees as kept: %v", title, s.notGenerated, s.kept)
+				}
+				if s.asWritten && !s.notGenerated {
+					t.Errorf("explain gives %q as written and kept by no code, but it is generated", title)
+				}
+				if s.asWritten {
+					asWritten++
 				}
 			}
 			if len(checkErrs) > 0 {
@@ -74,8 +101,8 @@ func TestCommandsAgree(t *testing.T) {
 			}
 		})
 	}
-	if refused < 20 || generated < 10 {
-		t.Errorf("%d specs refused and %d generated: the golden cases should give more of both", refused, generated)
+	if refused < 20 || generated < 10 || asWritten < 3 {
+		t.Errorf("%d specs refused, %d generated, %d phased contracts explained as written: the golden cases should give more of each", refused, generated, asWritten)
 	}
 	for _, rule := range plannerRules {
 		if !seen[rule] {
@@ -118,31 +145,40 @@ func generateVerdict(t *testing.T, c goldenCase) ([]string, int) {
 	return sortedSet(errs), code
 }
 
-// explainVerdict runs explain on the case's spec and returns, by section
-// title, whether the section is marked not generated, every error the
-// page gives as a reason, as checkVerdict words them, and the exit code.
-func explainVerdict(t *testing.T, c goldenCase) (map[string]bool, []string, int) {
+// explainVerdict runs explain on the case's spec and returns what it
+// says of each operation, by section title, every error the page gives as
+// a reason, as checkVerdict words them, and the exit code.
+func explainVerdict(t *testing.T, c goldenCase) (map[string]explainSection, []string, int) {
 	t.Helper()
 	stdout, _, code := runIdemgen(slices.Concat([]string{"explain"}, c.overlayArgs(), []string{c.spec})...)
-	sections := map[string]bool{}
+	sections := map[string]explainSection{}
 	var errs []string
-	title := ""
+	title, below := "", false
 	for _, line := range strings.Split(stdout, "\n") {
 		if t, ok := strings.CutPrefix(line, "### "); ok {
-			title = t
-			sections[title] = false
+			title, below = t, false
+			sections[title] = explainSection{}
 			continue
 		}
-		m := notGeneratedLine.FindStringSubmatch(line)
-		if m == nil {
+		if title == "" {
+			if m := notGeneratedLine.FindStringSubmatch(line); m != nil && m[1] != "" {
+				errs = append(errs, m[1]+" "+m[2])
+			}
 			continue
 		}
-		if title != "" {
-			sections[title] = true
+		s := sections[title]
+		switch m := notGeneratedLine.FindStringSubmatch(line); {
+		case m != nil:
+			s.notGenerated = true
+			if m[1] != "" {
+				errs = append(errs, m[1]+" "+m[2])
+			}
+		case strings.HasPrefix(line, asWrittenLine):
+			s.asWritten, below = true, true
+		case strings.HasPrefix(line, "- **") && !below:
+			s.kept = true
 		}
-		if m[1] != "" {
-			errs = append(errs, m[1]+" "+m[2])
-		}
+		sections[title] = s
 	}
 	return sections, sortedSet(errs), code
 }

@@ -24,7 +24,9 @@ operation that is not generated (an error of idemgen check on it: a
 document defect that blocks it, a rule's error, a refusal of the
 generator) is marked so, with the reasons, instead of being described as
 working; and while generate refuses the spec, no operation is described
-as kept.`,
+as kept. Below the reasons, a phased contract's mode, lease, steps and
+completer are still explained as written, introduced as kept by no code,
+so that a reviewer can judge the contract before it is generated.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := load.options()

@@ -134,8 +134,9 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 // TestEveryRuleHasABadSpec checks the contract of testdata/golden: each
 // rule, the spec's and the planner's, has a case named after it whose
 // spec yields that rule and, besides what a contract that is not
-// generated yet also gets (IDEM020 beside IDEM013's phased contract,
-// IDEM026 beside IDEM024's pointer into a union), nothing else.
+// generated yet also gets (IDEM020 beside the warnings IDEM013 and IDEM038
+// on a phased contract, IDEM026 beside IDEM024's pointer into a union),
+// nothing else.
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	type rule struct {
 		id       string
@@ -169,7 +170,7 @@ func TestEveryRuleHasABadSpec(t *testing.T) {
 					t.Errorf("%s: no findings", m)
 				}
 				for _, d := range r.Diagnostics {
-					if rule.id == "IDEM013" && d.Rule == generator.RulePhased {
+					if (rule.id == "IDEM013" || rule.id == "IDEM038") && d.Rule == generator.RulePhased {
 						continue // a phased contract is not generated yet
 					}
 					if rule.id == generator.RulePointerNotWalkable && d.Rule == "IDEM026" {

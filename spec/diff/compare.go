@@ -140,6 +140,9 @@ func comparePair(out []Finding, b, h *spec.Operation) []Finding {
 	c.timing()
 	c.behaviour()
 	c.effects()
+	if b.Contract.Mode.Value == spec.ModePhased && h.Contract.Mode.Value == spec.ModePhased {
+		c.steps()
+	}
 	return append(out, c.out...)
 }
 

@@ -189,7 +189,7 @@ func (c *contracts) timing() {
 	}
 	if b.Mode.Value == spec.ModePhased && h.Mode.Value == spec.ModePhased {
 		c.duration("lease", b.Lease, h.Lease,
-			"lease-shortened", "An attempt still running after %[2]s instead of %[1]s loses its lease: a retry may take over and resume from the last recovery point while it runs (its fencing token keeps the first attempt from committing).",
+			"lease-shortened", "An attempt still running after %[2]s instead of %[1]s loses its lease: a retry may take over and resume from the last recovery point while it runs (its fencing token keeps the first attempt from committing)."+strings.ReplaceAll(leaseBelowTimeout(h), "%", "%%"),
 			"lease-lengthened", "A retry after a crashed attempt waits up to %[2]s instead of %[1]s before it resumes; nothing runs twice.")
 	}
 }

@@ -62,6 +62,20 @@ var Rules = []Rule{
 	{"effect-on-unknown-halt-to-verify", Risky, "an effect's on-unknown halt to verify"},
 	{"effect-on-unknown-tightened", Safe, "an effect's on-unknown tightened (retry to verify or halt, verify to halt)"},
 	{"effect-payload-changed", Breaking, "an effect's payload schema changed, added or removed"},
+
+	{"step-added", Risky, "a step added (phased)"},
+	{"step-removed", Breaking, "a step removed (phased)"},
+	{"step-renamed", Breaking, "a step renamed (phased)"},
+	{"steps-reordered", Breaking, "steps reordered (phased)"},
+	{"step-made-local", Breaking, "a step's external true to false"},
+	{"step-made-external", Safe, "a step's external false to true"},
+	{"step-on-unknown-loosened", Breaking, "a step's on-unknown loosened (halt to verify or retry, verify to retry)"},
+	{"step-on-unknown-tightened", Safe, "a step's on-unknown tightened (retry to verify or halt, verify to halt)"},
+	{"step-timeout-beyond-lease", Risky, "a step's timeout lengthened to the lease or beyond"},
+	{"step-timeout-shortened", Risky, "a step's timeout shortened"},
+	{"step-timeout-lengthened", Safe, "a step's timeout lengthened, still inside the lease"},
+	{"step-output-changed", Breaking, "a local step's output schema changed, added or removed"},
+	{"step-call-output-changed", Safe, "an external step's output schema changed, added or removed"},
 }
 
 // levels maps each rule id to its level.

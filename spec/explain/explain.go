@@ -48,21 +48,26 @@ type Section struct {
 	// of idemgen check on its contract, or a refusal of the generator; or,
 	// when it has none of its own but generate refuses the spec, one line
 	// that says so. When there is any, Unkept says what that means and
-	// Items and Effects are empty: the section describes no guarantee that
-	// no code keeps.
+	// Items is empty: the section describes no guarantee that no code
+	// keeps.
 	NotGenerated []string
 	Unkept       string
-	Items        []Item
-	// EffectsIntro and Effects explain the side effects; Effects is empty
-	// when the operation declares none.
-	EffectsIntro string
-	Effects      []string
+	// AsWrittenIntro and AsWritten explain, in a section that is not
+	// generated, what a phased contract asks for (its mode, lease,
+	// completer and steps), introduced as kept by no code, so that a
+	// reviewer can judge the contract before it is generated. Empty for
+	// an atomic operation, and for a generated one, whose Items say it.
+	AsWrittenIntro string
+	AsWritten      []Item
+	Items          []Item
 }
 
-// Item is one labelled paragraph of a section.
+// Item is one labelled paragraph of a section, with the lines it lists,
+// such as one per effect or step.
 type Item struct {
 	Label string
 	Text  string
+	List  []string
 }
 
 // Build explains every annotated operation of doc, in document order, as
@@ -144,39 +149,60 @@ func section(op *spec.Operation, v Verdict, because string) Section {
 			s.NotGenerated = append(s.NotGenerated, reason(d))
 		}
 		s.Unkept = "No generated code keeps this contract until that is fixed, so this page promises none of its guarantees."
+		s.asWritten(c)
 		return s
 	}
 	if len(v.Errors) > 0 {
 		s.NotGenerated = []string{"this contract has no error of its own, but idemgen generate refuses the whole spec for " + because + ", so no code is generated for it either."}
 		s.Unkept = "No generated code keeps this contract until those are fixed, so this page promises none of its guarantees."
+		s.asWritten(c)
 		return s
 	}
 	sig := significant(op)
 	s.Items = []Item{
-		{"Retry", retrySentence(c)},
-		{"Scope", scopeSentence(c)},
-		{"Significant fields", sig.sentence()},
-		{"Replay", replaySentence(op, sig)},
-		{"Expiry", expirySentence(c)},
-		{"Concurrent duplicate", concurrencySentence(c)},
-		{"Failures", failuresSentence(c)},
-		{"Mode", modeSentence},
+		{Label: "Retry", Text: retrySentence(c)},
+		{Label: "Scope", Text: scopeSentence(c)},
+		{Label: "Significant fields", Text: sig.sentence()},
+		{Label: "Replay", Text: replaySentence(op, sig)},
+		{Label: "Expiry", Text: expirySentence(c)},
+		{Label: "Concurrent duplicate", Text: concurrencySentence(c)},
+		{Label: "Failures", Text: failuresSentence(c)},
 	}
 	if src := overlaySentence(op); src != "" {
-		s.Items = append([]Item{{"Source", src}}, s.Items...)
+		s.Items = append([]Item{{Label: "Source", Text: src}}, s.Items...)
+	}
+	if c.Mode.Value == spec.ModePhased {
+		s.Items = append(s.Items, phasedItems(c)...)
+	} else {
+		s.Items = append(s.Items, Item{Label: "Mode", Text: atomicSentence})
 	}
 	if len(c.NaturalKey) > 0 {
-		s.Items = append(s.Items, Item{"Natural key", naturalKeySentence(c)})
+		s.Items = append(s.Items, Item{Label: "Natural key", Text: naturalKeySentence(c)})
 	}
-	if len(c.Effects) == 0 {
-		s.Items = append(s.Items, Item{"Effects", "None declared."})
-		return s
-	}
-	s.EffectsIntro = "Each is written to the outbox in the operation's transaction and executed after the commit by the service's effect worker (`idem.Worker`), which passes the effect's own stable key on to the provider. A call the provider definitely did not carry out is repeated after a backoff; one it refused for good is recorded as failed; once the worker's attempts (10 by default) are spent the effect is dead and waits for `idemgen ops`. The operation's stored response never depends on its effects."
-	for _, e := range c.Effects {
-		s.Effects = append(s.Effects, effectSentence(e))
-	}
+	s.Items = append(s.Items, effectsItem(c))
 	return s
+}
+
+// asWritten explains the phased part of a contract that is not generated,
+// as written and kept by no code; it does nothing for an atomic one.
+func (s *Section) asWritten(c *spec.Contract) {
+	if c.Mode.Value != spec.ModePhased {
+		return
+	}
+	s.AsWrittenIntro = "What the phased contract asks for, as written, for review: no generated code keeps any of it yet."
+	s.AsWritten = phasedItems(c)
+}
+
+// effectsItem explains the side effects of the contract.
+func effectsItem(c *spec.Contract) Item {
+	if len(c.Effects) == 0 {
+		return Item{Label: "Effects", Text: "None declared."}
+	}
+	it := Item{Label: "Effects", Text: "Each is written to the outbox in the operation's transaction and executed after the commit by the service's effect worker (`idem.Worker`), which passes the effect's own stable key on to the provider. A call the provider definitely did not carry out is repeated after a backoff; one it refused for good is recorded as failed; once the worker's attempts (10 by default) are spent the effect is dead and waits for `idemgen ops`. The operation's stored response never depends on its effects."}
+	for _, e := range c.Effects {
+		it.List = append(it.List, effectSentence(e))
+	}
+	return it
 }
 
 // title is the section heading: operationId — METHOD /path, or METHOD

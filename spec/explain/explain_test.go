@@ -65,8 +65,14 @@ paths:
 
 func loadExplainDoc(t *testing.T) *spec.Document {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "explain.yaml")
-	if err := os.WriteFile(path, []byte(explainSpec), 0o644); err != nil {
+	return loadDoc(t, "explain.yaml", explainSpec)
+}
+
+// loadDoc loads text as the spec file name in a temporary directory.
+func loadDoc(t *testing.T, name, text string) *spec.Document {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := spec.Load(context.Background(), path, spec.LoadOptions{})
@@ -76,16 +82,16 @@ func loadExplainDoc(t *testing.T) *spec.Document {
 	return doc
 }
 
-// item returns the text of the labelled item of the section.
-func item(t *testing.T, s Section, label string) string {
+// item returns the labelled item of items.
+func item(t *testing.T, items []Item, label string) Item {
 	t.Helper()
-	for _, it := range s.Items {
+	for _, it := range items {
 		if it.Label == label {
-			return it.Text
+			return it
 		}
 	}
-	t.Fatalf("section %q has no item %q", s.Title, label)
-	return ""
+	t.Fatalf("no item %q in %+v", label, items)
+	return Item{}
 }
 
 func TestBuild(t *testing.T) {
@@ -127,7 +133,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.section.Title+"/"+tt.label, func(t *testing.T) {
-			got := item(t, tt.section, tt.label)
+			got := item(t, tt.section.Items, tt.label).Text
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%s: %q\ndoes not contain %q", tt.label, got, w)
@@ -136,12 +142,13 @@ func TestBuild(t *testing.T) {
 		})
 	}
 	wantEffects := []string{"`notify`: when its outcome is unknown (a time-out, or a worker that died mid-call), it is called again", "`settle`: when its outcome is unknown (a time-out, or a worker that died mid-call), the worker asks the provider's `Verify` first"}
-	if len(events.Effects) != len(wantEffects) {
-		t.Fatalf("effects %q", events.Effects)
+	effects := item(t, events.Items, "Effects").List
+	if len(effects) != len(wantEffects) {
+		t.Fatalf("effects %q", effects)
 	}
 	for i, w := range wantEffects {
-		if !strings.HasPrefix(events.Effects[i], w) {
-			t.Errorf("effect %d = %q, want prefix %q", i, events.Effects[i], w)
+		if !strings.HasPrefix(effects[i], w) {
+			t.Errorf("effect %d = %q, want prefix %q", i, effects[i], w)
 		}
 	}
 }
@@ -167,7 +174,7 @@ func TestBuildNotGenerated(t *testing.T) {
 		t.Errorf("Refused (-want +got):\n%s", diff)
 	}
 	for _, s := range r.Sections {
-		if len(s.Items) != 0 || len(s.Effects) != 0 || s.Unkept == "" {
+		if len(s.Items) != 0 || s.Unkept == "" {
 			t.Errorf("%s: described as kept under a refused spec: %+v", s.Title, s)
 		}
 	}
@@ -179,21 +186,29 @@ func TestBuildNotGenerated(t *testing.T) {
 		t.Errorf("deleteOrder's reasons (-want +got):\n%s", diff)
 	}
 
+	checkRefusedRender(t, doc, Verdict{Errors: []spec.Diagnostic{shared}},
+		"carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below.\n\n> **Not generated:** explain.yaml:3:5: pattern is not RE2 (IDEM110)\n\nMutating operations",
+		"### receiveEvent — POST /events\n\n> **Not generated:** this contract has no error of its own, but idemgen generate refuses the whole spec for the errors given at the top, so no code is generated for it either.\n\nNo generated code keeps this contract",
+	)
+}
+
+// checkRefusedRender renders doc under a verdict that refuses it and
+// requires every want in the output, no contract item (Retry) described as
+// kept, and no blank line doubled.
+func checkRefusedRender(t *testing.T, doc *spec.Document, v Verdict, want ...string) {
+	t.Helper()
 	var b bytes.Buffer
-	if err := Render(&b, doc, Verdict{Errors: []spec.Diagnostic{shared}}); err != nil {
+	if err := Render(&b, doc, v); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, w := range []string{
-		"carry an idempotency contract. None of them is generated: idemgen generate refuses the whole spec for the errors given below.\n\n> **Not generated:** explain.yaml:3:5: pattern is not RE2 (IDEM110)\n\nMutating operations",
-		"### receiveEvent — POST /events\n\n> **Not generated:** this contract has no error of its own, but idemgen generate refuses the whole spec for the errors given at the top, so no code is generated for it either.\n\nNo generated code keeps this contract",
-	} {
+	for _, w := range want {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 	if strings.Contains(out, "\n\n\n") || strings.Contains(out, "**Retry.**") {
-		t.Errorf("blank lines doubled, or a contract described:\n%s", out)
+		t.Errorf("blank lines doubled, or a refused contract described as kept:\n%s", out)
 	}
 }
 

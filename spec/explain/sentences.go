@@ -198,10 +198,8 @@ func failuresSentence(c *spec.Contract) string {
 	return stored + " are stored and replayed like a success. Any other failure frees the key, so its retry runs the operation again."
 }
 
-// modeSentence explains atomic mode, the one that is generated (the
-// generator refuses phased operations, IDEM020, and the verdict keeps them
-// from being explained as working).
-const modeSentence = "Atomic: claiming the key, the business change, the stored response and the queued effects commit in one transaction. A crash before the commit leaves nothing behind, and a retry runs the operation afresh."
+// atomicSentence explains atomic mode; phasedItems explain phased mode.
+const atomicSentence = "Atomic: claiming the key, the business change, the stored response and the queued effects commit in one transaction. A crash before the commit leaves nothing behind, and a retry runs the operation afresh."
 
 func naturalKeySentence(c *spec.Contract) string {
 	var names []string
