@@ -33,10 +33,10 @@ import (
 // are data, which kin-openapi does not resolve (example, examples,
 // default, enum, const and x- extensions), are not walked.
 
-// componentRef marks a reference to a schema under components/schemas,
+// componentSchemasRef marks a reference to a schema under components/schemas,
 // which the type planner and the rules plan once per reference text and
 // which therefore ends a cycle. It is their test, on the text as written.
-const componentRef = "#/components/schemas/"
+const componentSchemasRef = "#/components/schemas/"
 
 // nameMaps are the keys whose value maps names to objects (properties,
 // responses, ...): in such a map a key such as example or x-id is a name,
@@ -222,7 +222,7 @@ func (w *refWalk) reuse(src *source, n *yaml.Node, m refMeasure, depth int) bool
 // target the scan cannot read (kin-openapi and the dangling check report
 // those), nor for one that closes a cycle (recorded as an error).
 func (w *refWalk) expand(src *source, ref *yaml.Node, depth int) (refMeasure, bool) {
-	if strings.Contains(ref.Value, componentRef) {
+	if strings.Contains(ref.Value, componentSchemasRef) {
 		if !w.components[ref.Value] {
 			w.components[ref.Value] = true
 			w.queue = append(w.queue, refStep{src: src, ref: ref})
