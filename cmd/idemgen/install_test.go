@@ -62,7 +62,9 @@ package svc
 // TestInstallInFreshModule follows the README's installation in a new
 // module: go mod init, go get -tool github.com/idemgen/idemgen/cmd/idemgen,
 // an annotated spec, an idemgen.yaml and a go:generate line running go
-// tool idemgen, then go generate, go build and go vet.
+// tool idemgen, then go generate, go build and go vet. The module graph
+// it ends with, the tool's dependencies included, is lean
+// (requireLeanGraph).
 //
 // The idemgen module is not published, so the new module replaces it with
 // this repository (a replace directive, the one step the README does not
@@ -70,6 +72,43 @@ package svc
 // from the module proxy, so the test needs one (CI and the development
 // machines have it); -short skips it.
 func TestInstallInFreshModule(t *testing.T) {
+	m := newFreshModule(t, "example.com/svc")
+	m.run(t, "get", "-tool", "github.com/idemgen/idemgen/cmd/idemgen")
+	for name, content := range map[string]string{
+		"openapi.yaml": installSpec,
+		"idemgen.yaml": installConfig,
+		"generate.go":  installGenerate,
+	} {
+		m.write(t, name, content)
+	}
+	m.run(t, "generate", "./...")
+	for _, file := range []string{"payments/openapi_operations.go", "payments/openapi_types.go", "migrations/00001_idemgen.sql"} {
+		if _, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(file))); err != nil {
+			t.Errorf("go generate did not write %s: %v", file, err)
+		}
+	}
+	m.run(t, "build", "./...")
+	m.run(t, "vet", "./...")
+	if mod, err := os.ReadFile(filepath.Join(m.dir, "go.mod")); err != nil || !strings.Contains(string(mod), "tool github.com/idemgen/idemgen/cmd/idemgen") {
+		t.Errorf("go.mod does not name the tool (%v):\n%s", err, mod)
+	}
+	requireLeanGraph(t, m)
+}
+
+// freshModule is a new module in a temporary directory that resolves
+// github.com/idemgen/idemgen to this repository, or this repository's own.
+type freshModule struct {
+	dir   string
+	proxy string // GOPROXY; "" keeps the environment's
+}
+
+// newFreshModule runs go mod init path in a temporary directory and
+// replaces the idemgen module with this repository there (the one step a
+// real service does not have: the module is not published). Its other
+// dependencies come from the module proxy, so it skips under -short and
+// without a proxy (see notFoundFallback).
+func newFreshModule(t *testing.T, path string) *freshModule {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a fresh module with dependencies from the module proxy")
 	}
@@ -80,41 +119,38 @@ func TestInstallInFreshModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := notFoundFallback(t)
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "GOPROXY="+proxy)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
+	m := &freshModule{dir: t.TempDir(), proxy: notFoundFallback(t)}
+	m.run(t, "mod", "init", path)
+	m.run(t, "mod", "edit", "-replace", "github.com/idemgen/idemgen="+root)
+	return m
+}
+
+// run runs the go command in the module, outside any workspace, and
+// returns its output; it fails the test when the command fails.
+func (m *freshModule) run(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = m.dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	if m.proxy != "" {
+		cmd.Env = append(cmd.Env, "GOPROXY="+m.proxy)
 	}
-	run("mod", "init", "example.com/svc")
-	run("mod", "edit", "-replace", "github.com/idemgen/idemgen="+root)
-	run("get", "-tool", "github.com/idemgen/idemgen/cmd/idemgen")
-	for name, content := range map[string]string{
-		"openapi.yaml": installSpec,
-		"idemgen.yaml": installConfig,
-		"generate.go":  installGenerate,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	run("generate", "./...")
-	for _, file := range []string{"payments/openapi_operations.go", "payments/openapi_types.go", "migrations/00001_idemgen.sql"} {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(file))); err != nil {
-			t.Errorf("go generate did not write %s: %v", file, err)
-		}
+	return string(out)
+}
+
+// write writes a file of the module.
+func (m *freshModule) write(t *testing.T, name, content string) {
+	t.Helper()
+	file := filepath.Join(m.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	run("build", "./...")
-	run("vet", "./...")
-	if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err != nil || !strings.Contains(string(mod), "tool github.com/idemgen/idemgen/cmd/idemgen") {
-		t.Errorf("go.mod does not name the tool (%v):\n%s", err, mod)
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
