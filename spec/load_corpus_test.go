@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,29 +15,9 @@ func corpusDir(tb testing.TB) string {
 	tb.Helper()
 	dir := corpusDirOrEmpty()
 	if dir == "" {
-		tb.Skip("no shared/corpus directory above the package")
+		tb.Skip("no shared/corpus directory above the package, or not built with -tags long")
 	}
 	return dir
-}
-
-// corpusDirOrEmpty is corpusDir for tests that run without the corpus
-// too: it returns "" when there is none.
-func corpusDirOrEmpty() string {
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		return ""
-	}
-	for {
-		c := filepath.Join(dir, "shared", "corpus")
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // corpusFiles are the corpus specs with their operation counts (from the

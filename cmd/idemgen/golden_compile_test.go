@@ -137,15 +137,27 @@ func checkNoAny(t *testing.T, name string, src []byte) {
 	}
 }
 
-// TestGoldenCompiles puts the Go package of every case's expected output
-// (see casePackage) into one temporary module, a directory per case,
-// that resolves github.com/idemgen/idemgen to this repository, and runs go
-// vet and go test on all of it: goldens that do not compile, vet or pass
-// their property tests fail here.
+// TestGoldenCompiles runs go vet over the Go package of every case's
+// expected output (see goldenModule): goldens that do not compile, their
+// tests included, or that vet finds fault with fail here. This is the one
+// place the default suite compiles the golden packages; running their
+// tests (TestGoldenTestsPass) is behind the long build tag.
 func TestGoldenCompiles(t *testing.T) {
+	dir, packages := goldenModule(t)
+	goldenGo(t, dir, packages, "vet", "./...")
+	t.Logf("%d golden packages vet clean", packages)
+}
+
+// goldenModule puts the Go package of every case's expected output (see
+// casePackage) into one temporary module, a directory per case, that
+// resolves github.com/idemgen/idemgen to this repository, and returns its
+// directory and how many packages it holds. It skips under -update and
+// -short, and without a go command.
+func goldenModule(t *testing.T) (dir string, packages int) {
+	t.Helper()
 	skipOnUpdate(t)
 	if testing.Short() {
-		t.Skip("builds and tests the Go of every golden case")
+		t.Skip("builds the Go of every golden case")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -155,7 +167,7 @@ func TestGoldenCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	sum, err := os.ReadFile("go.sum")
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +176,6 @@ func TestGoldenCompiles(t *testing.T) {
 		"go.mod": []byte("module example.com/golden\n\ngo 1.26\n\nrequire github.com/idemgen/idemgen v0.0.0\n\nreplace github.com/idemgen/idemgen => " + root + "\n"),
 		"go.sum": sum,
 	}
-	packages := 0
 	for _, c := range goldenCases(t) {
 		pkg := casePackage(t, c)
 		if pkg != nil {
@@ -186,13 +197,17 @@ func TestGoldenCompiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"vet", "./..."}, {"test", "./..."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s over %d golden packages: %v\n%s", strings.Join(args, " "), packages, err, out)
-		}
+	return dir, packages
+}
+
+// goldenGo runs the go command in the golden module at dir and fails the
+// test with its output when it fails.
+func goldenGo(t *testing.T, dir string, packages int, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s over %d golden packages: %v\n%s", strings.Join(args, " "), packages, err, out)
 	}
-	t.Logf("%d golden packages vet and test clean", packages)
 }

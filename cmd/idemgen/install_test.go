@@ -1,8 +1,9 @@
+//go:build long
+
 package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,7 +63,9 @@ package svc
 // TestInstallInFreshModule follows the README's installation in a new
 // module: go mod init, go get -tool github.com/idemgen/idemgen/cmd/idemgen,
 // an annotated spec, an idemgen.yaml and a go:generate line running go
-// tool idemgen, then go generate, go build and go vet.
+// tool idemgen, then go generate, go build and go vet. The module graph
+// it ends with, the tool's dependencies included, is lean
+// (requireLeanGraph).
 //
 // The idemgen module is not published, so the new module replaces it with
 // this repository (a replace directive, the one step the README does not
@@ -70,79 +73,25 @@ package svc
 // from the module proxy, so the test needs one (CI and the development
 // machines have it); -short skips it.
 func TestInstallInFreshModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a fresh module with dependencies from the module proxy")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := notFoundFallback(t)
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "GOPROXY="+proxy)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run("mod", "init", "example.com/svc")
-	run("mod", "edit", "-replace", "github.com/idemgen/idemgen="+root)
-	run("get", "-tool", "github.com/idemgen/idemgen/cmd/idemgen")
+	m := newFreshModule(t, "example.com/svc")
+	m.run(t, "get", "-tool", "github.com/idemgen/idemgen/cmd/idemgen")
 	for name, content := range map[string]string{
 		"openapi.yaml": installSpec,
 		"idemgen.yaml": installConfig,
 		"generate.go":  installGenerate,
 	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		m.write(t, name, content)
 	}
-	run("generate", "./...")
+	m.run(t, "generate", "./...")
 	for _, file := range []string{"payments/openapi_operations.go", "payments/openapi_types.go", "migrations/00001_idemgen.sql"} {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(file))); err != nil {
+		if _, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(file))); err != nil {
 			t.Errorf("go generate did not write %s: %v", file, err)
 		}
 	}
-	run("build", "./...")
-	run("vet", "./...")
-	if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err != nil || !strings.Contains(string(mod), "tool github.com/idemgen/idemgen/cmd/idemgen") {
+	m.run(t, "build", "./...")
+	m.run(t, "vet", "./...")
+	if mod, err := os.ReadFile(filepath.Join(m.dir, "go.mod")); err != nil || !strings.Contains(string(mod), "tool github.com/idemgen/idemgen/cmd/idemgen") {
 		t.Errorf("go.mod does not name the tool (%v):\n%s", err, mod)
 	}
-}
-
-// notFoundFallback returns the GOPROXY for the fresh module: the proxies
-// of the environment's GOPROXY, then an empty directory proxy, each tried
-// when the one before fails. go get asks the proxy whether the tool's
-// path is a module of its own (github.com/idemgen/idemgen/cmd/idemgen); a
-// proxy that answers an unpublished path with 403 rather than 404 stops
-// it there, and the empty proxy turns that answer into "not found". The
-// test skips when the environment has no proxy.
-func notFoundFallback(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOPROXY").Output()
-	if err != nil {
-		t.Fatalf("go env GOPROXY: %v", err)
-	}
-	var proxies []string
-	for _, p := range strings.FieldsFunc(strings.TrimSpace(string(out)), func(r rune) bool { return r == ',' || r == '|' }) {
-		if p != "direct" && p != "off" {
-			proxies = append(proxies, p)
-		}
-	}
-	if len(proxies) == 0 {
-		t.Skipf("GOPROXY=%s names no module proxy", strings.TrimSpace(string(out)))
-	}
-	empty := filepath.ToSlash(t.TempDir())
-	if !strings.HasPrefix(empty, "/") {
-		empty = "/" + empty // file:///C:/... on Windows
-	}
-	return strings.Join(proxies, "|") + "|file://" + empty
+	requireLeanGraph(t, m)
 }

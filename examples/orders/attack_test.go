@@ -49,7 +49,7 @@ func slowBody(t *testing.T, s *testServer) {
 			}
 		}
 	}()
-	resp := c.answer(t, testLimits.Read+5*time.Second)
+	resp := c.answer(t, testLimits.Read+15*time.Second)
 	held := time.Since(start)
 	if resp != nil {
 		// The body read timed out: 408, and nothing of the read error,
@@ -63,12 +63,14 @@ func slowBody(t *testing.T, s *testServer) {
 				t.Errorf("the answer discloses %q: %s", leak, body)
 			}
 		}
-		if !c.closed(time.Second) {
+		if !c.closed(10 * time.Second) {
 			t.Error("the connection stays open after the answer")
 		}
 	}
-	if limit := testLimits.Read + time.Second; held > limit {
-		t.Errorf("a body at 1 byte/s held the connection %v, want at most the read timeout (%v) plus 1s", held, testLimits.Read)
+	// Without the read timeout the body would hold the connection for as
+	// many seconds as it has bytes; the margin is for a busy machine.
+	if limit := testLimits.Read + 10*time.Second; held > limit {
+		t.Errorf("a body at 1 byte/s held the connection %v, want at most the read timeout (%v) plus 10s", held, testLimits.Read)
 	}
 	t.Logf("a body at 1 byte/s of %d bytes: cut off after %v (read timeout %v), answer %v", len(body), held.Round(10*time.Millisecond), testLimits.Read, status(resp))
 }
@@ -102,7 +104,7 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 			c := s.dial(t)
 			start := time.Now()
 			fmt.Fprintf(c, "POST /orders HTTP/1.1\r\nHost: orders\r\n%sContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", tc.header)
-			resp := c.answer(t, testLimits.Read+5*time.Second)
+			resp := c.answer(t, testLimits.Read+15*time.Second)
 			took := time.Since(start)
 			if resp == nil || resp.StatusCode != tc.want {
 				t.Fatalf("answer %v, want %d", status(resp), tc.want)
@@ -110,10 +112,12 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 			if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Errorf("Content-Type %q, want application/problem+json", ct)
 			}
-			if took >= testLimits.Read/2 {
+			// Had the server waited for the body, the answer would come no
+			// sooner than the read timeout.
+			if took >= testLimits.Read {
 				t.Errorf("answered after %v: the server waited for the body (read timeout %v)", took, testLimits.Read)
 			}
-			if !c.closed(testLimits.Read + time.Second) {
+			if !c.closed(testLimits.Read + 10*time.Second) {
 				t.Errorf("the connection stays open after the refusal and the read timeout (%v)", testLimits.Read)
 			}
 			t.Logf("%d after %v without the body, connection closed after %v", resp.StatusCode, took.Round(time.Millisecond), time.Since(start).Round(10*time.Millisecond))
@@ -123,21 +127,27 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 
 // idleConnections opens 500 unauthenticated connections, half of which
 // send nothing and half one request, and then idle: the server must close
-// every one within its header or idle timeout.
+// every one within its header or idle timeout. A request goes out as soon
+// as its connection is open, so that however long opening the others
+// takes, it is not the header timeout's to cut; its answer is read after.
 func idleConnections(t *testing.T, s *testServer) {
 	const n = 500
 	conns := make([]*rawConn, n)
 	for i := range conns {
 		conns[i] = s.dial(t)
+		if i%2 == 0 {
+			fmt.Fprintf(conns[i], "GET /orders/0b6f3a2e-7d59-4c1e-9a35-6d1f2b8c4e70 HTTP/1.1\r\nHost: orders\r\n\r\n")
+		}
 	}
 	for i := 0; i < n; i += 2 {
-		fmt.Fprintf(conns[i], "GET /orders/0b6f3a2e-7d59-4c1e-9a35-6d1f2b8c4e70 HTTP/1.1\r\nHost: orders\r\n\r\n")
-		if resp := conns[i].answer(t, 5*time.Second); resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		if resp := conns[i].answer(t, 30*time.Second); resp == nil || resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("connection %d: answer %v, want 401", i, status(resp))
 		}
 	}
 	start := time.Now()
-	bound := max(testLimits.ReadHeader, testLimits.Idle) + 3*time.Second
+	// The bound only tells a server that closes idle connections from one
+	// that keeps them; how long closing 500 takes is logged.
+	bound := max(testLimits.ReadHeader, testLimits.Idle) + 15*time.Second
 	var held atomic.Int64
 	var last atomic.Int64
 	var wg sync.WaitGroup
@@ -216,12 +226,17 @@ func badRequests(t *testing.T, s *testServer) {
 	}
 }
 
-// crossingOrders sends 160 orders at once, half of SKU-1 then SKU-2 and
+// crossingOrders sends 16 orders at once, half of SKU-1 then SKU-2 and
 // half in the reverse order: locking stock in request order deadlocks
 // (500s, and waits that reach the client's time-out); in SKU order every
-// order gets its 201.
+// order gets its 201. The orders take the stock rows one after another
+// and queue for the pool's connections meanwhile, which the service
+// bounds by the contract's 5s wait-timeout (then 503): on a busy machine
+// an order took up to 90ms, so 160 at once ran into that bound and even
+// 48 came within a second of it; 16 still cross each other eight times
+// over.
 func crossingOrders(t *testing.T, s *testServer) {
-	const orders = 160
+	const orders = 16
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: orders}}
 	defer client.CloseIdleConnections()
 	before := stock(t, s)

@@ -11,12 +11,12 @@ import (
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
-// Must show 1: 64 goroutines over 4 pools send one key, 200 rounds; every
-// round creates exactly one order, all 64 responses are byte-identical and
-// none is a 5xx.
+// Must show 1: 64 goroutines over 4 pools send one key, 200 rounds
+// (duplicateRounds: 25 outside the long build); every round creates exactly
+// one order, all 64 responses are byte-identical and none is a 5xx.
 func TestConcurrentDuplicatesExecuteOnce(t *testing.T) {
 	const (
-		rounds     = 200
+		rounds     = duplicateRounds
 		goroutines = 64
 		pools      = 4
 	)

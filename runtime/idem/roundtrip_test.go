@@ -41,16 +41,21 @@ func (c *rtConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// Read counts a turn when the server's answer arrives, not when the read
+// starts: pgx's background reader may already be waiting in Read while
+// the request is written, and a read that began before the write must
+// still end the turn the write began.
 func (c *rtConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
 	c.mu.Lock()
-	if c.writing {
+	if n > 0 && c.writing {
 		c.writing = false
 		if c.count != nil {
 			*c.count++
 		}
 	}
 	c.mu.Unlock()
-	return c.Conn.Read(p)
+	return n, err
 }
 
 // dialRT returns a pgx DialFunc whose connections are rtConns made by wrap.

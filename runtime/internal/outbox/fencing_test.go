@@ -60,9 +60,12 @@ func TestAWorkerWhoseLeaseWasTakenOverRecordsNothing(t *testing.T) {
 	wg.Go(func() { _ = a.Run(ctx) })
 	<-paused.reached
 
+	// The successor takes the short lease over once it ran out; its own
+	// lease is long, so that however slow the machine, its call and record
+	// end within it and it takes the effect over exactly once.
 	done := observer{kind: idem.EffectEventDone, ch: make(chan idem.EffectEvent, 1)}
 	b, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, ID: "successor", Providers: map[string]idem.Provider{"email": &fakeProvider{pool: pool, worker: "successor"}},
-		Lease: lease, PollInterval: 10 * time.Millisecond, Observer: done})
+		Lease: time.Minute, PollInterval: 10 * time.Millisecond, Observer: done})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -203,5 +202,3 @@ func count(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) int {
 	}
 	return n
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

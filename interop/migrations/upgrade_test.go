@@ -1,4 +1,4 @@
-package generator
+package migrations_test
 
 import (
 	"context"
@@ -25,11 +25,20 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
+	"github.com/idemgen/idemgen/generator"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 	"github.com/idemgen/idemgen/runtime/schema"
+	"github.com/idemgen/idemgen/spec"
 )
+
+// TestMain stops the throwaway PostgreSQL the tests may start.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// releasedDir holds the migrations v0.1.0 released, generated for schema
+// "idempotency" in each format.
+const releasedDir = "../../runtime/schema/testdata/v0.1.0"
 
 // releasedSchema is the schema the released migrations were generated for.
 const releasedSchema = "idempotency"
@@ -52,14 +61,14 @@ func TestEmittedMigrationsUpgradeV010(t *testing.T) {
 				gooseUp(t, pool, os.DirFS(filepath.Join(releasedDir, "goose")), 1)
 			},
 			func(t *testing.T, pool *pgxpool.Pool) {
-				gooseUp(t, pool, emittedFS(t, MigrationsGoose), int64(schema.Version))
+				gooseUp(t, pool, emittedFS(t, generator.MigrationsGoose), int64(schema.Version))
 			}},
 		{"golang-migrate",
 			func(t *testing.T, pool *pgxpool.Pool) {
 				migrateUp(t, pool, os.DirFS(filepath.Join(releasedDir, "golang-migrate")), 1)
 			},
 			func(t *testing.T, pool *pgxpool.Pool) {
-				migrateUp(t, pool, emittedFS(t, MigrationsMigrate), uint(schema.Version))
+				migrateUp(t, pool, emittedFS(t, generator.MigrationsMigrate), uint(schema.Version))
 			}},
 		{"schema.Migrate",
 			func(t *testing.T, pool *pgxpool.Pool) { execInTx(t, pool, releasedGooseUp(t)) },
@@ -106,7 +115,7 @@ func TestEmittedMigrationsUpgradeV010(t *testing.T) {
 func TestEmittedMigrationsInstallAndRemove(t *testing.T) {
 	t.Run("goose", func(t *testing.T) {
 		pool := openPool(t, pgtest.Database(t))
-		fsys := emittedFS(t, MigrationsGoose)
+		fsys := emittedFS(t, generator.MigrationsGoose)
 		gooseUp(t, pool, fsys, int64(schema.Version))
 		requireVersion(t, pool, schema.Version)
 		p, err := goose.NewProvider(goose.DialectPostgres, sqlDB(t, pool), fsys, goose.WithTableName(gooseTable))
@@ -120,7 +129,7 @@ func TestEmittedMigrationsInstallAndRemove(t *testing.T) {
 	})
 	t.Run("golang-migrate", func(t *testing.T) {
 		pool := openPool(t, pgtest.Database(t))
-		m := migrateUp(t, pool, emittedFS(t, MigrationsMigrate), uint(schema.Version))
+		m := migrateUp(t, pool, emittedFS(t, generator.MigrationsMigrate), uint(schema.Version))
 		requireVersion(t, pool, schema.Version)
 		if err := m.Down(); err != nil {
 			t.Fatalf("golang-migrate down: %v", err)
@@ -149,11 +158,7 @@ func TestEmittedMigrationsHoldAnOddSchemaName(t *testing.T) {
 	const name = "x\u2028DROP TABLE orders; -- \"'"
 	pool := openPool(t, pgtest.Database(t))
 	execInTx(t, pool, ordersDDL)
-	files, err := emitSQL(Options{Schema: name, Migrations: MigrationsPlain, MigrationsDir: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files { // in step order
+	for _, f := range emitted(t, name, generator.MigrationsPlain) { // in step order
 		if _, err := pool.Exec(t.Context(), string(f.Content)); err != nil {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
@@ -265,17 +270,62 @@ func ordersHandler(t *testing.T, pool *pgxpool.Pool) http.Handler {
 
 // emittedFS holds the migrations emitted today in format for schema
 // "idempotency", as the tool reads its directory.
-func emittedFS(t *testing.T, format MigrationFormat) fs.FS {
+func emittedFS(t *testing.T, format generator.MigrationFormat) fs.FS {
 	t.Helper()
-	files, err := emitSQL(Options{Schema: releasedSchema, Migrations: format, MigrationsDir: "migrations"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	fsys := fstest.MapFS{}
-	for _, f := range files {
+	for _, f := range emitted(t, releasedSchema, format) {
 		fsys[path.Base(f.Path)] = &fstest.MapFile{Data: f.Content}
 	}
 	return fsys
+}
+
+// emitSpec is the spec whose migrations the tests apply: the migrations do
+// not depend on its operations.
+const emitSpec = `openapi: 3.1.0
+info: {title: Orders, version: "1"}
+paths:
+  /orders:
+    post:
+      operationId: createOrder
+      parameters:
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, properties: {customer: {type: string}}}
+      responses:
+        "201": {description: created}
+      x-idempotency: {scope: [tenant], retention: 24h}
+`
+
+// emitted returns the migration files idemgen generates today for
+// schemaName in format, sorted by path and so in step order.
+func emitted(t *testing.T, schemaName string, format generator.MigrationFormat) []generator.File {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "openapi.yaml")
+	if err := os.WriteFile(file, []byte(emitSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := spec.Load(t.Context(), file, spec.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := generator.Generate([]*spec.Document{doc}, generator.Options{
+		Package: "orders", GoDir: "orders", Schema: schemaName, Migrations: format, MigrationsDir: "migrations"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []generator.File
+	for _, f := range out.Files {
+		if strings.HasPrefix(f.Path, "migrations/") {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatalf("no %s migrations generated", format)
+	}
+	return files
 }
 
 // sqlDB opens a database/sql handle on pool's database for a tool.
