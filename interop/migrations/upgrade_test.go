@@ -311,7 +311,11 @@ func emitted(t *testing.T, schemaName string, format generator.MigrationFormat) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := generator.Generate([]*spec.Document{doc}, generator.Options{
+	j := generator.Judge(doc, spec.CheckOptions{})
+	if j.Plan == nil {
+		t.Fatalf("the spec is refused: %v", j.Errors())
+	}
+	out, err := generator.Generate(j.Plan, generator.Options{
 		Package: "orders", GoDir: "orders", Schema: schemaName, Migrations: format, MigrationsDir: "migrations"})
 	if err != nil {
 		t.Fatal(err)
