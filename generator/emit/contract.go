@@ -60,6 +60,9 @@ func emitContract(f *jen.File, op *ir.Operation) {
 		{"StoreFailures", failures},
 		{"StoreNoFailures", none},
 	}
+	if c.Lease > 0 {
+		fields = append(fields, kv{"Lease", duration(c.Lease)})
+	}
 	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
 	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(keyed(fields)...)
 }
