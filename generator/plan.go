@@ -146,6 +146,9 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 		}
 	}
 	p.Contract = planContract(op, params, ot.Request)
+	if op.Contract.Mode.Value == spec.ModePhased {
+		p.Phased = planPhased(p, ot, names)
+	}
 	checkParams(p.Params, ot.Params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,

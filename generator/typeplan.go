@@ -87,6 +87,9 @@ type OperationTypes struct {
 	// Payloads holds the type of each effect's payload schema, by effect
 	// name; an effect without a payload schema has none.
 	Payloads map[string]*GoType
+	// Outputs holds the type of each phased step's output schema, by step
+	// name; a step without an output schema has none.
+	Outputs map[string]*GoType
 }
 
 // ResponseTypes is one documented response of an operation.

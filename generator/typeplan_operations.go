@@ -180,6 +180,36 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	}
 	ot.Responses = p.responses(op, id, where)
 	ot.Payloads = p.payloads(op)
+	ot.Outputs = p.outputs(op)
+}
+
+// outputs plans the types of a phased operation's step outputs: each
+// names a component schema, which the output shares with every other use.
+// References spec rule IDEM039 refuses are left out.
+func (p *typePlanner) outputs(op *spec.Operation) map[string]*GoType {
+	if op.Contract == nil || p.doc == nil || p.doc.OpenAPI == nil || p.doc.OpenAPI.Components == nil {
+		return nil
+	}
+	out := map[string]*GoType{}
+	for _, s := range op.Contract.Steps {
+		if t := p.componentRef(s.Output); t != nil {
+			out[s.Name.Value] = t
+		}
+	}
+	return out
+}
+
+// componentRef plans the type of the component schema ref names, nil when it
+// names none.
+func (p *typePlanner) componentRef(ref spec.Field[string]) *GoType {
+	name, ok := strings.CutPrefix(ref.Value, componentPrefix)
+	if !ref.Set || !ok {
+		return nil
+	}
+	if s := p.doc.OpenAPI.Components.Schemas[name]; s != nil && s.Value != nil {
+		return p.typeOf(&openapi3.SchemaRef{Ref: ref.Value, Value: s.Value}, hint{})
+	}
+	return nil
 }
 
 // payloads plans the types of an operation's effect payloads: each names
@@ -191,12 +221,8 @@ func (p *typePlanner) payloads(op *spec.Operation) map[string]*GoType {
 	}
 	out := map[string]*GoType{}
 	for _, e := range op.Contract.Effects {
-		name, ok := strings.CutPrefix(e.Payload.Value, componentPrefix)
-		if !e.Payload.Set || !ok {
-			continue
-		}
-		if s := p.doc.OpenAPI.Components.Schemas[name]; s != nil && s.Value != nil {
-			out[e.Name.Value] = p.typeOf(&openapi3.SchemaRef{Ref: e.Payload.Value, Value: s.Value}, hint{})
+		if t := p.componentRef(e.Payload); t != nil {
+			out[e.Name.Value] = t
 		}
 	}
 	return out

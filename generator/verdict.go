@@ -13,8 +13,6 @@ import (
 // below IDEM100 were the spec's before the planner took them over, and
 // keep their numbers; docs/rules.md documents each once.
 const (
-	// RulePhased: mode: phased is not generated yet.
-	RulePhased = "IDEM020"
 	// RuleWebhook: webhook receivers are not generated yet.
 	RuleWebhook = "IDEM021"
 	// RuleReplayCurrent: replay: current is not generated yet.
@@ -50,8 +48,7 @@ var ruleHints = map[string]string{
 const pointerHint = "point at the value as a whole, or at every element of an array with *; a union or free-form value is significant whole or not at all"
 
 // unbuilt returns a refusal for each thing the contract of op asks for
-// that no generated code does yet: a webhook receiver, phased mode,
-// replay: current.
+// that no generated code does yet: a webhook receiver, replay: current.
 func unbuilt(op *spec.Operation) []spec.Diagnostic {
 	c := op.Contract
 	var out []spec.Diagnostic
@@ -62,11 +59,6 @@ func unbuilt(op *spec.Operation) []spec.Diagnostic {
 		refuse(c.Pos, RuleWebhook, "x-idempotency",
 			fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
 			"leave x-idempotency off webhooks until the inbox is generated")
-	}
-	if c.Mode.Value == spec.ModePhased {
-		refuse(c.Mode.Pos, RulePhased, "x-idempotency.mode",
-			fmt.Sprintf("mode phased is not generated yet: idemgen generates atomic operations only, so %s would get no handler, and its recovery points and lease would not exist", label(op)),
-			"use mode: atomic, or leave x-idempotency off the operation until phased mode is generated")
 	}
 	if c.Replay.Value == spec.ReplayCurrent {
 		refuse(c.Replay.Pos, RuleReplayCurrent, "x-idempotency.replay",

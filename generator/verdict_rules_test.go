@@ -109,7 +109,6 @@ func TestJudgeRefusals(t *testing.T) {
 		message string
 	}{
 		{name: "clean"},
-		{name: "phased", c: verdictCase{block: "{mode: phased, lease: 1m, steps: [{name: record}]}"}, rule: RulePhased, at: []string{"x-idempotency: {mode"}, message: "mode phased is not generated yet"},
 		{name: "replay current", c: verdictCase{block: "{replay: current}"}, rule: RuleReplayCurrent, at: []string{"x-idempotency: {replay"}, message: "replay current is not generated yet"},
 		{name: "multipart body", c: verdictCase{media: "multipart/form-data"}, rule: RuleUnsupportedBody, at: []string{"requestBody:"}, message: "is multipart/form-data: only JSON"},
 		{name: "form body not an object", c: verdictCase{media: formArray}, rule: RuleUnsupportedBody, at: []string{"application/x-www-form-urlencoded:"}, message: "the form request body of createOrder (POST /orders) is not an object with properties: only those decode from a form, so the operation would get no handler"},
@@ -177,7 +176,7 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
         - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
       responses:
         "201": {description: created}
-      x-idempotency: {mode: phased, lease: 1m, steps: [{name: record}]}
+      x-idempotency: {replay: current}
 `
 	j, _ := judgeSource(t, src)
 	var rules []string
@@ -186,7 +185,7 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
 	}
 	// createOrder's missing pointer is the spec's IDEM001; its pointer
 	// into a union is not judged beside it. createRefund is judged.
-	if want := []string{"IDEM001", RulePhased}; !slices.Equal(rules, want) {
+	if want := []string{"IDEM001", RuleReplayCurrent}; !slices.Equal(rules, want) {
 		t.Fatalf("errors %v, want %v", rules, want)
 	}
 	for _, op := range j.Doc.Operations {
@@ -221,7 +220,7 @@ webhooks:
           multipart/form-data:
             schema: {type: object}
       responses: {"204": {description: done}}
-      x-idempotency: {scope: [], mode: phased, lease: 1m, steps: [{name: record}]}
+      x-idempotency: {scope: [], replay: current}
 `)
 	got := map[string][]string{}
 	for op, diags := range j.Unfit {
@@ -229,7 +228,7 @@ webhooks:
 			got[op.Method+" "+op.Path] = append(got[op.Method+" "+op.Path], d.Rule)
 		}
 	}
-	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleWebhook, RulePhased}}
+	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleWebhook, RuleReplayCurrent}}
 	if len(got) != len(want) || !slices.Equal(got["POST /b"], want["POST /b"]) || !slices.Equal(got["POST thing"], want["POST thing"]) {
 		t.Fatalf("own errors %v, want %v", got, want)
 	}

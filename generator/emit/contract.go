@@ -45,6 +45,10 @@ func emitContract(f *jen.File, op *ir.Operation) {
 	if c.StoreNoFailures {
 		none = jen.True()
 	}
+	var lease jen.Code // phased operations only
+	if c.Lease > 0 {
+		lease = duration(c.Lease)
+	}
 	fields := []kv{
 		{"Operation", jen.Lit(c.Operation)},
 		{"Method", jen.Lit(c.Method)},
@@ -59,6 +63,7 @@ func emitContract(f *jen.File, op *ir.Operation) {
 		{"WaitTimeout", duration(c.WaitTimeout)},
 		{"StoreFailures", failures},
 		{"StoreNoFailures", none},
+		{"Lease", lease},
 	}
 	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))
 	f.Var().Id(op.ContractVar).Op("=").Qual(idemimplImport, "Contract").Values(keyed(fields)...)

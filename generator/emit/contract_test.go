@@ -34,6 +34,7 @@ func TestContractLiteral(t *testing.T) {
 		WaitTimeout:     1500 * time.Millisecond,
 		StoreFailures:   []ir.StatusClass{{Class: 4}, {Status: 503}},
 		StoreNoFailures: true,
+		Lease:           2 * time.Minute,
 	}}
 	f := jen.NewFile("p")
 	emitContract(f, op)

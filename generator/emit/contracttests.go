@@ -50,8 +50,12 @@ func emitFixture(f *jen.File, prog *ir.Program) {
 // emitContractTest declares the test that runs one operation's contract
 // through the routes the service mounts.
 func emitContractTest(f *jen.File, op *ir.Operation) {
+	run, kase, bind := "RunContract", "ContractCase", op.TypedFunc
+	if op.Phased != nil {
+		run, kase, bind = "RunPhasedContract", "PhasedContractCase", op.Phased.Func
+	}
 	c := jen.Dict{
-		jen.Id("Operation"):  jen.Id(op.TypedFunc).Call(jen.Id("fx").Dot("Handlers")),
+		jen.Id("Operation"):  jen.Id(bind).Call(jen.Id("fx").Dot("Handlers")),
 		jen.Id("ConnString"): jen.Id("fx").Dot("ConnString"),
 		jen.Id("Fixture"):    jen.Id("fx").Dot(op.Name),
 		jen.Id("Mount"):      jen.Id(op.MountVar),
@@ -94,7 +98,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
 	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
 		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
-		jen.Qual(idemtestImport, "RunContract").Call(jen.Id("t"), jen.Qual(idemtestImport, "ContractCase").Index(jen.Id(op.RequestType)).Values(c)),
+		jen.Qual(idemtestImport, run).Call(jen.Id("t"), jen.Qual(idemtestImport, kase).Index(jen.Id(op.RequestType)).Values(c)),
 	)
 }
 

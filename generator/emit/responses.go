@@ -126,6 +126,10 @@ func emitUnimplemented(f *jen.File, prog *ir.Program) {
 	f.Type().Id(prog.Unimplemented).Struct()
 	f.Var().Id("_").Id("Handlers").Op("=").Id(prog.Unimplemented).Values()
 	for _, op := range prog.Operations {
+		if op.Phased != nil {
+			unimplementedSteps(f, prog, op)
+			continue
+		}
 		comment(f, fmt.Sprintf("%s answers %s with 501 Not Implemented.", op.Name, op.Doc))
 		f.Func().Params(jen.Id(prog.Unimplemented)).Id(op.Name).Params(handlerParams(op, false)...).Params(jen.Id(op.ResponseType), jen.Error()).Block(
 			jen.Return(jen.Nil(), jen.Qual(idemimplImport, "NotImplemented").Call(jen.Lit(op.Doc))),

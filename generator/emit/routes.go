@@ -13,10 +13,18 @@ import (
 func emitHandlers(f *jen.File, prog *ir.Program) {
 	var methods []jen.Code
 	for _, op := range prog.Operations {
+		if op.Phased != nil {
+			methods = append(methods, stepMethods(op)...)
+			continue
+		}
 		methods = append(methods, comments(fmt.Sprintf("%s runs %s and returns one of its documented answers (%s).", op.Name, op.Doc, op.ResponseType))...)
 		methods = append(methods, jen.Id(op.Name).Params(handlerParams(op, true)...).Params(jen.Id(op.ResponseType), jen.Error()))
 	}
-	comment(f, "Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP. Each method runs inside the transaction that also holds its operation's idempotency record: what it does through tx commits exactly when its answer is stored. An answer whose status matches the contract's store-failures rolls the business changes back and is stored and replayed like a refusal; returning an *idem.Rejection answers with that problem, stored the same way; any other error rolls everything back and frees the key. Embed "+prog.Unimplemented+" to implement the operations one at a time.")
+	doc := "Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP. Each method runs inside the transaction that also holds its operation's idempotency record: what it does through tx commits exactly when its answer is stored. An answer whose status matches the contract's store-failures rolls the business changes back and is stored and replayed like a refusal; returning an *idem.Rejection answers with that problem, stored the same way; any other error rolls everything back and frees the key."
+	if hasPhased(prog) {
+		doc += " A phased operation has one method per step instead, each documented with what a crash, a retry or a time-out does there."
+	}
+	comment(f, doc+" Embed "+prog.Unimplemented+" to implement the operations one at a time.")
 	f.Type().Id("Handlers").Interface(methods...)
 }
 
@@ -28,6 +36,12 @@ func emitRoutes(f *jen.File, prog *ir.Program) {
 
 	var bindings []jen.Code
 	for _, op := range prog.Operations {
+		if op.Phased != nil {
+			emitPhased(f, op)
+			emitMount(f, op)
+			bindings = append(bindings, jen.Line().Qual(idemimplImport, "BindPhased").Call(jen.Id(op.Phased.Func).Call(jen.Id("h")), jen.Id(op.MountVar)))
+			continue
+		}
 		emitTyped(f, op)
 		emitMount(f, op)
 		bindings = append(bindings, jen.Line().Qual(idemimplImport, "Bind").Call(jen.Id(op.TypedFunc).Call(jen.Id("h")), jen.Id(op.MountVar)))

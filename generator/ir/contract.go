@@ -31,6 +31,9 @@ type Contract struct {
 	// default (every 4xx).
 	StoreFailures   []StatusClass
 	StoreNoFailures bool
+	// Lease is how long an attempt of a phased operation holds it between
+	// recovery points; 0 for an atomic operation.
+	Lease time.Duration
 }
 
 // Key says where the idempotency key is: a header or a JSON pointer into

@@ -118,6 +118,9 @@ type Operation struct {
 	PathValuesFunc string
 
 	Effects []Effect
+	// Phased holds a phased operation's steps; nil for an atomic one,
+	// whose one business method is Name.
+	Phased *Phased
 	// Fingerprint is what the typed fingerprint covers.
 	Fingerprint Fingerprint
 	// NaturalKey holds the natural-key pointers in contract order.

@@ -211,12 +211,13 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idemimpl")
 	f.wantNoFaults(t)
 	want := []string{
-		"Answer", "AnswerHeader", "Bind", "Binding", "Body", "BusinessFunc", "Concurrency", "ConcurrencyReject",
-		"ConcurrencyWait", "Contract", "Effect", "EnforceVersion", "ErrInvalidBody", "FormatParam", "FormatParamList",
-		"HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "MaxGeneratedVersion", "MinGeneratedVersion",
-		"Mount", "NewHandler", "NewTypedHandler", "NotImplemented", "Operation", "OptionalHeader", "OptionalParam",
-		"Param", "ParamList", "ParamScalar", "PathParamFunc", "RawBody", "Register", "Request", "Respond", "Response",
-		"Route", "Routes", "StatusClass", "Typed", "WithPathParams",
+		"Answer", "AnswerHeader", "Bind", "BindPhased", "Binding", "Body", "BusinessFunc", "CallStep", "Concurrency",
+		"ConcurrencyReject", "ConcurrencyWait", "Contract", "Effect", "EnforceVersion", "ErrInvalidBody", "FinalStep",
+		"FormatParam", "FormatParamList", "HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "LocalStep",
+		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewTypedHandler",
+		"NoOutput", "NotImplemented", "OnUnknown", "OnUnknownHalt", "OnUnknownRetry", "OnUnknownVerify", "Operation",
+		"OptionalHeader", "OptionalParam", "Param", "ParamList", "ParamScalar", "PathParamFunc", "Phased", "RawBody",
+		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "Step", "Typed", "WithPathParams",
 	}
 	var got []string
 	for _, n := range f.names {

@@ -27,6 +27,11 @@ type Fixture[T any] struct {
 	// one the executor hands the business function as Operation.Scope, so
 	// the business must record it with its effects.
 	Effects func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error)
+	// External counts, for a phased operation, what its external steps
+	// made the providers act on for a scope (for example the charges a
+	// fake bank performed, not counting a repeated key); nil leaves it
+	// uncounted. RunContract does not use it.
+	External func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error)
 }
 
 // ContractCase is one generated operation under test.
@@ -114,7 +119,11 @@ type ContractCase[T any] struct {
 //     before commit, leaves no effect, and its retry runs once.
 func RunContract[T any](t *testing.T, c ContractCase[T]) {
 	t.Helper()
-	r := newContractRun(t, c)
+	newContractRun(t, c).runAll(t)
+}
+
+// runAll runs the scenarios of RunContract.
+func (r *contractRun[T]) runAll(t *testing.T) {
 	t.Run("concurrent_duplicates_one_effect", r.concurrentDuplicates)
 	t.Run("lost_response_replays", r.lostResponse)
 	t.Run("changed_field_422", r.changedField)

@@ -29,9 +29,13 @@ import (
 // scope function trusts it.
 const scopeHeader = "X-Idemtest-Scope"
 
-// contractRun is the state RunContract shares between its scenarios.
+// contractRun is the state RunContract and RunPhasedContract share between
+// their scenarios.
 type contractRun[T any] struct {
-	c ContractCase[T]
+	c ContractCase[T] // for a phased operation, its Operation is unset
+	// handler builds the operation's net/http handler on exec, under
+	// contract: a typed or a phased one.
+	handler func(exec *idem.Executor, contract idemimpl.Contract) (http.Handler, error)
 	// contract is c.Operation.Contract with the defaults the executor
 	// applies written out, so scenarios can compute with them.
 	contract idemimpl.Contract
@@ -42,17 +46,28 @@ type contractRun[T any] struct {
 // idempotency tables into it.
 func newContractRun[T any](t *testing.T, c ContractCase[T]) *contractRun[T] {
 	t.Helper()
-	if c.Fixture.Request == nil || c.Fixture.Effects == nil {
-		t.Fatal("idemtest: RunContract needs Fixture.Request and Fixture.Effects")
-	}
 	if c.Operation.Fingerprint == nil || c.Operation.Run == nil {
 		t.Fatal("idemtest: RunContract needs the operation's Fingerprint and Run")
 	}
-	contract, err := httpapi.Normalize(c.Operation.Contract)
+	return startRun(t, c, c.Operation.Contract, func(exec *idem.Executor, contract idemimpl.Contract) (http.Handler, error) {
+		op := c.Operation
+		op.Contract = contract
+		return idemimpl.NewTypedHandler(exec, op, trustedScope)
+	})
+}
+
+// startRun checks the fixture of c, normalises contract, opens a pool on
+// c.ConnString and migrates the idempotency tables into it.
+func startRun[T any](t *testing.T, c ContractCase[T], contract idemimpl.Contract, handler func(*idem.Executor, idemimpl.Contract) (http.Handler, error)) *contractRun[T] {
+	t.Helper()
+	if c.Fixture.Request == nil || c.Fixture.Effects == nil {
+		t.Fatal("idemtest: the contract tests need Fixture.Request and Fixture.Effects")
+	}
+	contract, err := httpapi.Normalize(contract)
 	if err != nil {
 		t.Fatalf("idemtest: %v", err)
 	}
-	r := &contractRun[T]{c: c, contract: contract}
+	r := &contractRun[T]{c: c, contract: contract, handler: handler}
 	r.pool = openPool(t, c.ConnString, 8)
 	if err := schema.Migrate(t.Context(), r.pool, ""); err != nil {
 		t.Fatalf("idemtest: migrating the idempotency tables: %v", err)
@@ -90,11 +105,9 @@ func (r *contractRun[T]) server(t *testing.T, pool *pgxpool.Pool, contract idemi
 		t.Fatalf("idemtest: NewExecutor: %v", err)
 	}
 	core.InstallFaults(exec, hooks)
-	op := r.c.Operation
-	op.Contract = contract
-	h, err := idemimpl.NewTypedHandler(exec, op, trustedScope)
+	h, err := r.handler(exec, contract)
 	if err != nil {
-		t.Fatalf("idemtest: NewTypedHandler: %v", err)
+		t.Fatalf("idemtest: the operation's handler: %v", err)
 	}
 	mux, err := mountOn(r.c.Mount, contract, h)
 	if err != nil {

@@ -61,13 +61,7 @@ func (e *Executor) insertRecord(ctx context.Context, conn *pgx.Conn, claim pgsto
 // another transaction committed for its key: it reads that record, in
 // autocommit, and answers from it.
 func (e *Executor) answerCommitted(ctx context.Context, at *attempt, fn Func) (*Result, error) {
-	var b pgx.Batch
-	e.store.QueueRecord(&b, at.Scope, at.Key)
-	var rec *pgstore.Record
-	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) (err error) {
-		rec, err = e.store.ReadRecord(br)
-		return err
-	})
+	rec, err := e.readRecord(ctx, at)
 	if err == nil && rec == nil {
 		err = errNoRecord
 	}

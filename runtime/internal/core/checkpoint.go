@@ -99,20 +99,52 @@ func (e *Executor) giveUpLease(ctx context.Context, at *attempt) {
 // takeOver takes over the operation opID, in progress after a checkpoint,
 // when its lease has run out on the database's clock: a new fencing token
 // makes every later write of the attempt that held it fail, and the
-// operation resumes from its last recovery point in this attempt. An
-// operation whose lease still runs is in progress.
+// operation resumes from its last recovery point in this attempt. While
+// the lease runs, the attempt is refused as in progress at once under
+// ConcurrencyReject; under ConcurrencyWait it looks again, backing off, up
+// to the wait-timeout, and answers from the record once the operation is
+// decided.
 func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Func) (*Result, error) {
-	took, err := e.store.TakeOver(ctx, at.conn, at.Scope, at.Key, at.Fingerprint[:], at.Policy.Lease, at.lockTimeout())
-	switch {
-	case isLockTimeout(err):
-		return nil, e.inProgress(ctx, at, opID)
-	case err != nil:
-		err = fmt.Errorf("idem: %s: take over: %w", at.Policy.Operation, err)
-		e.emit(ctx, at, EventRolledBack, opID, classify(err))
-		return nil, err
-	case took == nil:
-		return nil, e.inProgress(ctx, at, opID)
+	pause := 10 * time.Millisecond
+	for {
+		took, err := e.store.TakeOver(ctx, at.conn, at.Scope, at.Key, at.Fingerprint[:], at.Policy.Lease, at.lockTimeout())
+		switch {
+		case isLockTimeout(err):
+			return nil, e.inProgress(ctx, at, opID)
+		case err != nil:
+			err = fmt.Errorf("idem: %s: take over: %w", at.Policy.Operation, err)
+			e.emit(ctx, at, EventRolledBack, opID, classify(err))
+			return nil, err
+		case took != nil:
+			return e.resume(ctx, at, took, fn)
+		}
+		remaining := at.Policy.WaitTimeout - time.Since(at.start)
+		if at.Policy.Concurrency == ConcurrencyReject || remaining <= 0 {
+			return nil, e.inProgress(ctx, at, opID)
+		}
+		timer := time.NewTimer(min(pause, remaining))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("idem: waiting for the operation in progress: %w", context.Cause(ctx))
+		case <-timer.C:
+		}
+		pause = min(2*pause, 250*time.Millisecond)
+		rec, err := e.readRecord(ctx, at)
+		switch {
+		case err != nil:
+			return nil, err
+		case rec == nil:
+			return nil, fmt.Errorf("idem: %s: the operation in progress vanished while a duplicate waited", at.Policy.Operation)
+		case rec.State != pgstore.StateInProgress:
+			return e.answer(ctx, at, rec, fn)
+		}
 	}
+}
+
+// resume makes the attempt the holder of the operation it took over and
+// runs its remaining steps.
+func (e *Executor) resume(ctx context.Context, at *attempt, took *pgstore.Takeover, fn Func) (*Result, error) {
 	at.adopt(took)
 	e.emit(ctx, at, EventTakenOver, at.op.ID, "")
 	tx, err := e.beginStep(ctx, at)
@@ -121,6 +153,22 @@ func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Fu
 		return nil, err
 	}
 	return e.run(ctx, at, tx, fn)
+}
+
+// readRecord reads, in autocommit, the committed record of the attempt's
+// key; nil when none holds it.
+func (e *Executor) readRecord(ctx context.Context, at *attempt) (*pgstore.Record, error) {
+	var b pgx.Batch
+	e.store.QueueRecord(&b, at.Scope, at.Key)
+	var rec *pgstore.Record
+	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) (err error) {
+		rec, err = e.store.ReadRecord(br)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("idem: %s: read the record: %w", at.Policy.Operation, err)
+	}
+	return rec, nil
 }
 
 // adopt makes the attempt the holder of the operation it took over.

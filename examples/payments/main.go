@@ -1,0 +1,167 @@
+// Command payments is idemgen's phased example: a payment API whose POST
+// /payments records the payment, charges the card through the bank (the
+// simulator in ./bank, a separate program) and answers approved or
+// declined. The operation is phased: every step is a recovery point, the
+// bank receives a stable key for the charge, and a payment abandoned by a
+// crash is finished by the completer (Maintain) without a client.
+//
+//	go run ./examples/payments/bank -addr 127.0.0.1:8090 &
+//	go run ./examples/payments -addr 127.0.0.1:8080 -bank-url http://127.0.0.1:8090
+//
+// It connects to DATABASE_URL or, when that is unset, starts a throwaway
+// PostgreSQL cluster (removed on exit) and prints its URL. The business
+// logic is in api/service.go and api/bank.go; the rest of api/ is
+// generated from openapi.yaml by go generate.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemgen/idemgen/examples/payments/api"
+	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/pgcluster"
+)
+
+// idempotencySchema is where the idempotency tables live (idemgen.yaml's
+// schema).
+const idempotencySchema = "idempotency"
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "the address to serve on")
+	bankURL := flag.String("bank-url", "http://127.0.0.1:8090", "the bank simulator's base URL")
+	sweep := flag.Duration("maintain-interval", 5*time.Second, "how often the completer and the sweeper run")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *addr, *bankURL, *sweep, log); err != nil {
+		log.Error("payments", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, addr, bankURL string, interval time.Duration, log *slog.Logger) error {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		cluster, err := pgcluster.Start(ctx)
+		if err != nil {
+			return errors.Join(errors.New("DATABASE_URL is unset and no throwaway cluster could start"), err)
+		}
+		defer func() { _ = cluster.Stop() }()
+		url = cluster.URL()
+		log.Info("DATABASE_URL is unset: started a throwaway PostgreSQL cluster, removed on exit", "url", url)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	h, err := newService(ctx, pool, bankURL, interval, log)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.Info("serving", "addr", "http://"+addr, "bank", bankURL)
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newService migrates the idempotency tables and the service's own,
+// starts maintenance (the completer, then retention) until ctx ends, and
+// returns the routes.
+func newService(ctx context.Context, pool *pgxpool.Pool, bankURL string, interval time.Duration, log *slog.Logger) (http.Handler, error) {
+	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
+		return nil, err
+	}
+	if err := createTables(ctx, pool); err != nil {
+		return nil, err
+	}
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	svc := api.Service{Bank: &api.Bank{URL: strings.TrimRight(bankURL, "/")}}
+	if err := api.Register(mux, exec, svc, demoMerchant); err != nil {
+		return nil, err
+	}
+	// Registered first, then maintained: the completer drives the
+	// operations Register told the executor how to resume.
+	go func() {
+		if err := exec.Maintain(ctx, idem.MaintainOptions{Interval: interval}); err != nil {
+			log.Error("maintenance stopped", "error", err)
+		}
+	}()
+	return mux, nil
+}
+
+// createTables creates the service's table, serialised across instances
+// that start at once.
+func createTables(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(4243)`); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, api.Schema); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// demoMerchant is the example's stand-in for authentication: the merchant
+// from "Authorization: Bearer <merchant>", a token68, refusing anything
+// else. A real service takes the merchant its authentication established.
+func demoMerchant(r *http.Request) (string, error) {
+	if len(r.Header.Values("Authorization")) > 1 {
+		return "", errors.New("more than one Authorization field")
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !token68(token) {
+		return "", errors.New("no bearer token")
+	}
+	return token, nil
+}
+
+// token68 reports whether s is an RFC 9110 token68.
+func token68(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
