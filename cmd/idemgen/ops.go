@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
-	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemops"
 )
 
 // newOpsCommand builds idemgen ops, the support commands: they read and
@@ -36,7 +36,7 @@ func newOpsCommand() *cobra.Command {
 // newSweepCommand builds idemgen ops sweep.
 func newSweepCommand() *cobra.Command {
 	var schema string
-	var o idem.MaintainOptions
+	var o idemops.SweepOptions
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Apply retention once: for cron, instead of the service's Executor.Maintain",
@@ -59,11 +59,11 @@ sweep failed, 2 for unusable input.`,
 				return &exitError{code: exitUnusable, err: fmt.Errorf("ops sweep: DATABASE_URL: %w", err)}
 			}
 			defer pool.Close()
-			exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: schema})
+			client, err := idemops.New(pool, idemops.Config{Schema: schema})
 			if err != nil {
 				return &exitError{code: exitUnusable, err: fmt.Errorf("ops sweep: %w", err)}
 			}
-			res, err := exec.Sweep(cmd.Context(), o)
+			res, err := client.Sweep(cmd.Context(), o)
 			if err != nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("ops sweep: %w", err)}
 			}

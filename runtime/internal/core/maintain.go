@@ -3,26 +3,19 @@ package core
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
-	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/sweep"
 )
 
-// The maintenance defaults; runtime/idem documents them on MaintainOptions.
-const (
-	defaultSweepInterval = time.Minute
-	defaultBatchSize     = 1000
-	defaultBatchTimeout  = time.Second
-	defaultMaxClockSkew  = time.Minute
-)
+// defaultSweepInterval is the time between two sweeps of Maintain when
+// MaintainOptions.Interval is 0; runtime/idem documents it.
+const defaultSweepInterval = time.Minute
 
 // ErrClockSkew is the refusal of a sweep whose clock and the database's
-// differ by more than MaintainOptions.MaxClockSkew: swept at a clock that
-// runs ahead, a tombstone would be deleted early and a late retry would
-// run again.
-var ErrClockSkew = errors.New("idem: sweep refused: the clock and the database's differ")
+// differ by more than MaintainOptions.MaxClockSkew.
+var ErrClockSkew = sweep.ErrClockSkew
 
 // MaintainOptions configure Sweep and Maintain; a zero field is its
 // default.
@@ -34,105 +27,33 @@ type MaintainOptions struct {
 	MaxClockSkew       time.Duration // largest tolerated difference between the clock and the database's; 0 is one minute
 }
 
-// normalize fills in the defaults.
+// sweepOptions are o's options for one sweep.
+func (o MaintainOptions) sweepOptions() sweep.Options {
+	return sweep.Options{BatchSize: o.BatchSize, BatchTimeout: o.BatchTimeout, NaturalKeyLifetime: o.NaturalKeyLifetime, MaxClockSkew: o.MaxClockSkew}
+}
+
+// normalize fills in the interval's default and refuses negative options.
 func (o MaintainOptions) normalize() (MaintainOptions, error) {
-	if o.Interval < 0 || o.BatchSize < 0 || o.BatchTimeout < 0 || o.NaturalKeyLifetime < 0 || o.MaxClockSkew < 0 {
+	if _, err := o.sweepOptions().Normalize(); err != nil {
+		return o, err
+	}
+	if o.Interval < 0 {
 		return o, errors.New("idem: negative maintenance option")
 	}
 	if o.Interval == 0 {
 		o.Interval = defaultSweepInterval
 	}
-	if o.BatchSize == 0 {
-		o.BatchSize = defaultBatchSize
-	}
-	if o.BatchTimeout == 0 {
-		o.BatchTimeout = defaultBatchTimeout
-	}
-	if o.MaxClockSkew == 0 {
-		o.MaxClockSkew = defaultMaxClockSkew
-	}
 	return o, nil
 }
 
 // SweepResult counts what one Sweep changed and how long its batches ran.
-type SweepResult struct {
-	Tombstoned         int           // records past retention whose stored response was dropped
-	Deleted            int           // tombstones past the tombstone period that were removed
-	NaturalKeysDeleted int           // natural-key rows past their lifetime that were removed
-	Batches            int           // statements run
-	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
-}
+type SweepResult = sweep.Result
 
 // Sweep applies retention once at the executor's clock, after checking it
-// against the database's: records past retention become tombstones,
-// tombstones past their period are deleted, then natural-key rows past
-// their lifetime, each in batches of at most o.BatchSize rows. A batch is
-// one statement of its own (its row locks end with it) that skips rows a
-// running operation holds, and is canceled past o.BatchTimeout.
-// Correctness never depends on it having run: the executor compares
-// deadlines with its clock itself.
+// against the database's (sweep.Run).
 func Sweep(ctx context.Context, h Holder, o MaintainOptions) (SweepResult, error) {
 	e := Of(h)
-	o, err := o.normalize()
-	if err != nil {
-		return SweepResult{}, err
-	}
-	now, err := e.checkClock(ctx, o.MaxClockSkew)
-	if err != nil {
-		return SweepResult{}, err
-	}
-	var res SweepResult
-	steps := []sweepStep{{pgstore.SweepTombstone, now, &res.Tombstoned}, {pgstore.SweepPurge, now, &res.Deleted}}
-	if o.NaturalKeyLifetime > 0 {
-		steps = append(steps, sweepStep{pgstore.SweepNaturalKeys, now.Add(-o.NaturalKeyLifetime), &res.NaturalKeysDeleted})
-	}
-	for _, s := range steps {
-		for {
-			bctx, cancel := context.WithTimeout(ctx, o.BatchTimeout)
-			began := time.Now()
-			n, err := e.store.SweepBatch(bctx, e.pool, s.step, s.at, o.BatchSize)
-			took := time.Since(began)
-			cancel()
-			res.Batches++
-			res.LongestBatch = max(res.LongestBatch, took)
-			if err != nil {
-				return res, fmt.Errorf("idem: sweep: %w", err)
-			}
-			*s.count += n
-			if n < o.BatchSize {
-				break
-			}
-		}
-	}
-	return res, nil
-}
-
-// sweepStep is one step of a sweep: its batches, their time argument and
-// the count they add to.
-type sweepStep struct {
-	step  pgstore.SweepStep
-	at    time.Time
-	count *int
-}
-
-// checkClock returns the executor's now once it is within maxSkew of the
-// database's (allowing for the round trip), or an ErrClockSkew.
-func (e *Executor) checkClock(ctx context.Context, maxSkew time.Duration) (time.Time, error) {
-	var db time.Time
-	began := time.Now()
-	if err := e.pool.QueryRow(ctx, "SELECT now()").Scan(&db); err != nil {
-		return time.Time{}, fmt.Errorf("idem: sweep: the database's clock: %w", err)
-	}
-	rtt := time.Since(began)
-	now := e.clock.Now()
-	skew := now.Sub(db)
-	if skew < 0 {
-		skew = -skew
-	}
-	if skew-rtt > maxSkew {
-		return time.Time{}, fmt.Errorf("%w by %s (at most %s allowed)", ErrClockSkew, skew.Round(time.Millisecond), maxSkew)
-	}
-	return now, nil
+	return sweep.Run(ctx, e.pool, e.store, e.clock.Now, o.sweepOptions())
 }
 
 // Maintain runs the completer (Redrive, over the operations registered
