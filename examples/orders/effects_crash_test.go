@@ -180,12 +180,24 @@ type child struct {
 // At the end of the test it is stopped with SIGTERM.
 func startChild(t *testing.T, bin, url, logs string) *child {
 	t.Helper()
+	return startChildAt(t, bin, url, logs, freeAddr(t))
+}
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startChildAt is startChild on addr, so that a restarted process serves
+// where its clients already send.
+func startChildAt(t *testing.T, bin, url, logs, addr string) *child {
+	t.Helper()
 	out, err := os.OpenFile(logs, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		t.Fatal(err)

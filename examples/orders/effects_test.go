@@ -107,28 +107,47 @@ func TestConcurrentOrdersRunEachEffectOnce(t *testing.T) {
 // postOrder sends one createOrder and returns the status and the order's
 // id.
 func postOrder(client *http.Client, addr, key, body string) (int, string, error) {
+	a, err := sendOrder(client, addr, key, body)
+	return a.status, a.id, err
+}
+
+// orderAnswer is the answer to one createOrder: its status, the order's id
+// of a 201, the problem type of a problem.
+type orderAnswer struct {
+	status      int
+	id, problem string
+}
+
+// sendOrder sends one createOrder under key as tenant-a.
+func sendOrder(client *http.Client, addr, key, body string) (orderAnswer, error) {
 	req, err := http.NewRequest("POST", "http://"+addr+"/orders", strings.NewReader(body))
 	if err != nil {
-		return 0, "", err
+		return orderAnswer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer tenant-a")
 	req.Header.Set("Idempotency-Key", key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, "", err
+		return orderAnswer{}, err
 	}
 	defer resp.Body.Close()
-	var order struct {
-		ID string `json:"id"`
+	var doc struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
 	}
-	if resp.StatusCode == http.StatusCreated {
-		if err := json.NewDecoder(resp.Body).Decode(&order); err != nil {
-			return resp.StatusCode, "", err
+	a := orderAnswer{status: resp.StatusCode}
+	if resp.StatusCode == http.StatusCreated || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+			return a, err
 		}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, order.ID, nil
+	a.id, a.problem = doc.ID, doc.Type
+	if resp.StatusCode != http.StatusCreated {
+		a.id = ""
+	}
+	return a, nil
 }
 
 // waitIdle polls the outbox until it holds at least want effects and none

@@ -51,7 +51,7 @@ func (Service) CreateOrder(ctx context.Context, tx pgx.Tx, op *CreateOrderOperat
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (tenant, shop_id, external_order_id) DO NOTHING
 		RETURNING id::text`,
-		op.ID, op.Scope, o.ShopID, o.ExternalOrderID, o.CustomerID, delivery).Scan(&id)
+		op.ID, op.Scope, o.ShopID, o.ExternalOrderID, o.CustomerID, string(delivery)).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, &idem.Rejection{Status: http.StatusConflict, Type: ProblemOrderExists, Title: "Order exists",
 			Detail: fmt.Sprintf("shop %s already has order %s", o.ShopID, o.ExternalOrderID)}
