@@ -95,7 +95,7 @@ type WorkerConfig struct {
 	Providers map[string]Provider // by effect name; a worker claims only the effects it has providers for
 	Logger    *slog.Logger        // optional
 	Observer  EffectObserver      // optional
-	Clock     Clock               // nil means SystemClock
+	Clock     Clock               // the attempts' finish times in their history; nil means SystemClock. Due times and leases are the database's clock
 	ID        string              // the worker's name in leases and attempt history; default host-pid-random
 
 	Lease           time.Duration                   // a claim's hold on an effect; 1m. A call must end in the lease's first nine tenths.

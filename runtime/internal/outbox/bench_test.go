@@ -180,9 +180,8 @@ func benchSQLBatches(b *testing.B) {
 	count := &statements{}
 	q := sqlcdb.New(tracedPool(b, cs, count))
 	drain(b, pool, 4, func(ctx context.Context) (int, error) {
-		now := time.Now()
-		rows, err := q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Now: pgtype.Timestamptz{Time: now, Valid: true}, Effects: []string{"email"},
-			MaxClaims: 8, LeaseUntil: pgtype.Timestamptz{Time: now.Add(time.Minute), Valid: true}, Worker: "sql"})
+		rows, err := q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: []string{"email"},
+			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql"})
 		if err != nil || len(rows) == 0 {
 			return 0, err
 		}
@@ -190,7 +189,7 @@ func benchSQLBatches(b *testing.B) {
 		at := pgtype.Timestamptz{Time: time.Now(), Valid: true}
 		for _, r := range rows {
 			p.Scopes, p.OperationIds, p.Seqs = append(p.Scopes, r.Scope), append(p.OperationIds, r.OperationID), append(p.Seqs, r.Seq)
-			p.FencingTokens, p.States, p.AvailableAts = append(p.FencingTokens, r.FencingToken), append(p.States, "done"), append(p.AvailableAts, at)
+			p.FencingTokens, p.States, p.Delays = append(p.FencingTokens, r.FencingToken), append(p.States, "done"), append(p.Delays, 0)
 			p.Outcomes, p.Errors, p.Kinds, p.FinishedAts = append(p.Outcomes, "done"), append(p.Errors, ""), append(p.Kinds, "call"), append(p.FinishedAts, at)
 		}
 		recorded, err := q.RecordOutcomes(ctx, p)

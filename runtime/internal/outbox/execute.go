@@ -32,21 +32,22 @@ type verdict struct {
 // recorded.
 func (w *Worker) execute(ctx context.Context, c claimed, rec *recorder) {
 	// The call must end before the lease does, leaving the last tenth of
-	// the lease to record its outcome before another worker may take over.
-	ctx, cancel := context.WithDeadline(ctx, c.leaseUntil.Add(-w.cfg.Lease/10))
+	// the lease to record its outcome before another worker may take over:
+	// recordBy, on this host's monotonic clock from before the claim.
+	ctx, cancel := context.WithDeadline(ctx, c.recordBy)
 	defer cancel()
 	v := w.decide(ctx, c)
 	if v.state == statePending && int(c.attempt) >= w.cfg.MaxAttempts {
 		v.state, v.event = stateDead, EventDead
 	}
 	now := w.cfg.Now()
-	next := now
+	var delay time.Duration
 	if v.state == statePending {
-		next = next.Add(w.cfg.Backoff(int(c.attempt)))
+		delay = w.cfg.Backoff(int(c.attempt))
 	}
 	// Within the shutdown timeout the outcome is recorded even though Run's
 	// context ended: only the fencing token decides whether it still may.
-	if errors.Is(context.Cause(ctx), errShutDown) || !rec.add(finished{c: c, v: v, next: next, at: now}) {
+	if errors.Is(context.Cause(ctx), errShutDown) || !rec.add(finished{c: c, v: v, delay: delay, at: now}) {
 		w.attemptLog(c).Warn("idem: the worker shut down during the call; its lease will hand the effect on", "outcome", v.outcome)
 	}
 }

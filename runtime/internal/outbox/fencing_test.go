@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 )
@@ -115,11 +116,16 @@ func (l eventLog) ObserveEffect(ev idem.EffectEvent) {
 	}
 }
 
-// aheadClock runs ahead of the system clock: a worker on it finds leases
-// run out that have not on the clocks of the others.
-type aheadClock time.Duration
-
-func (c aheadClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
+// expireLease ends the leases on the effects named effect as time would:
+// their lease and due time move into the past on the database's clock.
+func expireLease(t *testing.T, pool *pgxpool.Pool, effect string) {
+	t.Helper()
+	if _, err := pool.Exec(t.Context(), `UPDATE idempotency_outbox
+		SET lease_until = now() - interval '1 second', available_at = now() - interval '1 second'
+		WHERE effect = $1 AND lease_until IS NOT NULL`, effect); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // batchLog keeps, from a worker's debug log, each batch it recorded: how
 // many outcomes one statement carried and how many of those were fenced.
@@ -185,12 +191,14 @@ func TestABatchRefusesOnlyTheOutcomeWhoseLeaseWasTakenOver(t *testing.T) {
 		<-held.called
 	}
 
-	// b, whose clock is past a's lease, takes the sms effect over; its
-	// call holds the new lease while a records.
+	// a's lease on the sms effect runs out (on the database's clock, which
+	// leases are read on) and b takes it over; its call holds the new lease
+	// while a records.
+	expireLease(t, pool, "sms")
 	bHeld := &heldProvider{called: make(chan string, 1), release: make(chan struct{})}
 	bEvents := make(eventLog, 8)
 	b, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, ID: "b", Providers: map[string]idem.Provider{"sms": bHeld},
-		Clock: aheadClock(2 * time.Minute), PollInterval: 10 * time.Millisecond, Observer: bEvents})
+		PollInterval: 10 * time.Millisecond, Observer: bEvents})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,12 +93,12 @@ func enqueueNamed(t testing.TB, pool *pgxpool.Pool, name string, n int, onUnknow
 }
 
 // newEffect is an effect named name with policy onUnknown, of an operation
-// of its own, due since a second ago.
+// of its own, due at once.
 func newEffect(name, onUnknown string) pgstore.Effect {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	return pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder", Name: name, OnUnknown: onUnknown,
-		Payload: []byte(`{"to":"a@example.com"}`), At: time.Now().Add(-time.Second)}
+		Payload: []byte(`{"to":"a@example.com"}`), At: time.Now()}
 }
 
 // fakeProvider records each call in provider_calls and carries the effect

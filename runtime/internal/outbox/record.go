@@ -15,9 +15,9 @@ import (
 type finished struct {
 	c      claimed
 	v      verdict
-	next   time.Time // the effect's available_at from now on
-	at     time.Time // Config.Now when the verdict was reached: the attempt's finished_at
-	handed time.Time // when it was handed to the recorder (monotonic)
+	delay  time.Duration // until the effect is due again, on the database's clock
+	at     time.Time     // Config.Now when the verdict was reached: the attempt's finished_at
+	handed time.Time     // when it was handed to the recorder (monotonic)
 }
 
 // attemptKey names one attempt: an effect and the fencing token of its
@@ -167,7 +167,7 @@ func (r *recorder) record(batch []finished) {
 		p.Seqs = append(p.Seqs, f.c.seq)
 		p.FencingTokens = append(p.FencingTokens, f.c.token)
 		p.States = append(p.States, f.v.state)
-		p.AvailableAts = append(p.AvailableAts, timestamptz(f.next))
+		p.Delays = append(p.Delays, f.delay.Seconds())
 		p.Outcomes = append(p.Outcomes, f.v.outcome)
 		p.Errors = append(p.Errors, storableText(f.v.err))
 		p.Kinds = append(p.Kinds, f.v.kind)

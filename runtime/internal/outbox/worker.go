@@ -27,7 +27,7 @@ type Config struct {
 	Providers map[string]Provider // by effect name; the worker claims only these effects (required, not empty)
 	Logger    *slog.Logger        // optional
 	Observe   func(EffectEvent)   // optional
-	Now       func() time.Time    // nil means time.Now
+	Now       func() time.Time    // the attempts' finish times in their history; nil means time.Now. Due times and leases are the database's
 	ID        string              // the worker's name in leases and attempts; default host-pid-random
 
 	Lease           time.Duration                   // how long a claim holds an effect; 1m. A call gets until the lease's last tenth.
@@ -219,18 +219,15 @@ type claimed struct {
 	attempt     int32
 	token       int64
 	lastOutcome string
-	leaseUntil  time.Time // on Config.Now's clock
-	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim
+	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends
 }
 
 // claimDue claims up to n due effects.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
-	now := w.cfg.Now()
-	until := now.Add(w.cfg.Lease)
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
-	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Now: timestamptz(now), Effects: w.effects,
-		MaxClaims: int32(n), LeaseUntil: timestamptz(until), Worker: w.cfg.ID})
+	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
+		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -238,25 +235,21 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	for i, r := range rows {
 		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
-			lastOutcome: r.LastOutcome, leaseUntil: until, recordBy: recordBy}
+			lastOutcome: r.LastOutcome, recordBy: recordBy}
 	}
 	return out, nil
 }
 
 // readGauge reports the age of the oldest due effect.
 func (w *Worker) readGauge(ctx context.Context) {
-	now := w.cfg.Now()
-	oldest, err := w.q.OldestDue(ctx, timestamptz(now))
+	seconds, err := w.q.OldestDueAge(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.cfg.Logger.Error("idem: reading the oldest due effect", "err", err)
 		}
 		return
 	}
-	var age time.Duration
-	if oldest.Valid {
-		age = max(now.Sub(oldest.Time), 0)
-	}
+	age := max(time.Duration(seconds*float64(time.Second)), 0)
 	w.cfg.Observe(EffectEvent{Kind: EventOldestDue, Age: age})
 }
 

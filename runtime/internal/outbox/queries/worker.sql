@@ -1,19 +1,23 @@
 -- name: ClaimEffects :many
--- Claims up to @max_claims due effects of the names in @effects at @now
--- for worker @worker until @lease_until: the lease moves available_at to
--- its end (an effect whose worker dies becomes due again then), bumps the
--- fencing token and the attempt count, marks an attempt whose lease ran
--- out as lost and starts the new attempt's history row, in one statement.
+-- Claims up to @max_claims due effects of the names in @effects for worker
+-- @worker, for @lease_seconds: the lease moves available_at to its end (an
+-- effect whose worker dies becomes due again then), bumps the fencing
+-- token and the attempt count, marks an attempt whose lease ran out as
+-- lost and starts the new attempt's history row, in one statement. Due
+-- times and leases are read and written on the database's clock, never a
+-- worker's: a worker whose clock runs ahead cannot take over an effect
+-- another worker still holds.
 WITH due AS (
     SELECT scope, operation_id, seq FROM idempotency_outbox
-    WHERE state = 'pending' AND available_at <= @now::timestamptz AND effect = ANY (@effects::text[])
+    WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
     ORDER BY available_at
     LIMIT @max_claims::integer
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE idempotency_outbox AS o
-    SET available_at = @lease_until::timestamptz, lease_until = @lease_until::timestamptz,
-        leased_by = @worker::text, updated_at = @now::timestamptz,
+    SET available_at = now() + make_interval(secs => @lease_seconds::float8),
+        lease_until = now() + make_interval(secs => @lease_seconds::float8),
+        leased_by = @worker::text, updated_at = now(),
         fencing_token = o.fencing_token + 1, attempts = o.attempts + 1,
         last_outcome = CASE WHEN o.lease_until IS NOT NULL THEN 'lost' ELSE o.last_outcome END
     FROM due
@@ -21,13 +25,13 @@ WITH due AS (
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome
 ), lost AS (
-    UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = @now::timestamptz
+    UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
     WHERE t.scope = c.scope AND t.operation_id = c.operation_id AND t.seq = c.seq
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, @worker::text, @now::timestamptz
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, @worker::text, now()
     FROM claimed AS c
 )
 SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome
@@ -35,9 +39,11 @@ FROM claimed;
 
 -- name: RecordOutcomes :many
 -- Records the outcomes of many attempts in one statement. Element i of
--- each array belongs to one attempt: the effect's new state, due time,
+-- each array belongs to one attempt: the effect's new state, the seconds
+-- until it is due again (@delays, counted on the database's clock),
 -- outcome and error (an empty error is none), and the attempt row's kind,
--- outcome, error and end (@finished_ats, also the effect's updated_at).
+-- outcome, error and end (@finished_ats, the worker's reading, also the
+-- effect's updated_at).
 -- Each row is recorded only while its effect is still leased under that
 -- attempt's fencing token: a row whose lease another worker took over is
 -- left as that worker wrote it. It returns the rows it recorded, by key
@@ -45,12 +51,12 @@ FROM claimed;
 WITH batch AS (
     SELECT unnest(@scopes::text[]) AS scope, unnest(@operation_ids::uuid[]) AS operation_id,
            unnest(@seqs::integer[]) AS seq, unnest(@fencing_tokens::bigint[]) AS fencing_token,
-           unnest(@states::text[]) AS state, unnest(@available_ats::timestamptz[]) AS available_at,
+           unnest(@states::text[]) AS state, unnest(@delays::float8[]) AS delay,
            unnest(@outcomes::text[]) AS outcome, unnest(@errors::text[]) AS error,
            unnest(@kinds::text[]) AS kind, unnest(@finished_ats::timestamptz[]) AS finished_at
 ), o AS (
     UPDATE idempotency_outbox AS e
-    SET state = b.state, available_at = b.available_at, lease_until = NULL,
+    SET state = b.state, available_at = now() + make_interval(secs => b.delay), lease_until = NULL,
         last_outcome = b.outcome, last_error = nullif(b.error, ''), updated_at = b.finished_at
     FROM batch AS b
     WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
@@ -66,7 +72,8 @@ WITH batch AS (
 )
 SELECT scope, operation_id, seq, fencing_token FROM o;
 
--- name: OldestDue :one
--- Reads when the oldest due effect became due (NULL: none is due).
-SELECT min(available_at)::timestamptz AS oldest FROM idempotency_outbox
-WHERE state = 'pending' AND available_at <= @now::timestamptz;
+-- name: OldestDueAge :one
+-- Reads how many seconds ago, on the database's clock, the oldest due
+-- effect became due (0 when none is due).
+SELECT coalesce(extract(epoch FROM now() - min(available_at)), 0)::float8 AS age_seconds FROM idempotency_outbox
+WHERE state = 'pending' AND available_at <= now();

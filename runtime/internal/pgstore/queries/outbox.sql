@@ -1,12 +1,14 @@
 -- name: EnqueueEffect :one
 -- Appends an effect to its operation's outbox rows, numbering it after the
--- ones the operation already enqueued in this transaction.
+-- ones the operation already enqueued in this transaction. It is due at
+-- once on the database's clock (a host whose clock runs ahead would hold
+-- it back); @created_at is the executor's reading, for the history.
 INSERT INTO idempotency_outbox (
     scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at, operation
 )
 SELECT @scope::text, @operation_id::uuid, n.seq, @effect::text,
        concat(@operation_id::uuid, '/', @effect::text, '/', n.seq),
-       @on_unknown::text, @payload::bytea, @created_at::timestamptz, @created_at::timestamptz,
+       @on_unknown::text, @payload::bytea, now(), @created_at::timestamptz,
        @operation::text
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq

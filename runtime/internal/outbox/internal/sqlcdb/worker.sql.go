@@ -14,14 +14,15 @@ import (
 const claimEffects = `-- name: ClaimEffects :many
 WITH due AS (
     SELECT scope, operation_id, seq FROM idempotency_outbox
-    WHERE state = 'pending' AND available_at <= $1::timestamptz AND effect = ANY ($2::text[])
+    WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
     ORDER BY available_at
-    LIMIT $3::integer
+    LIMIT $2::integer
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE idempotency_outbox AS o
-    SET available_at = $4::timestamptz, lease_until = $4::timestamptz,
-        leased_by = $5::text, updated_at = $1::timestamptz,
+    SET available_at = now() + make_interval(secs => $3::float8),
+        lease_until = now() + make_interval(secs => $3::float8),
+        leased_by = $4::text, updated_at = now(),
         fencing_token = o.fencing_token + 1, attempts = o.attempts + 1,
         last_outcome = CASE WHEN o.lease_until IS NOT NULL THEN 'lost' ELSE o.last_outcome END
     FROM due
@@ -29,13 +30,13 @@ WITH due AS (
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome
 ), lost AS (
-    UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = $1::timestamptz
+    UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
     WHERE t.scope = c.scope AND t.operation_id = c.operation_id AND t.seq = c.seq
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, $5::text, $1::timestamptz
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, $4::text, now()
     FROM claimed AS c
 )
 SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome
@@ -43,11 +44,10 @@ FROM claimed
 `
 
 type ClaimEffectsParams struct {
-	Now        pgtype.Timestamptz
-	Effects    []string
-	MaxClaims  int32
-	LeaseUntil pgtype.Timestamptz
-	Worker     string
+	Effects      []string
+	MaxClaims    int32
+	LeaseSeconds float64
+	Worker       string
 }
 
 type ClaimEffectsRow struct {
@@ -64,17 +64,19 @@ type ClaimEffectsRow struct {
 	LastOutcome  string
 }
 
-// Claims up to @max_claims due effects of the names in @effects at @now
-// for worker @worker until @lease_until: the lease moves available_at to
-// its end (an effect whose worker dies becomes due again then), bumps the
-// fencing token and the attempt count, marks an attempt whose lease ran
-// out as lost and starts the new attempt's history row, in one statement.
+// Claims up to @max_claims due effects of the names in @effects for worker
+// @worker, for @lease_seconds: the lease moves available_at to its end (an
+// effect whose worker dies becomes due again then), bumps the fencing
+// token and the attempt count, marks an attempt whose lease ran out as
+// lost and starts the new attempt's history row, in one statement. Due
+// times and leases are read and written on the database's clock, never a
+// worker's: a worker whose clock runs ahead cannot take over an effect
+// another worker still holds.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimEffects,
-		arg.Now,
 		arg.Effects,
 		arg.MaxClaims,
-		arg.LeaseUntil,
+		arg.LeaseSeconds,
 		arg.Worker,
 	)
 	if err != nil {
@@ -107,29 +109,30 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 	return items, nil
 }
 
-const oldestDue = `-- name: OldestDue :one
-SELECT min(available_at)::timestamptz AS oldest FROM idempotency_outbox
-WHERE state = 'pending' AND available_at <= $1::timestamptz
+const oldestDueAge = `-- name: OldestDueAge :one
+SELECT coalesce(extract(epoch FROM now() - min(available_at)), 0)::float8 AS age_seconds FROM idempotency_outbox
+WHERE state = 'pending' AND available_at <= now()
 `
 
-// Reads when the oldest due effect became due (NULL: none is due).
-func (q *Queries) OldestDue(ctx context.Context, now pgtype.Timestamptz) (pgtype.Timestamptz, error) {
-	row := q.db.QueryRow(ctx, oldestDue, now)
-	var oldest pgtype.Timestamptz
-	err := row.Scan(&oldest)
-	return oldest, err
+// Reads how many seconds ago, on the database's clock, the oldest due
+// effect became due (0 when none is due).
+func (q *Queries) OldestDueAge(ctx context.Context) (float64, error) {
+	row := q.db.QueryRow(ctx, oldestDueAge)
+	var age_seconds float64
+	err := row.Scan(&age_seconds)
+	return age_seconds, err
 }
 
 const recordOutcomes = `-- name: RecordOutcomes :many
 WITH batch AS (
     SELECT unnest($1::text[]) AS scope, unnest($2::uuid[]) AS operation_id,
            unnest($3::integer[]) AS seq, unnest($4::bigint[]) AS fencing_token,
-           unnest($5::text[]) AS state, unnest($6::timestamptz[]) AS available_at,
+           unnest($5::text[]) AS state, unnest($6::float8[]) AS delay,
            unnest($7::text[]) AS outcome, unnest($8::text[]) AS error,
            unnest($9::text[]) AS kind, unnest($10::timestamptz[]) AS finished_at
 ), o AS (
     UPDATE idempotency_outbox AS e
-    SET state = b.state, available_at = b.available_at, lease_until = NULL,
+    SET state = b.state, available_at = now() + make_interval(secs => b.delay), lease_until = NULL,
         last_outcome = b.outcome, last_error = nullif(b.error, ''), updated_at = b.finished_at
     FROM batch AS b
     WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
@@ -152,7 +155,7 @@ type RecordOutcomesParams struct {
 	Seqs          []int32
 	FencingTokens []int64
 	States        []string
-	AvailableAts  []pgtype.Timestamptz
+	Delays        []float64
 	Outcomes      []string
 	Errors        []string
 	Kinds         []string
@@ -167,9 +170,11 @@ type RecordOutcomesRow struct {
 }
 
 // Records the outcomes of many attempts in one statement. Element i of
-// each array belongs to one attempt: the effect's new state, due time,
+// each array belongs to one attempt: the effect's new state, the seconds
+// until it is due again (@delays, counted on the database's clock),
 // outcome and error (an empty error is none), and the attempt row's kind,
-// outcome, error and end (@finished_ats, also the effect's updated_at).
+// outcome, error and end (@finished_ats, the worker's reading, also the
+// effect's updated_at).
 // Each row is recorded only while its effect is still leased under that
 // attempt's fencing token: a row whose lease another worker took over is
 // left as that worker wrote it. It returns the rows it recorded, by key
@@ -181,7 +186,7 @@ func (q *Queries) RecordOutcomes(ctx context.Context, arg RecordOutcomesParams) 
 		arg.Seqs,
 		arg.FencingTokens,
 		arg.States,
-		arg.AvailableAts,
+		arg.Delays,
 		arg.Outcomes,
 		arg.Errors,
 		arg.Kinds,

@@ -17,7 +17,7 @@ INSERT INTO idempotency_outbox (
 )
 SELECT $1::text, $2::uuid, n.seq, $3::text,
        concat($2::uuid, '/', $3::text, '/', n.seq),
-       $4::text, $5::bytea, $6::timestamptz, $6::timestamptz,
+       $4::text, $5::bytea, now(), $6::timestamptz,
        $7::text
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq
@@ -38,7 +38,9 @@ type EnqueueEffectParams struct {
 }
 
 // Appends an effect to its operation's outbox rows, numbering it after the
-// ones the operation already enqueued in this transaction.
+// ones the operation already enqueued in this transaction. It is due at
+// once on the database's clock (a host whose clock runs ahead would hold
+// it back); @created_at is the executor's reading, for the history.
 func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (string, error) {
 	row := q.db.QueryRow(ctx, EnqueueEffect,
 		arg.Scope,
