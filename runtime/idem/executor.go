@@ -15,6 +15,7 @@ type Config struct {
 	Schema   string        // schema of the idempotency tables; "" follows the search_path
 	Clock    Clock         // nil means SystemClock
 	Observer Observer      // optional
+	Tracer   Tracer        // spans of each attempt (runtime/idemotel); nil records none
 	// Logger receives one record per failed operation (Error for a 500,
 	// with the whole error chain; Warn for a 503) and a Debug record per
 	// request; nil means slog.Default(). Keys appear only as KeyHashSecret
@@ -55,7 +56,8 @@ type Executor struct {
 // NewExecutor returns an Executor for cfg.
 func NewExecutor(cfg Config) (*Executor, error) {
 	ec := core.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger,
-		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: core.Protocol(cfg.Protocol)}
+		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: core.Protocol(cfg.Protocol),
+		Tracer: cfg.Tracer}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev core.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})

@@ -95,6 +95,7 @@ type WorkerConfig struct {
 	Providers map[string]Provider // by effect name; a worker claims only the effects it has providers for
 	Logger    *slog.Logger        // optional
 	Observer  EffectObserver      // optional
+	Tracer    Tracer              // spans of each attempt, linked to the request that enqueued the effect (runtime/idemotel); nil records none
 	Clock     Clock               // the attempts' finish times in their history; nil means SystemClock. Due times and leases are the database's clock
 	ID        string              // the worker's name in leases and attempt history; default host-pid-random
 
@@ -129,7 +130,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		Pool: cfg.Pool, Schema: cfg.Schema, Providers: cfg.Providers, Logger: cfg.Logger, ID: cfg.ID,
 		Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.Backoff, Concurrency: cfg.Concurrency,
 		PollInterval: cfg.PollInterval, GaugeInterval: cfg.GaugeInterval, ShutdownTimeout: cfg.ShutdownTimeout,
-		RecordBatch: cfg.RecordBatch, RecordDelay: cfg.RecordDelay,
+		RecordBatch: cfg.RecordBatch, RecordDelay: cfg.RecordDelay, Tracer: cfg.Tracer,
 	}
 	if o := cfg.Observer; o != nil {
 		oc.Observe = o.ObserveEffect

@@ -30,6 +30,8 @@ var released = map[string]string{
 	"003_idemgen_effects.down.sql":        "88a3fb9263cd341e79232ea3ce493687732d61861b0b43787ed39100208d9315",
 	"004_idemgen_checkpoints.up.sql":      "4043b21cda6c82a97e4d3ff0f7a62e674ddf9c24f118f7c8e9cc02d75acc24da",
 	"004_idemgen_checkpoints.down.sql":    "8e6e7647e98eb7472e37cd60a86d53516d1ea3c00374b507983d2369fd649560",
+	"005_idemgen_trace_context.up.sql":    "c6c6987b8ff82f3aec2a638e4772fbb27f5d8069992d9af686830d47cdf137db",
+	"005_idemgen_trace_context.down.sql":  "e41f0decfea549bcbae7e8966f6fee62542ac4fecaeb8a6c250ceaa91087928a",
 }
 
 func TestReleasedStepsNeverChange(t *testing.T) {

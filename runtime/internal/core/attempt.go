@@ -12,6 +12,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/tracing"
 )
 
 // Attempt is one execution of an operation under its key, as an adapter
@@ -34,6 +35,7 @@ type Attempt struct {
 type attempt struct {
 	Attempt
 	op    *Operation
+	span  tracing.OperationSpan
 	start time.Time // the wall clock at the start, for durations and waits
 	now   time.Time // the executor's Clock at the start: the record's times
 	conn  *pgx.Conn // the connection the attempt holds, once acquired
@@ -71,7 +73,7 @@ func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	at := e.newAttempt(a, id)
+	ctx, at := e.newAttempt(ctx, a, id)
 	var res *Result
 	switch err = e.requireSchema(ctx, at); {
 	case err != nil:
@@ -83,16 +85,21 @@ func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error)
 	var ref *RefusalError
 	if err != nil && !errors.As(err, &ref) {
 		e.logFailure(ctx, at, classify(err), err)
-		err = unavailable(err)
+		at.span.End(err)
+		return res, unavailable(err)
 	}
+	at.span.End(nil)
 	return res, err
 }
 
-// newAttempt starts running a with the operation id id.
-func (e *Executor) newAttempt(a Attempt, id [16]byte) *attempt {
-	return &attempt{Attempt: a, start: time.Now(), now: e.clock.Now(),
+// newAttempt starts running a with the operation id id, and its span:
+// the context it returns carries it, and the operation keeps its trace
+// context for the effects it enqueues and its first recovery point.
+func (e *Executor) newAttempt(ctx context.Context, a Attempt, id [16]byte) (context.Context, *attempt) {
+	ctx, span := e.tracer.StartOperation(ctx, a.Policy.Operation)
+	return ctx, &attempt{Attempt: a, span: span, start: time.Now(), now: e.clock.Now(),
 		op: &Operation{ID: formatUUID(id), Name: a.Policy.Operation, Scope: a.Scope, Key: a.Key, id: id,
-			store: e.store, clock: e.clock, request: a.Request}}
+			store: e.store, clock: e.clock, request: a.Request, trace: e.tracer.TraceContext(ctx)}}
 }
 
 // protected runs an attempt with a key.

@@ -19,7 +19,7 @@ import (
 // of at least 1, which the attempt holds from then on.
 func (e *Executor) checkpoint(ctx context.Context, at *attempt, d Decision) error {
 	cp := pgstore.Checkpoint{Scope: at.Scope, Key: at.Key, OperationID: at.op.id, Operation: at.Policy.Operation,
-		Token: at.token, Point: d.Point, State: d.State, Request: at.op.request, Lease: at.Policy.Lease}
+		Token: at.token, Point: d.Point, State: d.State, Request: at.op.request, Lease: at.Policy.Lease, TraceContext: at.op.trace}
 	var b pgx.Batch
 	if at.recorded {
 		e.store.QueueSaveCheckpoint(&b, cp)
@@ -177,4 +177,7 @@ func (at *attempt) adopt(took *pgstore.Takeover) {
 	at.op.point, at.op.state, at.op.request = took.Point, took.State, took.Request
 	at.op.supportResumed = took.ResumedBySupport
 	at.token, at.recorded = took.Token, true
+	if took.TraceContext != "" {
+		at.span.Link(took.TraceContext)
+	}
 }

@@ -17,17 +17,19 @@ import (
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
+	"github.com/idemgen/idemgen/runtime/internal/tracing"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 // Config configures an Executor. runtime/idem builds it from the
 // service's idem.Config.
 type Config struct {
-	Pool    *pgxpool.Pool // required
-	Schema  string        // schema of the idempotency tables; "" follows the search_path
-	Clock   Clock         // nil means the wall clock
-	Observe func(Event)   // optional
-	Logger  *slog.Logger  // nil means slog.Default(); keys are logged as hashes, never in clear
+	Pool    *pgxpool.Pool  // required
+	Schema  string         // schema of the idempotency tables; "" follows the search_path
+	Clock   Clock          // nil means the wall clock
+	Observe func(Event)    // optional
+	Tracer  tracing.Tracer // nil records no spans
+	Logger  *slog.Logger   // nil means slog.Default(); keys are logged as hashes, never in clear
 	// KeyHashSecret keys the hash that names a key in logs; empty means a
 	// random secret drawn once per process.
 	KeyHashSecret []byte
@@ -50,6 +52,7 @@ type Executor struct {
 	store       *pgstore.Store
 	clock       Clock
 	observe     func(Event)
+	tracer      tracing.Tracer
 	log         *slog.Logger
 	keySecret   []byte
 	acquireWait time.Duration
@@ -87,6 +90,10 @@ func New(cfg Config) (*Executor, error) {
 	}
 	if e.clock == nil {
 		e.clock = systemClock{}
+	}
+	e.tracer = cfg.Tracer
+	if e.tracer == nil {
+		e.tracer = tracing.Noop{}
 	}
 	return e, nil
 }

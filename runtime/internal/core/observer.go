@@ -65,6 +65,7 @@ func (e *Executor) refuse(ctx context.Context, at *attempt, kind EventKind, err 
 // the log.
 func (e *Executor) emit(ctx context.Context, at *attempt, kind EventKind, opID string, class ErrorClass) {
 	d := time.Since(at.start)
+	at.span.Event(kind.String(), opID)
 	if e.observe != nil {
 		e.observe(Event{Kind: kind, Operation: at.Policy.Operation, Duration: d, Class: class})
 	}

@@ -26,6 +26,7 @@ type Operation struct {
 	point    string   // the last recovery point committed, "" before the first
 	state    []byte
 	request  []byte // the stored request: the attempt's own, or what a takeover read
+	trace    string // the trace context of this attempt's request, stored with its effects and first recovery point
 	// supportResumed: a person resumed the operation after it halted, and
 	// it reached no recovery point since.
 	supportResumed bool
@@ -82,7 +83,7 @@ func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, e
 		return "", errors.New("idem: Enqueue on an operation the executor did not start")
 	}
 	key, err := o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Operation: o.Name, Name: e.Name,
-		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now()})
+		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now(), TraceContext: o.trace})
 	if err == nil {
 		o.enqueued = append(o.enqueued, e.Name)
 	}

@@ -134,13 +134,20 @@ func Redrive(ctx context.Context, h Holder, opts RedriveOptions) (RedriveResult,
 var errTakenFirst = errors.New("taken over by another attempt first")
 
 // redrive takes the operation of at over and drives it to its end.
-func (e *Executor) redrive(ctx context.Context, a Attempt, name string, opts RedriveOptions) error {
+func (e *Executor) redrive(ctx context.Context, a Attempt, name string, opts RedriveOptions) (err error) {
 	// A placeholder policy until the stored request is read: the lease of
 	// the takeover is the operation's own, read from the resumer below, so
 	// take it over with the longest lease any step may need, a minute, and
 	// renew it at the first step.
 	a.Policy = &Policy{Operation: name, Retention: time.Hour, Tombstone: time.Hour, WaitTimeout: time.Second, Lease: time.Minute}
-	at := e.newAttempt(a, [16]byte{})
+	ctx, at := e.newAttempt(ctx, a, [16]byte{})
+	defer func() {
+		if errors.Is(err, errTakenFirst) || errors.Is(err, ErrRequiresRecovery) {
+			at.span.End(nil)
+			return
+		}
+		at.span.End(err)
+	}()
 	pc, err := e.acquire(ctx, at)
 	if err != nil {
 		return err

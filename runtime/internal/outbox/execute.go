@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/idemgen/idemgen/runtime/internal/tracing"
 )
 
 // The effect states the worker writes (step 3 of runtime/schema).
@@ -36,10 +38,17 @@ func (w *Worker) execute(ctx context.Context, c claimed, rec *recorder) {
 	// recordBy, on this host's monotonic clock from before the claim.
 	ctx, cancel := context.WithDeadline(ctx, c.recordBy)
 	defer cancel()
+	ctx, span := w.cfg.Tracer.StartEffect(ctx, tracing.Effect{Operation: c.operation, Effect: c.effect,
+		OperationID: c.operationID.String(), Attempt: int(c.attempt), TraceContext: c.trace})
 	v := w.decide(ctx, c)
 	if v.state == statePending && int(c.attempt) >= w.cfg.MaxAttempts {
 		v.state, v.event = stateDead, EventDead
 	}
+	var callErr error
+	if v.err != "" {
+		callErr = errors.New(v.err)
+	}
+	span.End(v.outcome, callErr)
 	now := w.cfg.Now()
 	var delay time.Duration
 	if v.state == statePending {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 	"github.com/idemgen/idemgen/runtime/internal/tables"
+	"github.com/idemgen/idemgen/runtime/internal/tracing"
 )
 
 // Config configures a Worker; zero durations and counts take the defaults
@@ -27,6 +28,7 @@ type Config struct {
 	Providers map[string]Provider // by effect name; the worker claims only these effects (required, not empty)
 	Logger    *slog.Logger        // optional
 	Observe   func(EffectEvent)   // optional
+	Tracer    tracing.Tracer      // nil records no spans
 	Now       func() time.Time    // the attempts' finish times in their history; nil means time.Now. Due times and leases are the database's
 	ID        string              // the worker's name in leases and attempts; default host-pid-random
 
@@ -69,6 +71,9 @@ func New(cfg Config) (*Worker, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = tracing.Noop{}
 	}
 	if cfg.ID == "" {
 		cfg.ID = defaultID()
@@ -219,6 +224,7 @@ type claimed struct {
 	attempt     int32
 	token       int64
 	lastOutcome string
+	trace       string    // the trace context of the request that enqueued it
 	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends
 }
 
@@ -235,7 +241,7 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	for i, r := range rows {
 		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
-			lastOutcome: r.LastOutcome, recordBy: recordBy}
+			lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
 	}
 	return out, nil
 }

@@ -23,6 +23,10 @@ type Checkpoint struct {
 	State   []byte // what the next step needs
 	Request []byte // the request the completer re-drives the operation from; stored by the first checkpoint
 	Lease   time.Duration
+	// TraceContext is the trace context of the request that began the
+	// operation, stored by the first checkpoint ("" for none), so that
+	// the span of an attempt that takes the operation over links to it.
+	TraceContext string
 }
 
 // QueueInsertCheckpoint appends to b the advisory protocol's first
@@ -32,7 +36,7 @@ type Checkpoint struct {
 // ReadCheckpoint; a record another transaction committed meanwhile fails
 // it with a unique violation (IsUniqueViolation).
 func (s *Store) QueueInsertCheckpoint(b *pgx.Batch, c Claim, cp Checkpoint) {
-	b.Queue(s.insertCheckpoint, cp.Lease.Seconds(), cp.Point, cp.State, cp.Request,
+	b.Queue(s.insertCheckpoint, cp.Lease.Seconds(), cp.Point, cp.State, cp.Request, cp.TraceContext,
 		c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
 		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt))
 	b.Queue("COMMIT")
@@ -43,7 +47,7 @@ func (s *Store) QueueInsertCheckpoint(b *pgx.Batch, c Claim, cp Checkpoint) {
 // cp.Token, the lease renewed, then COMMIT. Read it with ReadCheckpoint.
 func (s *Store) QueueSaveCheckpoint(b *pgx.Batch, cp Checkpoint) {
 	b.Queue(s.saveCheckpoint, cp.Scope, cp.Key, cp.Operation, pgtype.UUID{Bytes: cp.OperationID, Valid: true},
-		cp.Lease.Seconds(), cp.Point, cp.State, cp.Request, cp.Token)
+		cp.Lease.Seconds(), cp.Point, cp.State, cp.Request, cp.TraceContext, cp.Token)
 	b.Queue("COMMIT")
 }
 
@@ -138,6 +142,9 @@ type Takeover struct {
 	// ResumedBySupport reports that a person resumed the operation after
 	// it halted, and it has reached no recovery point since.
 	ResumedBySupport bool
+	// TraceContext is the trace context its first checkpoint stored: the
+	// request that began the operation ("" for none).
+	TraceContext string
 }
 
 // TakeOver takes over, through db in autocommit, the operation in
@@ -150,7 +157,7 @@ func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fin
 	var t Takeover
 	var id pgtype.UUID
 	err := db.QueryRow(ctx, s.takeOver, lease.Seconds(), scope, key, fingerprint, lockTimeoutSetting(lockTimeout)).
-		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport)
+		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport, &t.TraceContext)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil

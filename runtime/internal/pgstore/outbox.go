@@ -23,6 +23,9 @@ type Effect struct {
 	OnUnknown string
 	Payload   []byte
 	At        time.Time
+	// TraceContext is the trace context of the request that enqueued the
+	// effect, for the worker's span to link to; "" for none.
+	TraceContext string
 }
 
 // Enqueue writes e to the outbox through tx, the operation's transaction,
@@ -31,7 +34,7 @@ type Effect struct {
 func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, error) {
 	var key string
 	err := tx.QueryRow(ctx, s.enqueue, e.Scope, pgtype.UUID{Bytes: e.OperationID, Valid: true}, e.Name, e.OnUnknown,
-		e.Payload, timestamptz(e.At), e.Operation).Scan(&key)
+		e.Payload, timestamptz(e.At), e.Operation, e.TraceContext).Scan(&key)
 	if err != nil {
 		return "", fmt.Errorf("pgstore: enqueue %s: %w", e.Name, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // Version is the number of the last step: the schema version this runtime
 // needs.
-const Version = 4
+const Version = 5
 
 // Step is one numbered step of the runtime's schema. Steps only add: a
 // released step is never edited (runtime/schema's
@@ -52,6 +52,7 @@ func load() []Step {
 		{Number: 2, Name: "idemgen_schema_version", Title: "the schema version record of idemgen's runtime"},
 		{Number: 3, Name: "idemgen_effects", Title: "the effects worker's leases, attempts and support audit"},
 		{Number: 4, Name: "idemgen_checkpoints", Title: "the recovery points, leases and fencing tokens of operations in progress, and support's operation audit"},
+		{Number: 5, Name: "idemgen_trace_context", Title: "the trace context stored with each effect and recovery point"},
 	}
 	for i := range list {
 		s := &list[i]

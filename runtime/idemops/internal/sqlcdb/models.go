@@ -72,6 +72,7 @@ type IdempotencyOutbox struct {
 	LastOutcome  pgtype.Text
 	LastError    pgtype.Text
 	UpdatedAt    pgtype.Timestamptz
+	TraceContext pgtype.Text
 }
 
 type IdempotencyProgress struct {
@@ -86,6 +87,7 @@ type IdempotencyProgress struct {
 	Request         []byte
 	ResumedBy       pgtype.Text
 	UpdatedAt       pgtype.Timestamptz
+	TraceContext    pgtype.Text
 }
 
 type IdempotencyRecord struct {

@@ -23,7 +23,8 @@ WITH due AS (
     FROM due
     WHERE o.scope = due.scope AND o.operation_id = due.operation_id AND o.seq = due.seq
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
-              o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome
+              o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome,
+              coalesce(o.trace_context, '') AS trace_context
 ), lost AS (
     UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
@@ -34,7 +35,8 @@ WITH due AS (
     SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, @worker::text, now()
     FROM claimed AS c
 )
-SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome
+SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome,
+       trace_context
 FROM claimed;
 
 -- name: RecordOutcomes :many

@@ -14,11 +14,11 @@ WITH record AS (
 )
 INSERT INTO idempotency_progress (
     scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
-    request, updated_at
+    request, updated_at, trace_context
 )
 SELECT record.scope, record.idempotency_key, record.operation, record.operation_id, 1,
        now() + make_interval(secs => @lease_seconds::float8), @checkpoint::text, @checkpoint_state::bytea,
-       @request::bytea, now()
+       @request::bytea, now(), nullif(@trace_context::text, '')
 FROM record
 RETURNING fencing_token;
 
@@ -31,11 +31,11 @@ RETURNING fencing_token;
 -- TakeOver). No row means the token was replaced.
 INSERT INTO idempotency_progress AS p (
     scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
-    request, updated_at
+    request, updated_at, trace_context
 )
 VALUES (@scope::text, @idempotency_key::text, @operation::text, @operation_id::uuid, 1,
         now() + make_interval(secs => @lease_seconds::float8), @checkpoint::text, @checkpoint_state::bytea,
-        @request::bytea, now())
+        @request::bytea, now(), nullif(@trace_context::text, ''))
 ON CONFLICT (scope, idempotency_key) DO UPDATE
 SET checkpoint = excluded.checkpoint, checkpoint_state = excluded.checkpoint_state,
     lease_until = excluded.lease_until, resumed_by = NULL, updated_at = excluded.updated_at
@@ -107,7 +107,7 @@ WHERE p.scope = @scope AND p.idempotency_key = @idempotency_key AND p.lease_unti
   AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
   AND r.fingerprint = @fingerprint::bytea AND r.state = 'in_progress'
 RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request,
-          p.resumed_by IS NOT NULL AS resumed_by_support;
+          p.resumed_by IS NOT NULL AS resumed_by_support, coalesce(p.trace_context, '') AS trace_context;
 
 -- name: GiveUpLease :exec
 -- Ends the lease of an attempt that stops after a checkpoint without

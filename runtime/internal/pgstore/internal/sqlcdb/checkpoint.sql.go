@@ -163,17 +163,17 @@ WITH record AS (
     INSERT INTO idempotency_record (
         scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
     )
-    VALUES ($5::text, $6::text, $7::bytea, 'in_progress', $8::uuid,
-            $9::text, $10::timestamptz, $11::timestamptz, $12::timestamptz)
+    VALUES ($6::text, $7::text, $8::bytea, 'in_progress', $9::uuid,
+            $10::text, $11::timestamptz, $12::timestamptz, $13::timestamptz)
     RETURNING scope, idempotency_key, operation_id, operation
 )
 INSERT INTO idempotency_progress (
     scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
-    request, updated_at
+    request, updated_at, trace_context
 )
 SELECT record.scope, record.idempotency_key, record.operation, record.operation_id, 1,
        now() + make_interval(secs => $1::float8), $2::text, $3::bytea,
-       $4::bytea, now()
+       $4::bytea, now(), nullif($5::text, '')
 FROM record
 RETURNING fencing_token
 `
@@ -183,6 +183,7 @@ type InsertCheckpointParams struct {
 	Checkpoint      string
 	CheckpointState []byte
 	Request         []byte
+	TraceContext    string
 	Scope           string
 	IdempotencyKey  string
 	Fingerprint     []byte
@@ -204,6 +205,7 @@ func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointPara
 		arg.Checkpoint,
 		arg.CheckpointState,
 		arg.Request,
+		arg.TraceContext,
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.Fingerprint,
@@ -272,15 +274,15 @@ func (q *Queries) ListAbandoned(ctx context.Context, arg ListAbandonedParams) ([
 const SaveCheckpoint = `-- name: SaveCheckpoint :one
 INSERT INTO idempotency_progress AS p (
     scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint, checkpoint_state,
-    request, updated_at
+    request, updated_at, trace_context
 )
 VALUES ($1::text, $2::text, $3::text, $4::uuid, 1,
         now() + make_interval(secs => $5::float8), $6::text, $7::bytea,
-        $8::bytea, now())
+        $8::bytea, now(), nullif($9::text, ''))
 ON CONFLICT (scope, idempotency_key) DO UPDATE
 SET checkpoint = excluded.checkpoint, checkpoint_state = excluded.checkpoint_state,
     lease_until = excluded.lease_until, resumed_by = NULL, updated_at = excluded.updated_at
-WHERE p.fencing_token = $9::bigint AND $9::bigint > 0
+WHERE p.fencing_token = $10::bigint AND $10::bigint > 0
 RETURNING p.fencing_token
 `
 
@@ -293,6 +295,7 @@ type SaveCheckpointParams struct {
 	Checkpoint      string
 	CheckpointState []byte
 	Request         []byte
+	TraceContext    string
 	FencingToken    int64
 }
 
@@ -312,6 +315,7 @@ func (q *Queries) SaveCheckpoint(ctx context.Context, arg SaveCheckpointParams) 
 		arg.Checkpoint,
 		arg.CheckpointState,
 		arg.Request,
+		arg.TraceContext,
 		arg.FencingToken,
 	)
 	var fencing_token int64
@@ -329,7 +333,7 @@ WHERE p.scope = $2 AND p.idempotency_key = $3 AND p.lease_until <= now()
   AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
   AND r.fingerprint = $4::bytea AND r.state = 'in_progress'
 RETURNING p.operation_id, p.fencing_token, p.checkpoint, p.checkpoint_state, p.request,
-          p.resumed_by IS NOT NULL AS resumed_by_support
+          p.resumed_by IS NOT NULL AS resumed_by_support, coalesce(p.trace_context, '') AS trace_context
 `
 
 type TakeOverParams struct {
@@ -347,6 +351,7 @@ type TakeOverRow struct {
 	CheckpointState  []byte
 	Request          []byte
 	ResumedBySupport interface{}
+	TraceContext     string
 }
 
 // Takes over an operation in progress whose lease has run out on the
@@ -373,6 +378,7 @@ func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow
 		&i.CheckpointState,
 		&i.Request,
 		&i.ResumedBySupport,
+		&i.TraceContext,
 	)
 	return i, err
 }

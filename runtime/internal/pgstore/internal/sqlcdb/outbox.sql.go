@@ -13,12 +13,13 @@ import (
 
 const EnqueueEffect = `-- name: EnqueueEffect :one
 INSERT INTO idempotency_outbox (
-    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at, operation
+    scope, operation_id, seq, effect, effect_key, on_unknown, payload, available_at, created_at, operation,
+    trace_context
 )
 SELECT $1::text, $2::uuid, n.seq, $3::text,
        concat($2::uuid, '/', $3::text, '/', n.seq),
        $4::text, $5::bytea, now(), $6::timestamptz,
-       $7::text
+       $7::text, nullif($8::text, '')
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq
     FROM idempotency_outbox AS o
@@ -28,19 +29,22 @@ RETURNING effect_key
 `
 
 type EnqueueEffectParams struct {
-	Scope       string
-	OperationID pgtype.UUID
-	Effect      string
-	OnUnknown   string
-	Payload     []byte
-	CreatedAt   pgtype.Timestamptz
-	Operation   string
+	Scope        string
+	OperationID  pgtype.UUID
+	Effect       string
+	OnUnknown    string
+	Payload      []byte
+	CreatedAt    pgtype.Timestamptz
+	Operation    string
+	TraceContext string
 }
 
 // Appends an effect to its operation's outbox rows, numbering it after the
 // ones the operation already enqueued in this transaction. It is due at
 // once on the database's clock (a host whose clock runs ahead would hold
 // it back); @created_at is the executor's reading, for the history.
+// @trace_context is the request's, for the worker's span to link to (an
+// empty one is stored as NULL).
 func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (string, error) {
 	row := q.db.QueryRow(ctx, EnqueueEffect,
 		arg.Scope,
@@ -50,6 +54,7 @@ func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (s
 		arg.Payload,
 		arg.CreatedAt,
 		arg.Operation,
+		arg.TraceContext,
 	)
 	var effect_key string
 	err := row.Scan(&effect_key)
