@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -56,8 +58,12 @@ func (c *stormClient) once(addr string, p stormPaymentSpec) stormAnswer {
 	req.Header.Set("Authorization", "Bearer "+p.merchant)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
-	if err != nil {
-		c.count("no answer")
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		c.count("refused") // the service is down, between a kill and its restart
+		return stormAnswer{}
+	case err != nil:
+		c.count("no answer") // cut by a kill, or the client's time-out
 		return stormAnswer{}
 	}
 	defer resp.Body.Close()
