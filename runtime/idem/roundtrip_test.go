@@ -70,7 +70,8 @@ func dialRT(wrap func(net.Conn) *rtConn) func(context.Context, string, string) (
 	}
 }
 
-// roundTrips is a one-connection pool whose round trips are counted, in
+// roundTrips is a pool of maxConns connections whose round trips are
+// counted, all its connections together, in
 // pgx's default query exec mode (cache_statement), whatever DATABASE_URL
 // says: the counts below are that mode's. Under the pooler-safe modes the
 // store prepares nothing by name and pays for it in round trips:
@@ -83,10 +84,10 @@ type roundTrips struct {
 	n    int
 }
 
-func newRoundTrips(t *testing.T, d *db) *roundTrips {
-	t.Helper()
+func newRoundTrips(tb testing.TB, d *db, maxConns int32) *roundTrips {
+	tb.Helper()
 	rt := &roundTrips{}
-	rt.pool = d.newPool(t, 1, func(cfg *pgxpool.Config) {
+	rt.pool = d.newPool(tb, maxConns, func(cfg *pgxpool.Config) {
 		cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 		cfg.ConnConfig.DialFunc = dialRT(func(conn net.Conn) *rtConn {
@@ -121,7 +122,7 @@ func (rt *roundTrips) measure(f func()) int {
 // both).
 func TestRoundTrips(t *testing.T) {
 	d := newDB(t)
-	rt := newRoundTrips(t, d)
+	rt := newRoundTrips(t, d, 1)
 	h := newHandler(t, rt.pool, orderContract(), idem.Config{}, createOrder)
 	replay := 1
 	if testProtocol() == idem.ProtocolClaimFirst {
@@ -207,7 +208,7 @@ func TestRejectRefusalRoundTrips(t *testing.T) {
 			created_at, expires_at, purge_at) SELECT $2, $3, '\x00', 'in_progress', gen_random_uuid(), now(), now() + interval '1 hour',
 			now() + interval '2 hours' FROM (SELECT $1::bigint) AS k`, 2},
 	} {
-		rt := newRoundTrips(t, d)
+		rt := newRoundTrips(t, d, 1)
 		h := newHandler(t, rt.pool, c, idem.Config{Protocol: p.protocol}, createOrder)
 		body := `{"customer":"c-1","amount":1}`
 		mustCreate(t, post(h, "t", "warm-"+p.protocol.String(), body)) // warm the statement caches
@@ -242,7 +243,7 @@ func TestBenchmarkPathsRoundTrips(t *testing.T) {
 	if _, err := d.pool.Exec(context.Background(), shopDDL); err != nil {
 		t.Fatal(err)
 	}
-	rt := newRoundTrips(t, d)
+	rt := newRoundTrips(t, d, 1)
 	advisory := newHandler(t, rt.pool, orderContract(), idem.Config{Protocol: idem.ProtocolAdvisory}, placeOrder)
 	claimFirst := newHandler(t, rt.pool, orderContract(), idem.Config{Protocol: idem.ProtocolClaimFirst}, placeOrder)
 	paths := []struct {
