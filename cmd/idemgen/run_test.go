@@ -133,10 +133,8 @@ func TestCheckGitHubAnnotations(t *testing.T) {
 
 // TestEveryRuleHasABadSpec checks the contract of testdata/golden: each
 // rule, the spec's and the planner's, has a case named after it whose
-// spec yields that rule and, besides what a contract that is not
-// generated yet also gets (IDEM020 beside the warnings IDEM013 and IDEM038
-// on a phased contract, IDEM026 beside IDEM024's pointer into a union),
-// nothing else.
+// spec yields that rule and nothing else (but IDEM026 beside IDEM024's
+// pointer into a union, which needs the union).
 func TestEveryRuleHasABadSpec(t *testing.T) {
 	type rule struct {
 		id       string
