@@ -39,6 +39,15 @@ type Config struct {
 	// only the record's primary key keeps a duplicate from committing
 	// (the later one is rolled back and answered from the record).
 	Protocol Protocol
+	// ReplayCacheBytes bounds the memory of decided operations' records
+	// kept to answer retries with no database round trip and no
+	// connection: a record read once is replayed from memory until its
+	// retention ends, the least recently used dropped past the bound. A
+	// decided record never changes within its retention, so a cached
+	// replay, or conflict, is what the database would answer; past
+	// retention the database decides. 0 means 32 MiB; a negative value
+	// keeps none.
+	ReplayCacheBytes int64
 }
 
 // coreExecutor names the runtime's executor for embedding: an embedded
@@ -57,7 +66,7 @@ type Executor struct {
 func NewExecutor(cfg Config) (*Executor, error) {
 	ec := core.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger,
 		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: core.Protocol(cfg.Protocol),
-		Tracer: cfg.Tracer}
+		Tracer: cfg.Tracer, ReplayCacheBytes: cfg.ReplayCacheBytes}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev core.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})

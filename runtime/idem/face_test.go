@@ -170,7 +170,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	want := []string{
 		"ClassBusiness", "ClassCanceled", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
 		"ClassTransient", "Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret",
-		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.Schema", "Config.Tracer", "EffectCall", "EffectCall.Attempt",
+		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.ReplayCacheBytes", "Config.Schema", "Config.Tracer", "EffectCall", "EffectCall.Attempt",
 		"EffectCall.Effect", "EffectCall.Key", "EffectCall.Operation", "EffectCall.Payload", "EffectDone", "EffectEvent",
 		"EffectEvent.Age", "EffectEvent.Attempt", "EffectEvent.Duration", "EffectEvent.Effect", "EffectEvent.Kind",
 		"EffectEvent.Operation", "EffectEventDead", "EffectEventDone", "EffectEventFailed", "EffectEventFenced",

@@ -123,7 +123,9 @@ func (rt *roundTrips) measure(f func()) int {
 func TestRoundTrips(t *testing.T) {
 	d := newDB(t)
 	rt := newRoundTrips(t, d, 1)
-	h := newHandler(t, rt.pool, orderContract(), idem.Config{}, createOrder)
+	// The database's round trips: without the replay cache, which answers
+	// a replay with none (TestCachedReplayRoundTrips).
+	h := newHandler(t, rt.pool, orderContract(), idem.Config{ReplayCacheBytes: -1}, createOrder)
 	replay := 1
 	if testProtocol() == idem.ProtocolClaimFirst {
 		replay = 2
@@ -185,6 +187,51 @@ func TestRoundTrips(t *testing.T) {
 		if got := rt.measure(tc.f); got != tc.want {
 			t.Errorf("%s: %d round trips, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// With the replay cache (the default), the first replay of a decided
+// operation reads its record (one round trip under advisory, two under
+// claim-first), every later one none; a conflicting request under the
+// cached key is refused 422 with none either.
+func TestCachedReplayRoundTrips(t *testing.T) {
+	d := newDB(t)
+	rt := newRoundTrips(t, d, 1)
+	h := newHandler(t, rt.pool, orderContract(), idem.Config{}, createOrder)
+	first := 1
+	if testProtocol() == idem.ProtocolClaimFirst {
+		first = 2
+	}
+	body := `{"customer":"c-1","amount":1}`
+	post(h, "t", "warm", body) // statements prepared
+	post(h, "t", "warm", body)
+	var created idemtest.Response
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want int
+	}{
+		{"new operation", func() { created = post(h, "t", "cached-1", body); mustStatus(t, created, http.StatusCreated) }, 3},
+		{"first replay", func() { mustReplay(t, post(h, "t", "cached-1", body), created) }, first},
+		{"cached replay", func() { mustReplay(t, post(h, "t", "cached-1", body), created) }, 0},
+		{"cached replay again", func() { mustReplay(t, post(h, "t", "cached-1", body), created) }, 0},
+		{"conflict under the cached key", func() {
+			mustStatus(t, post(h, "t", "cached-1", `{"customer":"c-2","amount":1}`), http.StatusUnprocessableEntity)
+		}, 0},
+		{"the same key in another scope", func() { mustStatus(t, post(h, "u", "cached-1", body), http.StatusCreated) }, 3},
+	} {
+		if got := rt.measure(tc.f); got != tc.want {
+			t.Errorf("%s: %d round trips, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// mustReplay fails the test unless r replays first: the same status and
+// body, marked replayed.
+func mustReplay(t *testing.T, r, first idemtest.Response) {
+	t.Helper()
+	if r.Status != first.Status || string(r.Body) != string(first.Body) || r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay: %d %s, want %d %s replayed", r.Status, r.Body, first.Status, first.Body)
 	}
 }
 

@@ -12,6 +12,13 @@ import (
 // left in progress after a checkpoint whose lease has run out, a takeover
 // that resumes it.
 func (e *Executor) answer(ctx context.Context, at *attempt, rec *pgstore.Record, fn Func) (*Result, error) {
+	e.replays.put(at.Scope, at.Key, rec, at.now)
+	return e.answerFrom(ctx, at, rec, fn)
+}
+
+// answerFrom is answer without caching rec: for a record the replay cache
+// gave.
+func (e *Executor) answerFrom(ctx context.Context, at *attempt, rec *pgstore.Record, fn Func) (*Result, error) {
 	opID := formatUUID(rec.OperationID)
 	switch {
 	case !bytes.Equal(rec.Fingerprint, at.Fingerprint[:]):

@@ -102,8 +102,13 @@ func (e *Executor) newAttempt(ctx context.Context, a Attempt, id [16]byte) (cont
 			store: e.store, clock: e.clock, request: a.Request, trace: e.tracer.TraceContext(ctx)}}
 }
 
-// protected runs an attempt with a key.
+// protected runs an attempt with a key. A retry of an operation decided
+// within its retention may be answered from the replay cache, without a
+// connection.
 func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result, error) {
+	if rec := e.replays.get(at.Scope, at.Key, at.now); rec != nil {
+		return e.answerFrom(ctx, at, rec, fn)
+	}
 	leave, err := e.awaitFlight(ctx, at)
 	if err != nil {
 		return nil, err

@@ -40,6 +40,10 @@ type Config struct {
 	// Protocol is the store protocol of keyed operations; ProtocolAuto
 	// (the zero value) chooses by the database engine.
 	Protocol Protocol
+	// ReplayCacheBytes bounds the memory of decided records kept to answer
+	// retries without the database (replayCache): 0 is
+	// DefaultReplayCacheBytes, a negative value keeps none.
+	ReplayCacheBytes int64
 }
 
 // Executor runs attempts (Execute): it takes the key (by its advisory
@@ -53,6 +57,7 @@ type Executor struct {
 	clock       Clock
 	observe     func(Event)
 	tracer      tracing.Tracer
+	replays     *replayCache // nil when Config.ReplayCacheBytes < 0
 	log         *slog.Logger
 	keySecret   []byte
 	acquireWait time.Duration
@@ -91,6 +96,7 @@ func New(cfg Config) (*Executor, error) {
 	if e.clock == nil {
 		e.clock = systemClock{}
 	}
+	e.replays = newReplayCache(cfg.ReplayCacheBytes)
 	e.tracer = cfg.Tracer
 	if e.tracer == nil {
 		e.tracer = tracing.Noop{}
