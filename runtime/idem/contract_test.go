@@ -83,6 +83,7 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.ProblemInternal:         httpapi.ProblemInternal,
 		idem.ProblemNaturalKeyExists: httpapi.ProblemNaturalKeyExists,
 		idem.ProblemRequestTimeout:   httpapi.ProblemRequestTimeout,
+		idem.ProblemScopeBusy:        httpapi.ProblemScopeBusy,
 	} {
 		if face != eng {
 			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)
@@ -95,6 +96,7 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.EventRolledBack: core.EventRolledBack, idem.EventRequiresRecovery: core.EventRequiresRecovery,
 		idem.EventEffectEnqueued: core.EventEffectEnqueued, idem.EventCheckpoint: core.EventCheckpoint,
 		idem.EventTakenOver: core.EventTakenOver, idem.EventUnavailable: core.EventUnavailable,
+		idem.EventScopeBusy: core.EventScopeBusy,
 	} {
 		if int(face) != int(eng) {
 			t.Errorf("event %s is %d, the core's %s %d", face, face, eng, eng)

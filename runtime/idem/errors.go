@@ -38,4 +38,8 @@ var (
 	// the business transaction lost a deadlock or a serialization conflict;
 	// nothing was kept and the key is free (503 with Retry-After).
 	ErrUnavailable = core.ErrUnavailable
+	// ErrScopeBusy: the request's scope ran its share of the operations
+	// the executor runs at once (Config.ScopeShare) until the acquire
+	// deadline; nothing ran or was kept (429 with Retry-After).
+	ErrScopeBusy = core.ErrScopeBusy
 )

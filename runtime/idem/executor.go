@@ -48,6 +48,16 @@ type Config struct {
 	// retention the database decides. 0 means 32 MiB; a negative value
 	// keeps none.
 	ReplayCacheBytes int64
+	// ScopeShare is how many operations one scope (tenant) may run at
+	// once, so that one tenant's slow or many operations cannot hold every
+	// connection while another's wait: a scope at its share waits for a
+	// place (not in the pool's queue, so that a freed connection goes to
+	// another scope first) and past the acquire deadline is answered 429
+	// scope-busy with Retry-After, nothing kept. 0 means the pool's
+	// MaxConns but one (at least 1): one connection always stays for the
+	// other scopes. A service with a single scope loses nothing with -1,
+	// no share.
+	ScopeShare int
 }
 
 // coreExecutor names the runtime's executor for embedding: an embedded
@@ -66,7 +76,7 @@ type Executor struct {
 func NewExecutor(cfg Config) (*Executor, error) {
 	ec := core.Config{Pool: cfg.Pool, Schema: cfg.Schema, Clock: cfg.Clock, Logger: cfg.Logger,
 		KeyHashSecret: cfg.KeyHashSecret, AcquireTimeout: cfg.AcquireTimeout, Protocol: core.Protocol(cfg.Protocol),
-		Tracer: cfg.Tracer, ReplayCacheBytes: cfg.ReplayCacheBytes}
+		Tracer: cfg.Tracer, ReplayCacheBytes: cfg.ReplayCacheBytes, ScopeShare: cfg.ScopeShare}
 	if o := cfg.Observer; o != nil {
 		ec.Observe = func(ev core.Event) {
 			o.Observe(Event{Kind: EventKind(ev.Kind), Operation: ev.Operation, Duration: ev.Duration, Class: ErrorClass(ev.Class), Effect: ev.Effect})

@@ -40,6 +40,7 @@ const (
 	EventEffectEnqueued                        // an effect of a committed operation is in the outbox; one per effect, after EventNew
 	EventCheckpoint                            // a step committed a recovery point and the operation went on
 	EventTakenOver                             // a retry took over an operation whose lease ran out, to resume it from its last recovery point
+	EventScopeBusy                             // the scope ran its share of operations until the acquire deadline (429)
 )
 
 // String returns the kind's metric label, such as "replay".

@@ -24,4 +24,6 @@ const (
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	// 408, the request body did not arrive within the server's read timeout
 	ProblemRequestTimeout = ProblemTypeBase + "request-timeout"
+	// 429, ErrScopeBusy, with Retry-After
+	ProblemScopeBusy = ProblemTypeBase + "scope-busy"
 )

@@ -37,8 +37,11 @@ type attempt struct {
 	op    *Operation
 	span  tracing.OperationSpan
 	start time.Time // the wall clock at the start, for durations and waits
-	now   time.Time // the executor's Clock at the start: the record's times
-	conn  *pgx.Conn // the connection the attempt holds, once acquired
+	// acquireBy ends the wait for the scope's share and a connection
+	// (acquireDeadline); zero until the first.
+	acquireBy time.Time
+	now       time.Time // the executor's Clock at the start: the record's times
+	conn      *pgx.Conn // the connection the attempt holds, once acquired
 	// token is the fencing token under which this attempt holds a record
 	// committed in progress (after a checkpoint, or a takeover); 0 while
 	// no such record exists.
@@ -114,6 +117,11 @@ func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result
 		return nil, err
 	}
 	defer leave()
+	leaveShare, err := e.enterShare(ctx, at)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveShare()
 	pc, err := e.acquire(ctx, at)
 	if err != nil {
 		return nil, err
@@ -181,13 +189,30 @@ func (e *Executor) awaitFlight(ctx context.Context, at *attempt) (leave func(), 
 }
 
 // acquire takes a pool connection, waiting at most the acquire timeout: a
+
+// acquireTimeout is how long an attempt may wait for its scope's share and
+// a pool connection together: Config.AcquireTimeout, or the policy's
+// wait-timeout.
+func (e *Executor) acquireTimeout(at *attempt) time.Duration {
+	if e.acquireWait != 0 {
+		return e.acquireWait
+	}
+	return at.Policy.WaitTimeout
+}
+
+// acquireDeadline is the end of the attempt's wait for its share and a
+// connection, fixed at the first call.
+func (at *attempt) acquireDeadline(e *Executor) time.Time {
+	if at.acquireBy.IsZero() {
+		at.acquireBy = time.Now().Add(e.acquireTimeout(at))
+	}
+	return at.acquireBy
+}
+
 // saturated pool is answered ErrUnavailable, never an unbounded wait.
 func (e *Executor) acquire(ctx context.Context, at *attempt) (*pgxpool.Conn, error) {
-	d := e.acquireWait
-	if d == 0 {
-		d = at.Policy.WaitTimeout
-	}
-	actx, cancel := context.WithTimeoutCause(ctx, d, errSaturated)
+	d := e.acquireTimeout(at)
+	actx, cancel := context.WithDeadlineCause(ctx, at.acquireDeadline(e), errSaturated)
 	defer cancel()
 	pc, err := e.pool.Acquire(actx)
 	if err == nil {

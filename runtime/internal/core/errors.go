@@ -28,15 +28,19 @@ var (
 	// operation over with a newer fencing token; nothing of this step was
 	// committed.
 	ErrFenced = errors.New("idem: the operation was taken over by another attempt")
+	// ErrScopeBusy: the request's scope already runs its share of
+	// operations at once (Config.ScopeShare); nothing ran or was kept.
+	ErrScopeBusy = errors.New("idem: the scope runs its share of operations")
 )
 
 // RefusalError is the error the executor returns when it answers from the
 // record instead of running the operation: it wraps one of ErrInProgress,
-// ErrExpired, ErrRequiresRecovery or ErrFingerprintMismatch.
+// ErrExpired, ErrRequiresRecovery or ErrFingerprintMismatch; or when it
+// refuses to start it, ErrScopeBusy.
 type RefusalError struct {
 	Err         error         // the sentinel
 	OperationID string        // the record's operation id; empty for ErrFingerprintMismatch
-	RetryAfter  time.Duration // advice for ErrInProgress
+	RetryAfter  time.Duration // advice for ErrInProgress and ErrScopeBusy
 }
 
 // Error returns the sentinel's message.

@@ -44,6 +44,11 @@ type Config struct {
 	// retries without the database (replayCache): 0 is
 	// DefaultReplayCacheBytes, a negative value keeps none.
 	ReplayCacheBytes int64
+	// ScopeShare bounds the operations one scope runs at once (holding or
+	// waiting for a connection); one more waits for a place until the
+	// acquire deadline, then is refused with ErrScopeBusy. 0 is the pool's
+	// MaxConns but one, at least 1; negative is no bound.
+	ScopeShare int
 }
 
 // Executor runs attempts (Execute): it takes the key (by its advisory
@@ -58,6 +63,7 @@ type Executor struct {
 	observe     func(Event)
 	tracer      tracing.Tracer
 	replays     *replayCache // nil when Config.ReplayCacheBytes < 0
+	shares      *scopeShares // nil when Config.ScopeShare < 0
 	log         *slog.Logger
 	keySecret   []byte
 	acquireWait time.Duration
@@ -97,6 +103,7 @@ func New(cfg Config) (*Executor, error) {
 		e.clock = systemClock{}
 	}
 	e.replays = newReplayCache(cfg.ReplayCacheBytes)
+	e.shares = newScopeShares(cfg.ScopeShare, cfg.Pool.Config().MaxConns)
 	e.tracer = cfg.Tracer
 	if e.tracer == nil {
 		e.tracer = tracing.Noop{}

@@ -25,6 +25,7 @@ const (
 	EventEffectEnqueued                        // an effect of a committed operation is in the outbox (Event.Effect names it)
 	EventCheckpoint                            // a step committed a recovery point and the operation goes on
 	EventTakenOver                             // a retry took over an operation whose lease ran out, to resume it
+	EventScopeBusy                             // the request's scope ran its share of operations until the acquire deadline (429)
 )
 
 var eventNames = [...]string{
@@ -35,6 +36,7 @@ var eventNames = [...]string{
 	EventEffectEnqueued: "effect-enqueued",
 	EventCheckpoint:     "checkpoint",
 	EventTakenOver:      "taken-over",
+	EventScopeBusy:      "scope-busy",
 }
 
 // String returns the kind's metric label.

@@ -39,8 +39,10 @@ func TestReplayCacheAnswersAsTheDatabaseWould(t *testing.T) {
 	if err != nil || first.Replayed {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
-	var stored core.Outcome // as the database replays it
-	for i, h := range []*consumer{withCache, withoutCache} { // the cache's read, then the other instance
+	// Replayed by the cache's first read, then by the other instance: as
+	// the database replays it.
+	var stored core.Outcome
+	for i, h := range []*consumer{withCache, withoutCache} {
 		res, err := h.handle(t.Context(), m, book(m, &calls))
 		if err != nil || !res.Replayed || res.OperationID != first.OperationID || string(res.Outcome.Body) != "booked msg-1" {
 			t.Fatalf("replay %d: %+v, %v", i, res, err)

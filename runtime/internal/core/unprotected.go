@@ -9,6 +9,11 @@ import (
 // contract lets one run: in a plain transaction, committed when fn
 // completes and rolled back otherwise, with nothing recorded.
 func (e *Executor) unprotected(ctx context.Context, at *attempt, fn Func) (*Result, error) {
+	leaveShare, err := e.enterShare(ctx, at)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveShare()
 	pc, err := e.acquire(ctx, at)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ const (
 	ProblemBodyTooLarge         = ProblemTypeBase + "request-body-too-large"
 	ProblemInvalidBody          = ProblemTypeBase + "request-body-invalid"
 	ProblemScopeUnavailable     = ProblemTypeBase + "scope-unavailable"
+	ProblemScopeBusy            = ProblemTypeBase + "scope-busy"
 	ProblemFingerprint          = ProblemTypeBase + "idempotency-key-reused"
 	ProblemInProgress           = ProblemTypeBase + "operation-in-progress"
 	ProblemExpired              = ProblemTypeBase + "operation-expired"
@@ -70,6 +71,10 @@ func problemFor(err error) *Problem {
 		case core.ErrExpired:
 			return &Problem{Type: ProblemExpired, Title: "Operation expired", Status: http.StatusConflict,
 				Detail: "The operation with this idempotency key is past its retention; it is not executed again.", OperationID: ref.OperationID}
+		case core.ErrScopeBusy:
+			return &Problem{Type: ProblemScopeBusy, Title: "Too many operations of this scope", Status: http.StatusTooManyRequests,
+				Detail:     "Your operations already use their share of this service while it is busy; nothing of this request ran or was kept. Retry the same request later.",
+				retryAfter: ref.RetryAfter}
 		case core.ErrRequiresRecovery:
 			return &Problem{Type: ProblemRequiresRecovery, Title: "Operation requires recovery", Status: http.StatusConflict,
 				Detail: "The outcome of the first attempt is unknown; contact support with the operation id.", OperationID: ref.OperationID}

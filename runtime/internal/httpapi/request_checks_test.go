@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/idemgen/idemgen/runtime/internal/core"
 )
 
 func TestCheckMediaType(t *testing.T) {
@@ -73,5 +76,16 @@ func TestCheckNaturalKey(t *testing.T) {
 	err := checkNaturalKey(strings.Repeat("k", MaxNaturalKeyBytes+1))
 	if !errors.Is(err, ErrInvalidBody) || problemFor(err).Status != http.StatusBadRequest || len(problemFor(err).Violations) != 1 {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A request refused because its scope runs its share is 429 scope-busy
+// with Retry-After, as problem+json, and names no operation.
+func TestScopeBusyIs429WithRetryAfter(t *testing.T) {
+	rec := httptest.NewRecorder()
+	problemFor(&core.RefusalError{Err: core.ErrScopeBusy, RetryAfter: time.Second}).write(rec)
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" ||
+		rec.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(rec.Body.String(), `"type":"`+ProblemScopeBusy+`"`) {
+		t.Errorf("scope busy: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
