@@ -27,7 +27,8 @@ import (
 // Bank client) on a free loopback port, says "listening <addr>" on stdout
 // and then, for each request that asks it to (the stopHeader), says
 // "reached <point> <idempotency key>" at that point and blocks there until
-// it is killed.
+// it is killed. With serviceConfig.Announce it also says "arrived
+// <idempotency key>" when a request arrives, before the runtime has it.
 const serviceChildEnv = "PAYMENTS_SERVICE_CHILD"
 
 // stopHeader names the point where the child blocks the request's
@@ -76,7 +77,11 @@ type serviceConfig struct {
 	// OnUnknown replaces the charge step's on-unknown policy (the spec's
 	// is verify): "retry", "halt", or "" for the spec's.
 	OnUnknown string
-	MaxConns  int32 // the pool's size; 0 is pgxpool's default
+	// Reject replaces the operation's concurrency (the spec's is wait)
+	// with reject.
+	Reject   bool
+	Announce bool  // say "arrived <key>" for each request
+	MaxConns int32 // the pool's size; 0 is pgxpool's default
 	// Completer runs the executor's Maintain (the completer, then
 	// retention) every few milliseconds.
 	Completer bool
@@ -125,6 +130,9 @@ func serve(ctx context.Context, cfg serviceConfig) error {
 	if err := replacePolicy(&op, cfg.OnUnknown); err != nil {
 		return err
 	}
+	if cfg.Reject {
+		op.Contract.Concurrency = idemimpl.ConcurrencyReject
+	}
 	routes, err := idemimpl.Routes(exec, func(*http.Request) (string, error) { return testMerchant, nil }, nil,
 		idemimpl.BindPhased(op, mountCreatePayment))
 	if err != nil {
@@ -142,7 +150,7 @@ func serve(ctx context.Context, cfg serviceConfig) error {
 	if cfg.Completer {
 		go func() { _ = exec.Maintain(ctx, idem.MaintainOptions{Interval: 10 * time.Millisecond}) }()
 	}
-	srv := &http.Server{Handler: stopMiddleware(mux), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: stopMiddleware(mux, cfg.Announce), ReadHeaderTimeout: 10 * time.Second}
 	return srv.Serve(ln)
 }
 
@@ -187,9 +195,13 @@ type stop struct{ point, key string }
 
 // stopMiddleware puts the request's stop (stopHeader) in its context,
 // which the runtime hands to the steps, and stops at stopAnswerStored
-// when the answer is about to be written.
-func stopMiddleware(next http.Handler) http.Handler {
+// when the answer is about to be written; with announce, it says that
+// the request arrived.
+func stopMiddleware(next http.Handler, announce bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if announce {
+			say("arrived", r.Header.Get("Idempotency-Key"))
+		}
 		point := r.Header.Get(stopHeader)
 		if point == "" {
 			next.ServeHTTP(w, r)

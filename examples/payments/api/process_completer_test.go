@@ -69,7 +69,7 @@ func completeAbandoned(t *testing.T, n int) {
 				}
 			})
 		}
-		p.waitReached(t, end-start)
+		p.waitSaid(t, end-start)
 		p.kill()
 		answered.Wait()
 	}

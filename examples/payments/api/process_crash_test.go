@@ -95,7 +95,7 @@ func killThenRetry(t *testing.T, db *paymentsDB, bankURL, policy string, point c
 		_, err := killed.pay(t.Context(), key, amount, point.name)
 		first <- err
 	}()
-	if r := killed.waitReached(t, 1); r[0] != point.name+" "+key {
+	if r := killed.waitSaid(t, 1); r[0] != "reached "+point.name+" "+key {
 		t.Fatalf("the process stopped at %q, want %s %s", r[0], point.name, key)
 	}
 	killed.kill()

@@ -153,6 +153,18 @@ type bankFront struct {
 	log      []bankRequest
 	inFlight map[string]int
 	overlaps map[string]int // keys → requests that arrived while another for the key was in flight
+	// release, when set (holdFirstCharge), holds the first charge until
+	// it is closed; held is closed when that charge arrives.
+	release, held chan struct{}
+	holding       sync.Once
+}
+
+// holdFirstCharge makes the front hold the first charge (POST) it
+// receives, after counting it in flight, until release is called; held
+// is closed once it holds it. Call it before the front has traffic.
+func (f *bankFront) holdFirstCharge() (held <-chan struct{}, release func()) {
+	f.release, f.held = make(chan struct{}), make(chan struct{})
+	return f.held, sync.OnceFunc(func() { close(f.release) })
 }
 
 // newBankFront serves a front of the bank at bankURL until the test ends
@@ -186,6 +198,14 @@ func (f *bankFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.inFlight[key]--
 		f.mu.Unlock()
 	}()
+	if f.release != nil && r.Method == http.MethodPost {
+		first := false
+		f.holding.Do(func() { first = true })
+		if first {
+			close(f.held)
+			<-f.release
+		}
+	}
 	f.proxy.ServeHTTP(w, r)
 }
 
@@ -204,11 +224,11 @@ func (f *bankFront) requests(process string) []bankRequest {
 
 // serviceProcess is a running child service process.
 type serviceProcess struct {
-	addr    string
-	client  *http.Client
-	reached chan string // "<point> <idempotency key>", one per stopped attempt
-	cmd     *exec.Cmd
-	done    chan struct{}
+	addr   string
+	client *http.Client
+	said   chan string // what it said but "listening", such as "reached <point> <idempotency key>"
+	cmd    *exec.Cmd
+	done   chan struct{}
 }
 
 // startService starts a child service process with cfg and waits until
@@ -235,7 +255,7 @@ func startService(t *testing.T, cfg serviceConfig) *serviceProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serviceProcess{cmd: cmd, done: make(chan struct{}), reached: make(chan string, 256),
+	p := &serviceProcess{cmd: cmd, done: make(chan struct{}), said: make(chan string, 256),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	lines := bufio.NewScanner(out)
 	listening := make(chan string, 1)
@@ -243,8 +263,8 @@ func startService(t *testing.T, cfg serviceConfig) *serviceProcess {
 		for lines.Scan() {
 			if addr, ok := strings.CutPrefix(lines.Text(), "listening "); ok {
 				listening <- addr
-			} else if r, ok := strings.CutPrefix(lines.Text(), "reached "); ok {
-				p.reached <- r
+			} else {
+				p.said <- lines.Text()
 			}
 		}
 		_ = cmd.Wait()
@@ -273,17 +293,16 @@ func (p *serviceProcess) kill() {
 	p.client.CloseIdleConnections()
 }
 
-// waitReached waits until n attempts of p have stopped and returns what
-// they said.
-func (p *serviceProcess) waitReached(t *testing.T, n int) []string {
+// waitSaid waits until p has said n more lines and returns them.
+func (p *serviceProcess) waitSaid(t *testing.T, n int) []string {
 	t.Helper()
 	var got []string
 	for len(got) < n {
 		select {
-		case r := <-p.reached:
+		case r := <-p.said:
 			got = append(got, r)
 		case <-p.done:
-			t.Fatalf("the service process exited with %d of %d attempts stopped", len(got), n)
+			t.Fatalf("the service process exited having said %d of %d lines: %q", len(got), n, got)
 		}
 	}
 	return got
@@ -330,4 +349,15 @@ FROM bank_charges WHERE amount = $1`, amount).Scan(&acted, &duplicates); err != 
 		t.Fatal(err)
 	}
 	return acted, duplicates
+}
+
+// payUntilDecided sends the payment until it is answered with anything
+// but 409 operation-in-progress or a 503, the answers a client retries.
+func (p *serviceProcess) payUntilDecided(ctx context.Context, key string, amount int64) (answer, error) {
+	for {
+		a, err := p.pay(ctx, key, amount, "")
+		if err != nil || (a.Status != http.StatusServiceUnavailable && !inProgress(a)) {
+			return a, err
+		}
+	}
 }
