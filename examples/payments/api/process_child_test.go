@@ -27,13 +27,16 @@ import (
 // Bank client) on a free loopback port, says "listening <addr>" on stdout
 // and then, for each request that asks it to (the stopHeader), says
 // "reached <point> <idempotency key>" at that point and blocks there until
-// it is killed. With serviceConfig.Announce it also says "arrived
-// <idempotency key>" when a request arrives, before the runtime has it.
+// it is killed. For a request with the announceHeader it says "arrived
+// <idempotency key>" first, before the runtime has it.
 const serviceChildEnv = "PAYMENTS_SERVICE_CHILD"
 
 // stopHeader names the point where the child blocks the request's
 // attempt; the retries of the tests do not send it.
 const stopHeader = "X-Test-Stop-At"
+
+// announceHeader asks the child to say that the request arrived.
+const announceHeader = "X-Test-Announce"
 
 // processHeader tells the recording front of the bank (recorder) which
 // service process sent a request.
@@ -80,7 +83,6 @@ type serviceConfig struct {
 	// Reject replaces the operation's concurrency (the spec's is wait)
 	// with reject.
 	Reject   bool
-	Announce bool  // say "arrived <key>" for each request
 	MaxConns int32 // the pool's size; 0 is pgxpool's default
 	// Completer runs the executor's Maintain (the completer, then
 	// retention) every few milliseconds.
@@ -150,7 +152,7 @@ func serve(ctx context.Context, cfg serviceConfig) error {
 	if cfg.Completer {
 		go func() { _ = exec.Maintain(ctx, idem.MaintainOptions{Interval: 10 * time.Millisecond}) }()
 	}
-	srv := &http.Server{Handler: stopMiddleware(mux, cfg.Announce), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: stopMiddleware(mux), ReadHeaderTimeout: 10 * time.Second}
 	return srv.Serve(ln)
 }
 
@@ -195,11 +197,11 @@ type stop struct{ point, key string }
 
 // stopMiddleware puts the request's stop (stopHeader) in its context,
 // which the runtime hands to the steps, and stops at stopAnswerStored
-// when the answer is about to be written; with announce, it says that
-// the request arrived.
-func stopMiddleware(next http.Handler, announce bool) http.Handler {
+// when the answer is about to be written; it says that a request with
+// the announceHeader arrived.
+func stopMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if announce {
+		if r.Header.Get(announceHeader) != "" {
 			say("arrived", r.Header.Get("Idempotency-Key"))
 		}
 		point := r.Header.Get(stopHeader)

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,12 @@ func TestCompletersFinishAbandonedPayments(t *testing.T) {
 // killed with SIGKILL there; no client retries. Two more processes run
 // the completer (the executor's Maintain) at once, against one bank
 // behind a recording front, and the test lets the abandoned leases run
-// out. Then every payment is completed, with its answer stored, and:
+// out. Once both have driven payments for a while, the front holds the
+// request a completer makes to verify the n/2-th payment taken over
+// until the other completer has finished every other payment: the other
+// never asked the bank about the held payment, though it ran again and
+// again while the holder was paused.
+// Then every payment is completed, with its answer stored, and:
 //
 //   - the bank acted on it exactly once, and saw no duplicate request:
 //     a completer asks the bank (verify) before it charges, so two
@@ -64,7 +70,7 @@ func completeAbandoned(t *testing.T, n int) {
 			point := abandonPoints[rand.IntN(len(abandonPoints))]
 			at[point]++
 			answered.Go(func() {
-				if a, err := p.pay(t.Context(), keys[i], amounts[i], point); err == nil {
+				if a, err := p.pay(t.Context(), keys[i], amounts[i], stopAt(point)); err == nil {
 					t.Errorf("payment %s, stopped at %s, answered %d %s", keys[i], point, a.Status, a.Body)
 				}
 			})
@@ -80,13 +86,27 @@ WHERE r.state = 'in_progress'`); got != n {
 	t.Logf("abandoned %d payments: %v", n, at)
 
 	completers := []string{"completer-a", "completer-b"}
+	held, release := front.hold(http.MethodGet, n/2) // a takeover verifies first: one lookup per payment
+	t.Cleanup(release)
 	for _, name := range completers {
 		startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: name, Completer: true})
 	}
 	db.endLeases(t, keys...)
-	waitFor(t, "the completers finishing every payment", func() bool {
-		return db.count(t, `SELECT count(*) FROM idempotency.idempotency_record WHERE state = 'in_progress'`) == 0
-	})
+	inProgress := func() int {
+		return db.count(t, `SELECT count(*) FROM idempotency.idempotency_record WHERE state = 'in_progress'`)
+	}
+	<-held
+	waitFor(t, "the other completer finishing every other payment", func() bool { return inProgress() == 1 })
+	front.mu.Lock()
+	paused := front.heldRequest
+	front.mu.Unlock()
+	for _, name := range completers {
+		if got := front.requests(name, paused.Key); name != paused.Process && len(got) != 0 {
+			t.Errorf("%s asked the bank about the payment %s holds: %v", name, paused.Process, got)
+		}
+	}
+	release()
+	waitFor(t, "the completers finishing every payment", func() bool { return inProgress() == 0 })
 
 	if got := db.count(t, `SELECT count(*) FROM idempotency.idempotency_record WHERE state = 'completed' AND response_status = 201`); got != n {
 		t.Errorf("%d payments completed with a 201, want %d", got, n)
@@ -125,12 +145,12 @@ FROM payments p LEFT JOIN bank_charges c USING (amount) GROUP BY p.amount HAVING
 		t.Errorf("%d payments had two bank requests in flight at once: %v", overlaps, front.overlaps)
 	}
 	for _, name := range completers {
-		t.Logf("%s sent the bank %d requests", name, len(front.requests(name)))
+		t.Logf("%s sent the bank %d requests", name, len(front.requests(name, "")))
 	}
 
 	replays := startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: "retries"})
 	for i, key := range keys {
-		a, err := replays.pay(t.Context(), key, amounts[i], "")
+		a, err := replays.pay(t.Context(), key, amounts[i], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +159,7 @@ FROM payments p LEFT JOIN bank_charges c USING (amount) GROUP BY p.amount HAVING
 		}
 		wantDecided(t, db, key, amounts[i], a)
 	}
-	if asked := front.requests("retries"); len(asked) != 0 {
+	if asked := front.requests("retries", ""); len(asked) != 0 {
 		t.Errorf("the retries asked the bank %d times, want none", len(asked))
 	}
 }

@@ -39,12 +39,12 @@ func TestConcurrentIdenticalPaymentsRunOnce(t *testing.T) {
 // concurrentPayments is one case of TestConcurrentIdenticalPaymentsRunOnce.
 func concurrentPayments(t *testing.T, db *paymentsDB, bankURL string, reject bool, key string, amount int64) {
 	front, frontURL := newBankFront(t, bankURL)
-	held, release := front.holdFirstCharge()
+	held, release := front.hold(http.MethodPost, 1)
 	t.Cleanup(release)
 	var procs []*serviceProcess
 	for _, name := range []string{"service-a", "service-b"} {
 		procs = append(procs, startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: name,
-			Reject: reject, Announce: true, MaxConns: concurrentClients + 4}))
+			Reject: reject, MaxConns: concurrentClients + 4}))
 	}
 	firsts := make([]answer, concurrentClients)
 	finals := make([]answer, concurrentClients)
@@ -57,7 +57,7 @@ func concurrentPayments(t *testing.T, db *paymentsDB, bankURL string, reject boo
 		done.Go(func() {
 			ready.Done()
 			<-start
-			a, err := p.pay(t.Context(), key, amount, "")
+			a, err := p.pay(t.Context(), key, amount, announce)
 			if err != nil {
 				t.Error(err)
 			}

@@ -92,7 +92,7 @@ func killThenRetry(t *testing.T, db *paymentsDB, bankURL, policy string, point c
 	killed := startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: "killed", OnUnknown: variant})
 	first := make(chan error, 1)
 	go func() {
-		_, err := killed.pay(t.Context(), key, amount, point.name)
+		_, err := killed.pay(t.Context(), key, amount, stopAt(point.name))
 		first <- err
 	}()
 	if r := killed.waitSaid(t, 1); r[0] != "reached "+point.name+" "+key {
@@ -110,7 +110,7 @@ func killThenRetry(t *testing.T, db *paymentsDB, bankURL, policy string, point c
 	fresh := startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: "fresh", OnUnknown: variant})
 	var answers []answer
 	for range 3 {
-		a, err := fresh.pay(t.Context(), key, amount, "")
+		a, err := fresh.pay(t.Context(), key, amount, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func killThenRetry(t *testing.T, db *paymentsDB, bankURL, policy string, point c
 		t.Errorf("%d payments recorded, want 1", n)
 	}
 	var asked []string
-	for _, r := range front.requests("fresh") {
+	for _, r := range front.requests("fresh", "") {
 		asked = append(asked, r.Method)
 	}
 	if want := freshBankRequests(policy, point); !slices.Equal(asked, want) {

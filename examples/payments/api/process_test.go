@@ -153,17 +153,21 @@ type bankFront struct {
 	log      []bankRequest
 	inFlight map[string]int
 	overlaps map[string]int // keys → requests that arrived while another for the key was in flight
-	// release, when set (holdFirstCharge), holds the first charge until
-	// it is closed; held is closed when that charge arrives.
+	// holdMethod and holdNth, when set (hold), name the request held
+	// until release is closed: the holdNth-th of holdMethod; held is
+	// closed when it arrives, and heldRequest is it.
+	holdMethod    string
+	holdNth       int
 	release, held chan struct{}
-	holding       sync.Once
+	heldRequest   bankRequest
 }
 
-// holdFirstCharge makes the front hold the first charge (POST) it
-// receives, after counting it in flight, until release is called; held
-// is closed once it holds it. Call it before the front has traffic.
-func (f *bankFront) holdFirstCharge() (held <-chan struct{}, release func()) {
-	f.release, f.held = make(chan struct{}), make(chan struct{})
+// hold makes the front hold the nth request of method (POST charges, GET
+// looks a charge up) that it receives, after counting it in flight, until
+// release is called; held is closed once it holds it. Call it before the
+// front has traffic.
+func (f *bankFront) hold(method string, nth int) (held <-chan struct{}, release func()) {
+	f.holdMethod, f.holdNth, f.release, f.held = method, nth, make(chan struct{}), make(chan struct{})
 	return f.held, sync.OnceFunc(func() { close(f.release) })
 }
 
@@ -186,36 +190,40 @@ func (f *bankFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		key, _ = url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/charges/"))
 	}
+	req := bankRequest{Process: r.Header.Get(processHeader), Method: r.Method, Key: key}
 	f.mu.Lock()
-	f.log = append(f.log, bankRequest{Process: r.Header.Get(processHeader), Method: r.Method, Key: key})
+	f.log = append(f.log, req)
 	if f.inFlight[key] > 0 {
 		f.overlaps[key]++
 	}
 	f.inFlight[key]++
+	held := false
+	if r.Method == f.holdMethod {
+		if f.holdNth--; f.holdNth == 0 {
+			held, f.heldRequest = true, req
+		}
+	}
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
 		f.inFlight[key]--
 		f.mu.Unlock()
 	}()
-	if f.release != nil && r.Method == http.MethodPost {
-		first := false
-		f.holding.Do(func() { first = true })
-		if first {
-			close(f.held)
-			<-f.release
-		}
+	if held {
+		close(f.held)
+		<-f.release
 	}
 	f.proxy.ServeHTTP(w, r)
 }
 
-// requests returns the log of the requests from process.
-func (f *bankFront) requests(process string) []bankRequest {
+// requests returns the log of the requests from process, for key if it
+// is not "".
+func (f *bankFront) requests(process, key string) []bankRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []bankRequest
 	for _, r := range f.log {
-		if r.Process == process {
+		if r.Process == process && (key == "" || r.Key == key) {
 			out = append(out, r)
 		}
 	}
@@ -316,8 +324,8 @@ type answer struct {
 }
 
 // pay sends POST /payments for amount with key to p, asking the attempt
-// to stop at stopAt ("" for none).
-func (p *serviceProcess) pay(ctx context.Context, key string, amount int64, stopAt string) (answer, error) {
+// with the test's headers (stopAt, announce, or nil).
+func (p *serviceProcess) pay(ctx context.Context, key string, amount int64, test http.Header) (answer, error) {
 	body := fmt.Sprintf(`{"amount":%d,"currency":"EUR","card_token":"tok_visa"}`, amount)
 	// A body that cannot be rewound, so that the transport never resends
 	// a request that met a killed process.
@@ -327,8 +335,8 @@ func (p *serviceProcess) pay(ctx context.Context, key string, amount int64, stop
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
-	if stopAt != "" {
-		req.Header.Set(stopHeader, stopAt)
+	for name, values := range test {
+		req.Header[name] = values
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
@@ -351,11 +359,17 @@ FROM bank_charges WHERE amount = $1`, amount).Scan(&acted, &duplicates); err != 
 	return acted, duplicates
 }
 
+// stopAt asks the child to stop the request's attempt at point.
+func stopAt(point string) http.Header { return http.Header{stopHeader: {point}} }
+
+// announce asks the child to say when the request arrives.
+var announce = http.Header{announceHeader: {"1"}}
+
 // payUntilDecided sends the payment until it is answered with anything
 // but 409 operation-in-progress or a 503, the answers a client retries.
 func (p *serviceProcess) payUntilDecided(ctx context.Context, key string, amount int64) (answer, error) {
 	for {
-		a, err := p.pay(ctx, key, amount, "")
+		a, err := p.pay(ctx, key, amount, nil)
 		if err != nil || (a.Status != http.StatusServiceUnavailable && !inProgress(a)) {
 			return a, err
 		}
