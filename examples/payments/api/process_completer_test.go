@@ -34,10 +34,12 @@ func TestCompletersFinishAbandonedPayments(t *testing.T) {
 // the completer (the executor's Maintain) at once, against one bank
 // behind a recording front, and the test lets the abandoned leases run
 // out. Once both have driven payments for a while, the front holds the
-// request a completer makes to verify the n/2-th payment taken over
-// until the other completer has finished every other payment: the other
-// never asked the bank about the held payment, though it ran again and
-// again while the holder was paused.
+// request a completer makes to verify the next to last payment taken
+// over, until the other completer has finished every other payment: the
+// other never asked the bank about the held payment, though it ran again
+// and again while the holder was paused. (Unless the holder gave the call
+// up first, after the step's 10 s timeout: then the operation was free to
+// take over, and the test says so instead.)
 // Then every payment is completed, with its answer stored, and:
 //
 //   - the bank acted on it exactly once, and saw no duplicate request:
@@ -86,7 +88,7 @@ WHERE r.state = 'in_progress'`); got != n {
 	t.Logf("abandoned %d payments: %v", n, at)
 
 	completers := []string{"completer-a", "completer-b"}
-	held, release := front.hold(http.MethodGet, n/2) // a takeover verifies first: one lookup per payment
+	held, release := front.hold(http.MethodGet, n-1) // a takeover verifies first: one lookup per payment
 	t.Cleanup(release)
 	for _, name := range completers {
 		startService(t, serviceConfig{Database: db.url, BankURL: frontURL, Name: name, Completer: true})
@@ -96,12 +98,17 @@ WHERE r.state = 'in_progress'`); got != n {
 		return db.count(t, `SELECT count(*) FROM idempotency.idempotency_record WHERE state = 'in_progress'`)
 	}
 	<-held
-	waitFor(t, "the other completer finishing every other payment", func() bool { return inProgress() == 1 })
+	waitFor(t, "the other completer finishing every other payment", func() bool { return inProgress() <= 1 })
 	front.mu.Lock()
-	paused := front.heldRequest
+	paused, gaveUp := front.heldRequest, front.heldGaveUp
 	front.mu.Unlock()
 	for _, name := range completers {
-		if got := front.requests(name, paused.Key); name != paused.Process && len(got) != 0 {
+		got := front.requests(name, paused.Key)
+		switch {
+		case name == paused.Process || len(got) == 0:
+		case gaveUp:
+			t.Logf("%s gave its held call up after the step's timeout; %s then took the payment over", paused.Process, name)
+		default:
 			t.Errorf("%s asked the bank about the payment %s holds: %v", name, paused.Process, got)
 		}
 	}

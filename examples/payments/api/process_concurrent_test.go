@@ -22,7 +22,10 @@ const concurrentClients = 32
 // retry until they get the final answer). In both, the operation runs
 // once: the bank receives one request, acts once, sees no duplicate, one
 // payment is recorded, one client gets the answer as new and the 31
-// others the same answer replayed.
+// others the same answer replayed. (Were the duplicates slower to arrive
+// than the charge's 10 s timeout, the first attempt would give its held
+// request up and, under verify, ask and charge again: the test then
+// accepts more requests, never two at once nor two charges.)
 func TestConcurrentIdenticalPaymentsRunOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the service and the bank as processes")
@@ -112,10 +115,18 @@ func concurrentPayments(t *testing.T, db *paymentsDB, bankURL string, reject boo
 		t.Errorf("the bank acted on %d charges and saw %d duplicates, want 1 and 0", acted, dups)
 	}
 	front.mu.Lock()
-	requests, overlaps := len(front.log), len(front.overlaps)
+	requests, overlaps, gaveUp := len(front.log), len(front.overlaps), front.heldGaveUp
 	front.mu.Unlock()
-	if requests != 1 || overlaps != 0 {
-		t.Errorf("the bank received %d requests, %d of them while another for the key was in flight; want 1 and none", requests, overlaps)
+	switch {
+	case overlaps != 0:
+		t.Errorf("%d requests reached the bank's front while another for the key was in flight", overlaps)
+	case gaveUp:
+		// The duplicates took longer to arrive than the step's timeout:
+		// the first attempt gave its held charge up (it never reached the
+		// bank) and charged again, as verify does.
+		t.Logf("the held charge was given up after the step's timeout; the bank's front received %d requests", requests)
+	case requests != 1:
+		t.Errorf("the bank's front received %d requests, want 1", requests)
 	}
 	t.Logf("%d clients had the final answer at once (a replay after waiting), %d after 409 operation-in-progress and retries",
 		waited, concurrentClients-1-waited)

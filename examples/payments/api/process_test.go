@@ -155,17 +155,20 @@ type bankFront struct {
 	overlaps map[string]int // keys → requests that arrived while another for the key was in flight
 	// holdMethod and holdNth, when set (hold), name the request held
 	// until release is closed: the holdNth-th of holdMethod; held is
-	// closed when it arrives, and heldRequest is it.
+	// closed when it arrives, and heldRequest is it. heldGaveUp is set
+	// when its sender gave up on it first (the step's timeout): it then
+	// never reaches the bank.
 	holdMethod    string
 	holdNth       int
 	release, held chan struct{}
 	heldRequest   bankRequest
+	heldGaveUp    bool
 }
 
 // hold makes the front hold the nth request of method (POST charges, GET
 // looks a charge up) that it receives, after counting it in flight, until
-// release is called; held is closed once it holds it. Call it before the
-// front has traffic.
+// release is called or its sender gives up; held is closed once it holds
+// it. Call it before the front has traffic.
 func (f *bankFront) hold(method string, nth int) (held <-chan struct{}, release func()) {
 	f.holdMethod, f.holdNth, f.release, f.held = method, nth, make(chan struct{}), make(chan struct{})
 	return f.held, sync.OnceFunc(func() { close(f.release) })
@@ -211,7 +214,14 @@ func (f *bankFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	if held {
 		close(f.held)
-		<-f.release
+		select {
+		case <-f.release:
+		case <-r.Context().Done():
+			f.mu.Lock()
+			f.heldGaveUp = true
+			f.mu.Unlock()
+			return
+		}
 	}
 	f.proxy.ServeHTTP(w, r)
 }
