@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // abandonPoints are the points where an abandoned payment can be left:
@@ -168,20 +167,5 @@ FROM payments p LEFT JOIN bank_charges c USING (amount) GROUP BY p.amount HAVING
 	}
 	if asked := front.requests("retries", ""); len(asked) != 0 {
 		t.Errorf("the retries asked the bank %d times, want none", len(asked))
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after two
-// minutes: a condition to wait for, not a time.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within two minutes", what)
-		}
-		<-tick.C
 	}
 }

@@ -1,13 +1,10 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"testing"
-
-	"github.com/idemgen/idemgen/runtime/idem"
 )
 
 // crashPoint is a point where a service process is killed, and what the
@@ -173,46 +170,6 @@ func freshBankRequests(policy string, point crashPoint) []string {
 		return []string{http.MethodGet} // verify found the charge
 	}
 	return []string{http.MethodGet, http.MethodPost} // verify: never charged, so charge
-}
-
-// wantDecided fails unless a is the 201 of the payment of amount: its
-// recorded id and the bank's decision for its key.
-func wantDecided(t *testing.T, db *paymentsDB, key string, amount int64, a answer) {
-	t.Helper()
-	var id int64
-	var status, decided string
-	if err := db.pool.QueryRow(t.Context(), `SELECT p.id, p.status, d.status FROM payments p
-JOIN bank_decisions d ON d.charge_id = p.charge_id WHERE p.amount = $1`, amount).Scan(&id, &status, &decided); err != nil {
-		t.Fatalf("the payment of key %s and its bank decision: %v", key, err)
-	}
-	var got Payment
-	if err := json.Unmarshal([]byte(a.Body), &got); a.Status != http.StatusCreated || err != nil {
-		t.Fatalf("the retry answered %d %s; want 201", a.Status, a.Body)
-	}
-	if got.ID != id || string(got.Status) != decided || status != decided {
-		t.Errorf("answered %+v; recorded payment %d %s, bank decision %s", got, id, status, decided)
-	}
-}
-
-// wantRequiresRecovery fails unless a is 409 operation-requires-recovery
-// naming the operation of key.
-func wantRequiresRecovery(t *testing.T, db *paymentsDB, key string, a answer) {
-	t.Helper()
-	var opID, state string
-	if err := db.pool.QueryRow(t.Context(), `SELECT operation_id::text, state FROM idempotency.idempotency_record WHERE idempotency_key = $1`,
-		key).Scan(&opID, &state); err != nil {
-		t.Fatal(err)
-	}
-	var p Problem
-	if err := json.Unmarshal([]byte(a.Body), &p); a.Status != http.StatusConflict || err != nil {
-		t.Fatalf("the retry answered %d %s; want 409", a.Status, a.Body)
-	}
-	if p.Type == nil || *p.Type != idem.ProblemRequiresRecovery || p.OperationID == nil || *p.OperationID != opID {
-		t.Errorf("answered %s; want operation-requires-recovery naming operation %s", a.Body, opID)
-	}
-	if state != "requires_recovery" {
-		t.Errorf("the record is %s, want requires_recovery", state)
-	}
 }
 
 func b2i(b bool) int {

@@ -7,17 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -70,174 +65,6 @@ func (db *paymentsDB) endLeases(t *testing.T, keys ...string) {
 WHERE idempotency_key = ANY ($1) AND lease_until > now() AND lease_until < 'infinity'`, keys); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// bankListening is the bank's log line naming the address it listens on.
-var bankListening = regexp.MustCompile(`msg="bank listening" addr=(\S+)`)
-
-// bankBuild is the bank simulator's program, built once per test binary
-// into a directory TestMain removes.
-var bankBuild struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// bankBinary builds the bank simulator (../bank), once.
-func bankBinary(t *testing.T) string {
-	t.Helper()
-	bankBuild.once.Do(func() {
-		if bankBuild.dir, bankBuild.err = os.MkdirTemp("", "payments-bank-"); bankBuild.err != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", bankBuild.dir, "../bank").CombinedOutput()
-		if err != nil {
-			bankBuild.err = fmt.Errorf("go build ../bank: %w\n%s", err, out)
-		}
-	})
-	if bankBuild.err != nil {
-		t.Fatal(bankBuild.err)
-	}
-	return filepath.Join(bankBuild.dir, "bank")
-}
-
-// removeBankBinary removes what bankBinary built, for TestMain.
-func removeBankBinary() {
-	if bankBuild.dir != "" {
-		_ = os.RemoveAll(bankBuild.dir)
-	}
-}
-
-// startBank runs the bank simulator on a free port with db, until the
-// test ends, and returns its base URL.
-func startBank(t *testing.T, db *paymentsDB) string {
-	t.Helper()
-	cmd := exec.Command(bankBinary(t), "-addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.url)
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	lines := bufio.NewScanner(logs)
-	for lines.Scan() {
-		if m := bankListening.FindStringSubmatch(lines.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, logs) }()
-			return "http://" + m[1]
-		}
-	}
-	t.Fatalf("the bank exited without listening: %v", lines.Err())
-	return ""
-}
-
-// bankRequest is one request the bank's front passed on.
-type bankRequest struct {
-	Process string // the service process that sent it
-	Method  string // POST charges, GET looks the key up
-	Key     string // the charge's idempotency key (the step's key)
-}
-
-// bankFront is a recording front of the bank, a reverse proxy that the
-// service processes call instead of the bank: it logs every request and
-// detects two requests for one key in flight at once, from any
-// processes.
-type bankFront struct {
-	proxy    http.Handler
-	mu       sync.Mutex
-	log      []bankRequest
-	inFlight map[string]int
-	overlaps map[string]int // keys → requests that arrived while another for the key was in flight
-	// holdMethod and holdNth, when set (hold), name the request held
-	// until release is closed: the holdNth-th of holdMethod; held is
-	// closed when it arrives, and heldRequest is it. heldGaveUp is set
-	// when its sender gave up on it first (the step's timeout): it then
-	// never reaches the bank.
-	holdMethod    string
-	holdNth       int
-	release, held chan struct{}
-	heldRequest   bankRequest
-	heldGaveUp    bool
-}
-
-// hold makes the front hold the nth request of method (POST charges, GET
-// looks a charge up) that it receives, after counting it in flight, until
-// release is called or its sender gives up; held is closed once it holds
-// it. Call it before the front has traffic.
-func (f *bankFront) hold(method string, nth int) (held <-chan struct{}, release func()) {
-	f.holdMethod, f.holdNth, f.release, f.held = method, nth, make(chan struct{}), make(chan struct{})
-	return f.held, sync.OnceFunc(func() { close(f.release) })
-}
-
-// newBankFront serves a front of the bank at bankURL until the test ends
-// and returns it with its URL.
-func newBankFront(t *testing.T, bankURL string) (*bankFront, string) {
-	t.Helper()
-	target, err := url.Parse(bankURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &bankFront{proxy: httputil.NewSingleHostReverseProxy(target), inFlight: map[string]int{}, overlaps: map[string]int{}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv.URL
-}
-
-func (f *bankFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	key := r.Header.Get("Idempotency-Key")
-	if r.Method == http.MethodGet {
-		key, _ = url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/charges/"))
-	}
-	req := bankRequest{Process: r.Header.Get(processHeader), Method: r.Method, Key: key}
-	f.mu.Lock()
-	f.log = append(f.log, req)
-	if f.inFlight[key] > 0 {
-		f.overlaps[key]++
-	}
-	f.inFlight[key]++
-	held := false
-	if r.Method == f.holdMethod {
-		if f.holdNth--; f.holdNth == 0 {
-			held, f.heldRequest = true, req
-		}
-	}
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight[key]--
-		f.mu.Unlock()
-	}()
-	if held {
-		close(f.held)
-		select {
-		case <-f.release:
-		case <-r.Context().Done():
-			f.mu.Lock()
-			f.heldGaveUp = true
-			f.mu.Unlock()
-			return
-		}
-	}
-	f.proxy.ServeHTTP(w, r)
-}
-
-// requests returns the log of the requests from process, for key if it
-// is not "".
-func (f *bankFront) requests(process, key string) []bankRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []bankRequest
-	for _, r := range f.log {
-		if r.Process == process && (key == "" || r.Key == key) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // serviceProcess is a running child service process.
@@ -333,8 +160,8 @@ type answer struct {
 	Replayed bool
 }
 
-// pay sends POST /payments for amount with key to p, asking the attempt
-// with the test's headers (stopAt, announce, or nil).
+// pay sends POST /payments for amount with key to p, with the test's
+// headers for the child (stopAt, announce, or nil).
 func (p *serviceProcess) pay(ctx context.Context, key string, amount int64, test http.Header) (answer, error) {
 	body := fmt.Sprintf(`{"amount":%d,"currency":"EUR","card_token":"tok_visa"}`, amount)
 	// A body that cannot be rewound, so that the transport never resends
@@ -357,18 +184,6 @@ func (p *serviceProcess) pay(ctx context.Context, key string, amount int64, test
 	return answer{Status: resp.StatusCode, Body: string(b), Replayed: resp.Header.Get("Idempotent-Replayed") == "true"}, err
 }
 
-// bankCharges counts the bank's charge requests for amount: those it
-// acted on for the first time, and the duplicates (a key it had already
-// acted on).
-func (db *paymentsDB) bankCharges(t *testing.T, amount int64) (acted, duplicates int) {
-	t.Helper()
-	if err := db.pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE acted AND NOT duplicate), count(*) FILTER (WHERE duplicate)
-FROM bank_charges WHERE amount = $1`, amount).Scan(&acted, &duplicates); err != nil {
-		t.Fatal(err)
-	}
-	return acted, duplicates
-}
-
 // stopAt asks the child to stop the request's attempt at point.
 func stopAt(point string) http.Header { return http.Header{stopHeader: {point}} }
 
@@ -383,5 +198,60 @@ func (p *serviceProcess) payUntilDecided(ctx context.Context, key string, amount
 		if err != nil || (a.Status != http.StatusServiceUnavailable && !inProgress(a)) {
 			return a, err
 		}
+	}
+}
+
+// wantDecided fails unless a is the 201 of the payment of amount: its
+// recorded id and the bank's decision for its key.
+func wantDecided(t *testing.T, db *paymentsDB, key string, amount int64, a answer) {
+	t.Helper()
+	var id int64
+	var status, decided string
+	if err := db.pool.QueryRow(t.Context(), `SELECT p.id, p.status, d.status FROM payments p
+JOIN bank_decisions d ON d.charge_id = p.charge_id WHERE p.amount = $1`, amount).Scan(&id, &status, &decided); err != nil {
+		t.Fatalf("the payment of key %s and its bank decision: %v", key, err)
+	}
+	var got Payment
+	if err := json.Unmarshal([]byte(a.Body), &got); a.Status != http.StatusCreated || err != nil {
+		t.Fatalf("the retry answered %d %s; want 201", a.Status, a.Body)
+	}
+	if got.ID != id || string(got.Status) != decided || status != decided {
+		t.Errorf("answered %+v; recorded payment %d %s, bank decision %s", got, id, status, decided)
+	}
+}
+
+// wantRequiresRecovery fails unless a is 409 operation-requires-recovery
+// naming the operation of key.
+func wantRequiresRecovery(t *testing.T, db *paymentsDB, key string, a answer) {
+	t.Helper()
+	var opID, state string
+	if err := db.pool.QueryRow(t.Context(), `SELECT operation_id::text, state FROM idempotency.idempotency_record WHERE idempotency_key = $1`,
+		key).Scan(&opID, &state); err != nil {
+		t.Fatal(err)
+	}
+	var p Problem
+	if err := json.Unmarshal([]byte(a.Body), &p); a.Status != http.StatusConflict || err != nil {
+		t.Fatalf("the retry answered %d %s; want 409", a.Status, a.Body)
+	}
+	if p.Type == nil || *p.Type != idem.ProblemRequiresRecovery || p.OperationID == nil || *p.OperationID != opID {
+		t.Errorf("answered %s; want operation-requires-recovery naming operation %s", a.Body, opID)
+	}
+	if state != "requires_recovery" {
+		t.Errorf("the record is %s, want requires_recovery", state)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after two
+// minutes: a condition to wait for, not a time.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within two minutes", what)
+		}
+		<-tick.C
 	}
 }
