@@ -22,9 +22,12 @@ import (
 // The process tests run the payment service as a child process of the
 // test binary, so that they can kill it with SIGKILL: the child is this
 // binary started again with serviceChildEnv set to its serviceConfig, and
-// init diverts to it before any test runs. It serves the generated
-// POST /payments (phasedCreatePayment with the hand-written Service and
-// Bank client) on a free loopback port, says "listening <addr>" on stdout
+// init diverts to it before any test runs. Wired as ../main.go wires the
+// example (an executor on schema idempotency, the generated routes, and
+// Maintain for a completer), it serves the generated POST /payments
+// (phasedCreatePayment with the hand-written Service and Bank client) on
+// a free loopback port, with one fixed merchant as the scope (the tests
+// create the tables first). It says "listening <addr>" on stdout
 // and then, for each request that asks it to (the stopHeader), says
 // "reached <point> <idempotency key>" at that point and blocks there until
 // it is killed. For a request with the announceHeader it says "arrived
@@ -38,7 +41,7 @@ const stopHeader = "X-Test-Stop-At"
 // announceHeader asks the child to say that the request arrived.
 const announceHeader = "X-Test-Announce"
 
-// processHeader tells the recording front of the bank (recorder) which
+// processHeader tells the recording front of the bank (bankFront) which
 // service process sent a request.
 const processHeader = "X-Test-Process"
 
