@@ -18,7 +18,11 @@ import (
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	removeBankBinary() // the process tests' build of the bank simulator
+	os.Exit(code)
+}
 
 // fakeBank is the contract tests' bank: like the simulator in ../bank, it
 // acts once per idempotency key and answers a repeated key with its first

@@ -5,6 +5,9 @@
 //
 //	go run ./examples/payments/bank -addr 127.0.0.1:8090
 //
+// With port 0 it listens on a free port, which its "bank listening" log
+// line names.
+//
 // POST /charges with an Idempotency-Key header and
 // {"amount": <minor units>, "currency": "EUR", "card_token": "tok_…"}
 // charges once per key and answers 201 {"charge_id", "status"}: approved,
@@ -30,6 +33,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -74,10 +78,16 @@ func run(ctx context.Context, addr string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: b.routes(), ReadHeaderTimeout: 5 * time.Second}
+	// Listening first, so that the address logged is the one bound: with
+	// -addr 127.0.0.1:0 the bank picks a free port and says which.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 5 * time.Second}
 	errs := make(chan error, 1)
-	go func() { errs <- srv.ListenAndServe() }()
-	log.Info("bank listening", "addr", addr)
+	go func() { errs <- srv.Serve(ln) }()
+	log.Info("bank listening", "addr", ln.Addr().String())
 	select {
 	case err := <-errs:
 		return err
