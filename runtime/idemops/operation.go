@@ -174,7 +174,7 @@ func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
 	if err != nil {
 		return nil, err
 	}
-	effects, err := c.effects(ctx, sqlcdb.ListEffectsParams{OperationID: uid, MaxRows: maxRows})
+	effects, err := c.effects(ctx, sqlcdb.ListEffectsParams{OperationID: uid, WithPayload: true, MaxRows: maxRows})
 	if err != nil {
 		return nil, err
 	}
