@@ -50,7 +50,8 @@ func newOpsServeCommand() *cobra.Command {
 				return err
 			}
 			defer s.pool.Close()
-			h, err := console.New(console.Config{Ops: s.ops, Authorize: tokens.authorize})
+			h, err := console.New(console.Config{Ops: s.ops, Authorize: tokens.authorize,
+				Challenge: `Basic realm="idemgen support console", charset="UTF-8"`})
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}

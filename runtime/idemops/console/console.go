@@ -38,6 +38,10 @@ type Config struct {
 	// required, since the console denies by default. A service passes its
 	// own authentication here.
 	Authorize func(*http.Request) Principal
+	// Challenge is the WWW-Authenticate header of the console's 401, such
+	// as `Basic realm="support"` for a browser to ask for a password; ""
+	// sends none (the service's own sign-in takes the person there).
+	Challenge string
 	// Prefix is the path the console is mounted at, such as "/support",
 	// with http.StripPrefix(Prefix, handler); "" for the root.
 	Prefix string
@@ -83,11 +87,13 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // not no-referrer: a browser then sends Origin: null with the forms
 	h.Set("Cache-Control", "no-store")
 	p := c.cfg.Authorize(r)
 	if p.Role < RoleRead {
-		h.Set("WWW-Authenticate", `Basic realm="idemgen support console", charset="UTF-8"`)
+		if c.cfg.Challenge != "" {
+			h.Set("WWW-Authenticate", c.cfg.Challenge)
+		}
 		c.refuse(w, http.StatusUnauthorized, "Sign in: the console serves no one its authentication does not admit.")
 		return
 	}
