@@ -224,3 +224,42 @@ func TestConsoleActionsNeedRoleTokenOriginAndConfirmation(t *testing.T) {
 		t.Errorf("audit row by %s for %q, effect %s; want alice's, done", actorName, reason, state)
 	}
 }
+
+// haltedSeed: a phased payment halted for a person at its recovery point.
+const haltedSeed = `
+INSERT INTO support.idempotency_record (scope, idempotency_key, fingerprint, state, operation_id, operation, response_status,
+    created_at, completed_at, expires_at, purge_at) VALUES
+ ('acme', 'pay-1', '\x00', 'requires_recovery', '33333333-3333-4333-8333-333333333333', 'createPayment', NULL, now(), now(),
+  now() + interval '1 day', now() + interval '2 days');
+INSERT INTO support.idempotency_progress (scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint,
+    checkpoint_state, request, updated_at) VALUES
+ ('acme', 'pay-1', 'createPayment', '33333333-3333-4333-8333-333333333333', 2, 'infinity', 'record_payment', '3', '{}', now());
+`
+
+// A phased operation halted for a person is resumed from its page, and
+// its audit row names the signed-in actor and the reason.
+func TestConsoleResumesAHaltedOperation(t *testing.T) {
+	srv, pool := newConsole(t)
+	if _, err := pool.Exec(t.Context(), haltedSeed); err != nil {
+		t.Fatal(err)
+	}
+	const id = "33333333-3333-4333-8333-333333333333"
+	c := newClient(t, srv, "act")
+	_, page := c.do("GET", "/operations/"+id, nil, nil)
+	if !strings.Contains(page, `value="resume"`) {
+		t.Fatalf("no resume form on a halted operation's page:\n%s", page)
+	}
+	form := url.Values{"csrf": {csrfField.FindStringSubmatch(page)[1]}, "action": {"resume"}, "target": {id}, "operation": {id},
+		"reason": {"the bank says the charge never arrived"}, "confirm": {"yes"}}
+	if code, _ := c.do("POST", "/actions", form, nil); code != http.StatusSeeOther {
+		t.Fatalf("resume: %d, want 303", code)
+	}
+	var state, actor, reason string
+	if err := pool.QueryRow(t.Context(), `SELECT r.state, a.actor, a.reason FROM support.idempotency_record AS r
+	    JOIN support.idempotency_operation_audit AS a USING (scope, operation_id)`).Scan(&state, &actor, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if state != "in_progress" || actor != "alice" || reason != "the bank says the charge never arrived" {
+		t.Errorf("after resume: %s, audit by %s for %q", state, actor, reason)
+	}
+}
