@@ -140,7 +140,7 @@ func TestConsoleInABrowser(t *testing.T) {
 			if shots == "" {
 				return nil
 			}
-			png, err := chromedp.CaptureScreenshot()(ctx, tg)
+			png, err := chromedp.FullScreenshot(100)(ctx, tg) // 100: PNG
 			if err != nil {
 				return err
 			}
