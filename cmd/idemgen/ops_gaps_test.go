@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,6 +58,19 @@ func TestOpsShowPrintsTheRedactedPayloadAndTheLease(t *testing.T) {
 				t.Errorf("%s: no %q in:\n%s", format, w, out)
 			}
 		}
+	}
+}
+
+// ops list shows who holds a running effect and until when.
+func TestOpsListShowsARunningEffectsLease(t *testing.T) {
+	pool := opsDB(t)
+	if _, err := pool.Exec(t.Context(), gapsSeed); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ops("list", "--schema", "support", "--state", "running")
+	if code != exitOK || !strings.Contains(out, "LEASED BY") ||
+		!regexp.MustCompile(`22222222-2222-4222-8222-222222222222/refund/2 .* running +1 +- +worker-gone until 2099-12-01T00:00:00Z `).MatchString(out) {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }
 

@@ -114,10 +114,15 @@ func printList(w io.Writer, ops []idemops.Operation, effects []idemops.Effect, s
 			fmt.Fprintln(w)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "EFFECT KEY\tOPERATION\tSCOPE\t%s\tSTATE\tATTEMPTS\tLAST OUTCOME\tCREATED\n", keyColumn)
-		for _, e := range effects {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", esc(e.Key), orDash(e.Operation), esc(e.Scope), shown(e.IdempotencyKey, e.KeyHash),
-				e.State, e.Attempts, orDash(e.LastOutcome), utc(e.CreatedAt))
+		fmt.Fprintf(tw, "EFFECT KEY\tOPERATION\tSCOPE\t%s\tSTATE\tATTEMPTS\tLAST OUTCOME\tLEASED BY\tCREATED\n", keyColumn)
+		for i := range effects {
+			e := &effects[i]
+			leasedBy := "-"
+			if e.State == idemops.EffectRunning {
+				leasedBy = orDash(e.LeasedBy) + " until " + utc(e.LeaseUntil)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", esc(e.Key), orDash(e.Operation), esc(e.Scope), shown(e.IdempotencyKey, e.KeyHash),
+				e.State, e.Attempts, orDash(e.LastOutcome), leasedBy, utc(e.CreatedAt))
 		}
 		return tw.Flush()
 	}
