@@ -62,6 +62,10 @@ func (c *console) operation(w http.ResponseWriter, r *http.Request) {
 		"Actor": p.Name, "CSRF": c.csrfToken(w, r), "Resumable": op.State == idemops.OperationRequiresRecovery && op.Progress != nil})
 }
 
+// maxForm bounds an action form's body: a reason and an actor, which the
+// library bounds far below it, and the names of what is acted on.
+const maxForm = 64 << 10
+
 // actions are what the action form asks for: its label on the
 // confirmation page.
 var actions = map[string]string{
@@ -75,6 +79,7 @@ var actions = map[string]string{
 // and asks to confirm; the confirmed one does it and returns to the
 // operation, whose audit trail then shows it.
 func (c *console) action(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	p := principal(r)
 	if p.Role < RoleAct {
 		c.refuse(w, http.StatusForbidden, "Actions need the act role; you may only read.")
