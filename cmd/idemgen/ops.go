@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -52,7 +51,7 @@ sweep failed, 2 for unusable input.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			url := os.Getenv("DATABASE_URL")
 			if url == "" {
-				return &exitError{code: exitUnusable, err: errors.New("ops sweep: DATABASE_URL is not set")}
+				return &exitError{code: exitUnusable, err: errDatabaseURLUnset}
 			}
 			pool, err := pgxpool.New(cmd.Context(), url)
 			if err != nil {

@@ -29,11 +29,11 @@ func newOpsAuditCommand() *cobra.Command {
 			defer s.pool.Close()
 			effects, err := s.ops.ListAudit(ctx, filter)
 			if err != nil {
-				return opsError("audit", err)
+				return s.fail(ctx, "audit", err)
 			}
 			operations, err := s.ops.ListOperationAudit(ctx, filter)
 			if err != nil {
-				return opsError("audit", err)
+				return s.fail(ctx, "audit", err)
 			}
 			list := make([]jsonAudit, 0, len(effects)+len(operations))
 			for i := range effects {
@@ -60,7 +60,7 @@ func newOpsAuditCommand() *cobra.Command {
 				if a.On == "operation" {
 					on = "operation " + a.OperationID
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, utc(a.At), a.Actor, on, a.From, a.To, a.Reason)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, utc(a.At), esc(a.Actor), on, a.From, a.To, esc(a.Reason))
 			}
 			return tw.Flush()
 		},

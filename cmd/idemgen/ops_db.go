@@ -9,7 +9,10 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
@@ -38,12 +41,18 @@ func (f *opsFlags) registerShowKeys(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.showKeys, "show-keys", false, "show idempotency keys in clear (by default only their keyed hash)")
 }
 
+// errDatabaseURLUnset says what ops needs when DATABASE_URL is unset.
+var errDatabaseURLUnset = errors.New("ops: DATABASE_URL is not set: set it to the service's database, such as " +
+	"DATABASE_URL='postgres://user@127.0.0.1:5432/orders?sslmode=disable' (the quick start's example prints the URL of the " +
+	"database it started), and pass --schema when the runtime's tables are not on its search_path")
+
 // opsSession is an ops command's connection to DATABASE_URL and the
 // support library on it.
 type opsSession struct {
 	pool   *pgxpool.Pool
 	ops    *idemops.Client
-	hashed bool // keys are shown hashed: IDEMGEN_KEY_HASH_SECRET is set
+	hashed bool   // keys are shown hashed: IDEMGEN_KEY_HASH_SECRET is set
+	schema string // --schema
 }
 
 // connect checks the flags and opens the support library on DATABASE_URL.
@@ -56,7 +65,7 @@ func (f *opsFlags) connect(ctx context.Context) (*opsSession, error) {
 	}
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
-		return nil, &exitError{code: exitUnusable, err: errors.New("ops: DATABASE_URL is not set")}
+		return nil, &exitError{code: exitUnusable, err: errDatabaseURLUnset}
 	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -68,7 +77,7 @@ func (f *opsFlags) connect(ctx context.Context) (*opsSession, error) {
 		pool.Close()
 		return nil, &exitError{code: exitInternal, err: err}
 	}
-	return &opsSession{pool: pool, ops: ops, hashed: secret != ""}, nil
+	return &opsSession{pool: pool, ops: ops, hashed: secret != "", schema: f.schema}, nil
 }
 
 // noteUnhashed says on stderr, once per command, why keys show no hash.
@@ -79,11 +88,26 @@ func (s *opsSession) noteUnhashed(stderr io.Writer, showKeys bool) {
 	}
 }
 
-// opsError is the exit error of an ops command whose library call failed:
+// fail is the exit error of an ops command whose library call failed:
 // every failure, refused arguments and database errors alike, is unusable
-// input (a wrong id, key, state, --schema or DATABASE_URL).
-func opsError(command string, err error) error {
-	return &exitError{code: exitUnusable, err: fmt.Errorf("ops %s: %s", command, strings.TrimPrefix(err.Error(), "idemops: "))}
+// input (a wrong id, key, state, --schema or DATABASE_URL). When the
+// runtime's tables are not found it says where it looked and what to
+// pass.
+func (s *opsSession) fail(ctx context.Context, command string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "idemops: ")
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table
+		where := fmt.Sprintf("in the schema %q that --schema names", s.schema)
+		if s.schema == "" {
+			var path string
+			if s.pool.QueryRow(ctx, "SHOW search_path").Scan(&path) != nil {
+				path = "unknown"
+			}
+			where = fmt.Sprintf("on the connection's search_path (%s), which ops searches without --schema", path)
+		}
+		msg += fmt.Sprintf("\nhint: the runtime's tables are not %s: pass --schema with the schema the service's "+
+			"idem.Config.Schema names (the quick start's example uses --schema idempotency)", where)
+	}
+	return &exitError{code: exitUnusable, err: fmt.Errorf("ops %s: %s", command, msg)}
 }
 
 // writeJSON prints v as indented JSON.
@@ -101,12 +125,37 @@ func utc(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// orDash shows "" as -.
+// orDash shows "" as -, and any other text as esc does.
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return esc(s)
+}
+
+// esc is text from the database as the terminal may receive it: every
+// control character (an escape sequence's ESC, a carriage return that
+// would overwrite a line, a newline that would forge one), bidirectional
+// formatting character and invalid byte written as a Go escape (\x1b,
+// \u202e), so that text another client stored cannot drive the terminal
+// or forge a line of the table.
+func esc(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"): // an invalid byte
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
+			if r < 0x80 {
+				fmt.Fprintf(&b, "\\x%02x", r)
+			} else {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // timePtr is t for JSON: nil when zero, so that it is left out.

@@ -67,12 +67,13 @@ type jsonEffect struct {
 	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	DueAt       time.Time  `json:"due_at"`
+	Payload     string     `json:"payload,omitempty"` // redacted, in ops show
 }
 
 func newJSONEffect(e *idemops.Effect) jsonEffect {
 	j := jsonEffect{EffectKey: e.Key, OperationID: e.OperationID, Operation: e.Operation, Scope: e.Scope, KeyHash: e.KeyHash,
 		Key: e.IdempotencyKey, Effect: e.Name, Seq: e.Seq, OnUnknown: e.OnUnknown, State: string(e.State), Attempts: e.Attempts,
-		LastOutcome: e.LastOutcome, LastError: e.LastError, CreatedAt: e.CreatedAt, DueAt: e.DueAt}
+		LastOutcome: e.LastOutcome, LastError: e.LastError, CreatedAt: e.CreatedAt, DueAt: e.DueAt, Payload: e.Payload}
 	if !e.LeaseUntil.IsZero() {
 		j.LeasedBy, j.LeaseUntil = e.LeasedBy, timePtr(e.LeaseUntil)
 	}

@@ -43,12 +43,12 @@ func newOpsListCommand() *cobra.Command {
 			var effects []idemops.Effect
 			if listOps {
 				if ops, err = s.ops.ListOperations(ctx, idemops.OperationFilter{Filter: filter, State: opState}); err != nil {
-					return opsError("list", err)
+					return s.fail(ctx, "list", err)
 				}
 			}
 			if listEffects {
 				if effects, err = s.ops.ListEffects(ctx, idemops.EffectFilter{Filter: filter, State: effectState}); err != nil {
-					return opsError("list", err)
+					return s.fail(ctx, "list", err)
 				}
 			}
 			if len(ops) > 0 || len(effects) > 0 {
@@ -102,7 +102,7 @@ func printList(w io.Writer, ops []idemops.Operation, effects []idemops.Effect, s
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "OPERATION ID\tOPERATION\tSCOPE\t%s\tSTATE\tSTATUS\tEFFECTS\tCREATED\n", keyColumn)
 		for _, op := range ops {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op.ID, orDash(op.Name), op.Scope, shown(op.Key, op.KeyHash),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op.ID, orDash(op.Name), esc(op.Scope), shown(op.Key, op.KeyHash),
 				op.State, status(op.Status), effectCount(op.EffectCount, op.EffectsWaiting), utc(op.CreatedAt))
 		}
 		if err := tw.Flush(); err != nil {
@@ -114,10 +114,15 @@ func printList(w io.Writer, ops []idemops.Operation, effects []idemops.Effect, s
 			fmt.Fprintln(w)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "EFFECT KEY\tOPERATION\tSCOPE\t%s\tSTATE\tATTEMPTS\tLAST OUTCOME\tCREATED\n", keyColumn)
-		for _, e := range effects {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.Key, orDash(e.Operation), e.Scope, shown(e.IdempotencyKey, e.KeyHash),
-				e.State, e.Attempts, orDash(e.LastOutcome), utc(e.CreatedAt))
+		fmt.Fprintf(tw, "EFFECT KEY\tOPERATION\tSCOPE\t%s\tSTATE\tATTEMPTS\tLAST OUTCOME\tLEASED BY\tCREATED\n", keyColumn)
+		for i := range effects {
+			e := &effects[i]
+			leasedBy := "-"
+			if e.State == idemops.EffectRunning {
+				leasedBy = orDash(e.LeasedBy) + " until " + utc(e.LeaseUntil)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", esc(e.Key), orDash(e.Operation), esc(e.Scope), shown(e.IdempotencyKey, e.KeyHash),
+				e.State, e.Attempts, orDash(e.LastOutcome), leasedBy, utc(e.CreatedAt))
 		}
 		return tw.Flush()
 	}
@@ -151,7 +156,7 @@ func lease(e *idemops.Effect) string {
 	case e.LeaseUntil.IsZero():
 		return ""
 	case e.State == idemops.EffectRunning:
-		return fmt.Sprintf("leased by %s until %s", e.LeasedBy, utc(e.LeaseUntil))
+		return fmt.Sprintf("leased by %s until %s", orDash(e.LeasedBy), utc(e.LeaseUntil))
 	}
-	return fmt.Sprintf("the lease of %s ran out at %s", e.LeasedBy, utc(e.LeaseUntil))
+	return fmt.Sprintf("the lease of %s ran out at %s", orDash(e.LeasedBy), utc(e.LeaseUntil))
 }

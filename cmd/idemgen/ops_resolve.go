@@ -230,7 +230,7 @@ func supportMove(cmd *cobra.Command, f *opsFlags, a idemops.Action, move func(*o
 	defer s.pool.Close()
 	act, err := move(s)
 	if err != nil {
-		return opsError(cmd.Name(), err)
+		return s.fail(cmd.Context(), cmd.Name(), err)
 	}
 	if f.format == "json" {
 		return writeJSON(cmd.OutOrStdout(), act)
@@ -239,7 +239,7 @@ func supportMove(cmd *cobra.Command, f *opsFlags, a idemops.Action, move func(*o
 	if act.OperationID != "" {
 		what = "operation " + act.OperationID
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s -> %s (audit #%d, by %s: %s)\n", what, act.From, act.To, act.AuditID, act.Actor, act.Reason)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s -> %s (audit #%d, by %s: %s)\n", what, act.From, act.To, act.AuditID, esc(act.Actor), esc(act.Reason))
 	if act.OperationID == "" {
 		return nil
 	}

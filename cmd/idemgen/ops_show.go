@@ -30,7 +30,7 @@ func newOpsShowCommand() *cobra.Command {
 			defer s.pool.Close()
 			op, err := s.ops.Operation(ctx, args[0])
 			if err != nil {
-				return opsError("show", err)
+				return s.fail(ctx, "show", err)
 			}
 			if op.State != idemops.OperationSwept {
 				s.noteUnhashed(cmd.ErrOrStderr(), f.showKeys)
@@ -57,7 +57,7 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 	if op.EffectCount == 0 {
 		effects = "none"
 	}
-	fmt.Fprintf(tw, "operation\t%s\nname\t%s\nscope\t%s\nkey hash\t%s\n", op.ID, orDash(op.Name), op.Scope, orDash(op.KeyHash))
+	fmt.Fprintf(tw, "operation\t%s\nname\t%s\nscope\t%s\nkey hash\t%s\n", op.ID, orDash(op.Name), esc(op.Scope), orDash(op.KeyHash))
 	if showKeys {
 		fmt.Fprintf(tw, "key\t%s\n", orDash(op.Key))
 	}
@@ -68,9 +68,9 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 	fmt.Fprintf(tw, "state\t%s\nstatus\t%s\ncreated\t%s\n%s\t%s\nexpires\t%s\neffects\t%s\n", state, status(op.Status),
 		utc(op.CreatedAt), decided, utc(op.CompletedAt), utc(op.ExpiresAt), effects)
 	if p := op.Progress; p != nil {
-		fmt.Fprintf(tw, "recovery point\t%s\nlease\t%s\nattempts\t%d\n", p.RecoveryPoint, progressLease(p), p.Attempts)
+		fmt.Fprintf(tw, "recovery point\t%s\nlease\t%s\nattempts\t%d\n", esc(p.RecoveryPoint), progressLease(p), p.Attempts)
 		if p.ResumedBy != "" {
-			fmt.Fprintf(tw, "resumed by\t%s\n", p.ResumedBy)
+			fmt.Fprintf(tw, "resumed by\t%s\n", esc(p.ResumedBy))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -80,29 +80,32 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 		fmt.Fprintln(w)
 	}
 	for _, a := range op.Audit {
-		fmt.Fprintf(w, "support #%d at %s by %s: %s -> %s: %s\n", a.ID, utc(a.At), a.Actor, a.From, a.To, a.Reason)
+		fmt.Fprintf(w, "support #%d at %s by %s: %s -> %s: %s\n", a.ID, utc(a.At), esc(a.Actor), a.From, a.To, esc(a.Reason))
 	}
 	for i := range op.Effects {
 		e := &op.Effects[i]
-		fmt.Fprintf(w, "\neffect %s (%s, on unknown: %s): %s after %d attempts", e.Key, e.Name, e.OnUnknown, e.State, e.Attempts)
+		fmt.Fprintf(w, "\neffect %s (%s, on unknown: %s): %s after %d attempts", esc(e.Key), esc(e.Name), esc(e.OnUnknown), e.State, e.Attempts)
 		if l := lease(e); l != "" {
 			fmt.Fprintf(w, "; %s", l)
 		}
 		if e.LastError != "" {
-			fmt.Fprintf(w, "; last error: %s", e.LastError)
+			fmt.Fprintf(w, "; last error: %s", esc(e.LastError))
 		}
 		fmt.Fprintln(w)
+		if e.Payload != "" {
+			fmt.Fprintf(w, "  payload: %s\n", esc(e.Payload))
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  ATTEMPT\tTOKEN\tWORKER\tKIND\tSTARTED\tFINISHED\tOUTCOME\tERROR")
 		for _, a := range e.History {
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.FencingToken, a.Worker, orDash(a.Kind), utc(a.StartedAt),
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Number, a.FencingToken, esc(a.Worker), orDash(a.Kind), utc(a.StartedAt),
 				utc(a.FinishedAt), orDash(a.Outcome), orDash(a.Error))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, a := range e.Audit {
-			fmt.Fprintf(w, "  support #%d at %s by %s: %s -> %s: %s\n", a.ID, utc(a.At), a.Actor, a.From, a.To, a.Reason)
+			fmt.Fprintf(w, "  support #%d at %s by %s: %s -> %s: %s\n", a.ID, utc(a.At), esc(a.Actor), a.From, a.To, esc(a.Reason))
 		}
 	}
 	return nil

@@ -37,6 +37,9 @@ type Effect struct {
 	FencingToken int64
 	CreatedAt    time.Time
 	DueAt        time.Time // when it is (or was) due; while running, the lease's end
+	// Payload is what the provider is called with, as Redact shows it,
+	// only from Client.Operation.
+	Payload string
 	// History and Audit are its attempts and support's actions on it, in
 	// order, only from Client.Operation.
 	History []Attempt
@@ -45,7 +48,11 @@ type Effect struct {
 
 // Attempt is one claim of an effect by a worker under one fencing token.
 type Attempt struct {
-	Number       int // 1 for the first attempt since the effect was enqueued or retried by support
+	// Number counts every attempt since the effect was enqueued, 1 for the
+	// first: the Attempt its provider was called with. A support Retry
+	// resets the effect's attempt budget (Effect.Attempts), not this
+	// count, so its calls continue the numbering.
+	Number       int
 	FencingToken int64
 	Worker       string
 	Kind         string // call, verify, verify+call, or none (halted without calling); "" while it runs
@@ -85,7 +92,7 @@ func (c *Client) effects(ctx context.Context, p sqlcdb.ListEffectsParams) ([]Eff
 		e := Effect{Key: r.EffectKey, OperationID: r.OperationID, Operation: r.Operation, Scope: r.Scope, Name: r.Effect,
 			Seq: int(r.Seq), OnUnknown: r.OnUnknown, State: EffectState(r.State), Attempts: int(r.Attempts),
 			LastOutcome: r.LastOutcome, LastError: r.LastError, LeasedBy: r.LeasedBy, LeaseUntil: utc(r.LeaseUntil),
-			FencingToken: r.FencingToken, CreatedAt: utc(r.CreatedAt), DueAt: utc(r.AvailableAt)}
+			FencingToken: r.FencingToken, CreatedAt: utc(r.CreatedAt), DueAt: utc(r.AvailableAt), Payload: Redact(r.Payload)}
 		e.IdempotencyKey, e.KeyHash = c.shownKey(r.Scope, r.IdempotencyKey)
 		effects[i] = e
 	}

@@ -36,8 +36,8 @@ type Operation struct {
 	// EffectCount is how many effects it enqueued; EffectsWaiting how
 	// many of them wait for a person (requires_recovery or dead).
 	EffectCount, EffectsWaiting int
-	// Response is the stored response, only from Find (a tombstone has
-	// none).
+	// Response is the stored response, only from Find and Operation (a
+	// tombstone has none).
 	Response *Response
 	// Progress is where an operation that commits recovery points (a
 	// phased one) stands while it is not decided: nil for every other.
@@ -159,7 +159,7 @@ func (c *Client) Find(ctx context.Context, scope, key string) (*Operation, error
 	return &ops[0], nil
 }
 
-// Operation returns the operation id with its progress, its effects,
+// Operation returns the operation id with its stored response, its progress, its effects,
 // their attempts, and support's actions on it and on them. An operation whose record is swept but whose
 // effects remain is OperationSwept; one with neither is ErrNotFound.
 func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
@@ -170,11 +170,11 @@ func (c *Client) Operation(ctx context.Context, id string) (*Operation, error) {
 	if !uid.Valid {
 		return nil, invalid("Operation needs an operation id", nil)
 	}
-	ops, err := c.operations(ctx, sqlcdb.ListOperationsParams{OperationID: uid, MaxRows: 1})
+	ops, err := c.operations(ctx, sqlcdb.ListOperationsParams{WithResponse: true, OperationID: uid, MaxRows: 1})
 	if err != nil {
 		return nil, err
 	}
-	effects, err := c.effects(ctx, sqlcdb.ListEffectsParams{OperationID: uid, MaxRows: maxRows})
+	effects, err := c.effects(ctx, sqlcdb.ListEffectsParams{OperationID: uid, WithPayload: true, MaxRows: maxRows})
 	if err != nil {
 		return nil, err
 	}

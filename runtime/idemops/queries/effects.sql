@@ -4,16 +4,18 @@
 -- This is the one place an effect's state is derived, on the database's
 -- clock: pending while a lease that has not run out holds it is running;
 -- otherwise the stored state (a pending effect whose lease ran out is due
--- again, and its next claim records the lost attempt).
+-- again, and its next claim records the lost attempt). The payload as
+-- enqueued only when @with_payload (an operation's detail).
 SELECT e.effect_key, e.operation_id, e.operation, e.scope, e.idempotency_key, e.effect, e.seq, e.on_unknown,
        e.state, e.attempts, e.last_outcome, e.last_error, e.leased_by, e.lease_until, e.fencing_token,
-       e.created_at, e.available_at
+       e.created_at, e.available_at, e.payload
 FROM (
     SELECT o.effect_key, o.operation_id::text AS operation_id, coalesce(o.operation, '')::text AS operation, o.scope,
            coalesce(r.idempotency_key, '')::text AS idempotency_key, o.effect, o.seq, o.on_unknown,
            (CASE WHEN o.state = 'pending' AND o.lease_until > now() THEN 'running' ELSE o.state END)::text AS state,
            o.attempts, coalesce(o.last_outcome, '')::text AS last_outcome, coalesce(o.last_error, '')::text AS last_error,
-           coalesce(o.leased_by, '')::text AS leased_by, o.lease_until, o.fencing_token, o.created_at, o.available_at
+           coalesce(o.leased_by, '')::text AS leased_by, o.lease_until, o.fencing_token, o.created_at, o.available_at,
+           (CASE WHEN @with_payload::boolean THEN o.payload END)::bytea AS payload
     FROM idempotency_outbox AS o
     LEFT JOIN LATERAL (
         SELECT x.idempotency_key FROM idempotency_record AS x

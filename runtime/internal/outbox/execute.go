@@ -63,7 +63,7 @@ func (w *Worker) execute(ctx context.Context, c claimed, rec *recorder) {
 
 // attemptLog is the logger of one attempt.
 func (w *Worker) attemptLog(c claimed) *slog.Logger {
-	return w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.attempt)
+	return w.cfg.Logger.With("effect", c.effect, "effect_key", c.key, "attempt", c.token)
 }
 
 // reportRecorded logs and observes an outcome that was recorded.
@@ -123,7 +123,7 @@ func (w *Worker) decide(ctx context.Context, c claimed) verdict {
 		}
 	}
 	start := time.Now()
-	out := safeDo(ctx, p, EffectCall{Key: c.key, Attempt: int(c.attempt), Effect: c.effect, Operation: c.operation, Payload: c.payload})
+	out := safeDo(ctx, p, EffectCall{Key: c.key, Attempt: int(c.token), Effect: c.effect, Operation: c.operation, Payload: c.payload})
 	v := verdict{outcome: out.Kind.String(), kind: kind, dur: time.Since(start)}
 	if out.Err != nil {
 		v.err = out.Err.Error()

@@ -5,7 +5,7 @@ import "context"
 // EffectCall is one call of an effect's provider.
 type EffectCall struct {
 	Key       string // the effect key: stable across attempts, the provider's idempotency key
-	Attempt   int    // 1 for the first attempt; attempts that only verified count too
+	Attempt   int    // 1 for the first attempt since the effect was enqueued; attempts that only verified count too, and a support retry continues the count
 	Effect    string // the effect's name in the contract
 	Operation string // the contract's operation that enqueued it
 	Payload   []byte // as enqueued

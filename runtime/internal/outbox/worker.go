@@ -221,8 +221,8 @@ type claimed struct {
 	key         string
 	onUnknown   string
 	payload     []byte
-	attempt     int32
-	token       int64
+	attempt     int32 // attempts since it was enqueued or retried by support: the budget MaxAttempts spends
+	token       int64 // its fencing token, which numbers the attempt for its history and its provider
 	lastOutcome string
 	trace       string    // the trace context of the request that enqueued it
 	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends

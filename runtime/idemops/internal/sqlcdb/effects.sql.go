@@ -65,31 +65,33 @@ func (q *Queries) ListAttempts(ctx context.Context, operationID pgtype.UUID) ([]
 const listEffects = `-- name: ListEffects :many
 SELECT e.effect_key, e.operation_id, e.operation, e.scope, e.idempotency_key, e.effect, e.seq, e.on_unknown,
        e.state, e.attempts, e.last_outcome, e.last_error, e.leased_by, e.lease_until, e.fencing_token,
-       e.created_at, e.available_at
+       e.created_at, e.available_at, e.payload
 FROM (
     SELECT o.effect_key, o.operation_id::text AS operation_id, coalesce(o.operation, '')::text AS operation, o.scope,
            coalesce(r.idempotency_key, '')::text AS idempotency_key, o.effect, o.seq, o.on_unknown,
            (CASE WHEN o.state = 'pending' AND o.lease_until > now() THEN 'running' ELSE o.state END)::text AS state,
            o.attempts, coalesce(o.last_outcome, '')::text AS last_outcome, coalesce(o.last_error, '')::text AS last_error,
-           coalesce(o.leased_by, '')::text AS leased_by, o.lease_until, o.fencing_token, o.created_at, o.available_at
+           coalesce(o.leased_by, '')::text AS leased_by, o.lease_until, o.fencing_token, o.created_at, o.available_at,
+           (CASE WHEN $1::boolean THEN o.payload END)::bytea AS payload
     FROM idempotency_outbox AS o
     LEFT JOIN LATERAL (
         SELECT x.idempotency_key FROM idempotency_record AS x
         WHERE x.scope = o.scope AND x.operation_id = o.operation_id
         LIMIT 1
     ) AS r ON true
-    WHERE ($1::text IS NULL OR o.scope = $1::text)
-      AND ($2::text IS NULL OR r.idempotency_key = $2::text)
-      AND ($3::uuid IS NULL OR o.operation_id = $3::uuid)
-      AND ($4::text IS NULL OR o.operation = $4::text)
-      AND ($5::interval IS NULL OR o.created_at <= now() - $5::interval)
+    WHERE ($2::text IS NULL OR o.scope = $2::text)
+      AND ($3::text IS NULL OR r.idempotency_key = $3::text)
+      AND ($4::uuid IS NULL OR o.operation_id = $4::uuid)
+      AND ($5::text IS NULL OR o.operation = $5::text)
+      AND ($6::interval IS NULL OR o.created_at <= now() - $6::interval)
 ) AS e
-WHERE $6::text IS NULL OR e.state = $6::text
+WHERE $7::text IS NULL OR e.state = $7::text
 ORDER BY e.created_at, e.operation_id, e.seq
-LIMIT $7::integer
+LIMIT $8::integer
 `
 
 type ListEffectsParams struct {
+	WithPayload    bool
 	Scope          pgtype.Text
 	IdempotencyKey pgtype.Text
 	OperationID    pgtype.UUID
@@ -117,6 +119,7 @@ type ListEffectsRow struct {
 	FencingToken   int64
 	CreatedAt      pgtype.Timestamptz
 	AvailableAt    pgtype.Timestamptz
+	Payload        []byte
 }
 
 // The effects (outbox rows) that match every filter given (a NULL filter
@@ -124,9 +127,11 @@ type ListEffectsRow struct {
 // This is the one place an effect's state is derived, on the database's
 // clock: pending while a lease that has not run out holds it is running;
 // otherwise the stored state (a pending effect whose lease ran out is due
-// again, and its next claim records the lost attempt).
+// again, and its next claim records the lost attempt). The payload as
+// enqueued only when @with_payload (an operation's detail).
 func (q *Queries) ListEffects(ctx context.Context, arg ListEffectsParams) ([]ListEffectsRow, error) {
 	rows, err := q.db.Query(ctx, listEffects,
+		arg.WithPayload,
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.OperationID,
@@ -160,6 +165,7 @@ func (q *Queries) ListEffects(ctx context.Context, arg ListEffectsParams) ([]Lis
 			&i.FencingToken,
 			&i.CreatedAt,
 			&i.AvailableAt,
+			&i.Payload,
 		); err != nil {
 			return nil, err
 		}

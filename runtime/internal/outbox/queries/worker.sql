@@ -3,7 +3,11 @@
 -- @worker, for @lease_seconds: the lease moves available_at to its end (an
 -- effect whose worker dies becomes due again then), bumps the fencing
 -- token and the attempt count, marks an attempt whose lease ran out as
--- lost and starts the new attempt's history row, in one statement. Due
+-- lost and starts the new attempt's history row, in one statement. The
+-- history numbers an attempt by its fencing token, which counts every
+-- claim since the effect was enqueued: support's retry resets the attempt
+-- count (the budget MaxAttempts spends), not that number, so a retried
+-- call is told apart from the first. Due
 -- times and leases are read and written on the database's clock, never a
 -- worker's: a worker whose clock runs ahead cannot take over an effect
 -- another worker still holds.
@@ -32,7 +36,7 @@ WITH due AS (
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.attempts, @worker::text, now()
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, @worker::text, now()
     FROM claimed AS c
 )
 SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome,
