@@ -37,11 +37,8 @@ type attempt struct {
 	op    *Operation
 	span  tracing.OperationSpan
 	start time.Time // the wall clock at the start, for durations and waits
-	// acquireBy ends the wait for the scope's share and a connection
-	// (acquireDeadline); zero until the first.
-	acquireBy time.Time
-	now       time.Time // the executor's Clock at the start: the record's times
-	conn      *pgx.Conn // the connection the attempt holds, once acquired
+	now   time.Time // the executor's Clock at the start: the record's times
+	conn  *pgx.Conn // the connection the attempt holds, once acquired
 	// token is the fencing token under which this attempt holds a record
 	// committed in progress (after a checkpoint, or a takeover); 0 while
 	// no such record exists.
@@ -190,8 +187,8 @@ func (e *Executor) awaitFlight(ctx context.Context, at *attempt) (leave func(), 
 
 // acquire takes a pool connection, waiting at most the acquire timeout: a
 
-// acquireTimeout is how long an attempt may wait for its scope's share and
-// a pool connection together: Config.AcquireTimeout, or the policy's
+// acquireTimeout is how long an attempt may wait for its scope's share,
+// and then for a pool connection: Config.AcquireTimeout, or the policy's
 // wait-timeout.
 func (e *Executor) acquireTimeout(at *attempt) time.Duration {
 	if e.acquireWait != 0 {
@@ -200,19 +197,10 @@ func (e *Executor) acquireTimeout(at *attempt) time.Duration {
 	return at.Policy.WaitTimeout
 }
 
-// acquireDeadline is the end of the attempt's wait for its share and a
-// connection, fixed at the first call.
-func (at *attempt) acquireDeadline(e *Executor) time.Time {
-	if at.acquireBy.IsZero() {
-		at.acquireBy = time.Now().Add(e.acquireTimeout(at))
-	}
-	return at.acquireBy
-}
-
 // saturated pool is answered ErrUnavailable, never an unbounded wait.
 func (e *Executor) acquire(ctx context.Context, at *attempt) (*pgxpool.Conn, error) {
 	d := e.acquireTimeout(at)
-	actx, cancel := context.WithDeadlineCause(ctx, at.acquireDeadline(e), errSaturated)
+	actx, cancel := context.WithTimeoutCause(ctx, d, errSaturated)
 	defer cancel()
 	pc, err := e.pool.Acquire(actx)
 	if err == nil {

@@ -80,7 +80,7 @@ func (s *scopeShares) leave(scope string) {
 // enterShare takes a place for the attempt's scope, or refuses the
 // attempt with ErrScopeBusy once its acquire deadline passed.
 func (e *Executor) enterShare(ctx context.Context, at *attempt) (leave func(), err error) {
-	leave, ok := e.shares.enter(ctx, at.Scope, at.acquireDeadline(e))
+	leave, ok := e.shares.enter(ctx, at.Scope, time.Now().Add(e.acquireTimeout(at)))
 	switch {
 	case ok:
 		return leave, nil
