@@ -1,9 +1,10 @@
 // The interop module holds the tests that run idemgen's output with
 // third-party libraries only those tests need (goose, golang-migrate, the
-// OpenTelemetry SDK, chromedp for the console in a browser). Being a module of its own keeps them and what their
-// modules require out of idemgen's go.mod, and so out of the module graph
-// of every service that imports idemgen. It is never published; README's
-// test command runs its tests against this checkout (the replace below).
+// OpenTelemetry SDK, chromedp for the console in a browser). Being a module
+// of its own keeps them and what their modules require out of idemgen's
+// go.mod, and so out of the module graph of every service that imports
+// idemgen. It is never published; README's test command runs its tests
+// against this checkout (the replace below).
 module github.com/idemgen/idemgen/interop
 
 go 1.26.0
