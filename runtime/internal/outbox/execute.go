@@ -39,7 +39,7 @@ func (w *Worker) execute(ctx context.Context, c claimed, rec *recorder) {
 	ctx, cancel := context.WithDeadline(ctx, c.recordBy)
 	defer cancel()
 	ctx, span := w.cfg.Tracer.StartEffect(ctx, tracing.Effect{Operation: c.operation, Effect: c.effect,
-		OperationID: c.operationID.String(), Attempt: int(c.attempt), TraceContext: c.trace})
+		OperationID: c.operationID.String(), Attempt: int(c.token), TraceContext: c.trace})
 	v := w.decide(ctx, c)
 	if v.state == statePending && int(c.attempt) >= w.cfg.MaxAttempts {
 		v.state, v.event = stateDead, EventDead
