@@ -24,7 +24,6 @@ const (
 // trace API. Give it to idem.Config.Tracer and idem.WorkerConfig.Tracer.
 type Tracer struct {
 	tracer trace.Tracer
-	prop   propagation.TraceContext
 }
 
 var _ idem.Tracer = (*Tracer)(nil)
@@ -53,7 +52,7 @@ func (t *Tracer) StartEffect(ctx context.Context, e idem.EffectTrace) (context.C
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer), trace.WithNewRoot(),
 		trace.WithAttributes(AttrOperation.String(e.Operation), AttrEffect.String(e.Effect),
 			AttrOperationID.String(e.OperationID), AttrAttempt.Int(e.Attempt))}
-	if sc := t.spanContext(e.TraceContext); sc.IsValid() {
+	if sc := spanContext(e.TraceContext); sc.IsValid() {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
 	}
 	ctx, span := t.tracer.Start(ctx, "idem.effect "+e.Effect, opts...)
@@ -64,17 +63,17 @@ func (t *Tracer) StartEffect(ctx context.Context, e idem.EffectTrace) (context.C
 // ctx carries no valid one).
 func (t *Tracer) TraceContext(ctx context.Context) string {
 	c := propagation.MapCarrier{}
-	t.prop.Inject(ctx, c)
+	propagation.TraceContext{}.Inject(ctx, c)
 	return c.Get("traceparent")
 }
 
 // spanContext reads a stored traceparent back ("" or a malformed one is
 // an invalid span context).
-func (t *Tracer) spanContext(traceparent string) trace.SpanContext {
+func spanContext(traceparent string) trace.SpanContext {
 	if traceparent == "" {
 		return trace.SpanContext{}
 	}
-	ctx := t.prop.Extract(context.Background(), propagation.MapCarrier{"traceparent": traceparent})
+	ctx := propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": traceparent})
 	return trace.SpanContextFromContext(ctx)
 }
 
@@ -90,18 +89,21 @@ func (s operationSpan) Event(kind, operationID string) {
 		attrs = append(attrs, AttrOperationID.String(operationID))
 	}
 	s.span.AddEvent(kind, trace.WithAttributes(attrs...))
-	switch kind {
-	case "effect-enqueued", "checkpoint", "taken-over", "waited":
-	default:
+	if !intermediate[kind] {
 		s.span.SetAttributes(attrs...)
 	}
 }
 
+// intermediate names the events that do not decide an attempt: the span's
+// idem.outcome is the last event not among them.
+var intermediate = map[string]bool{
+	idem.EventEffectEnqueued.String(): true, idem.EventCheckpoint.String(): true,
+	idem.EventTakenOver.String(): true, idem.EventWaited.String(): true,
+}
+
 // Link links the span to the stored request that began the operation.
 func (s operationSpan) Link(traceContext string) {
-	var prop propagation.TraceContext
-	ctx := prop.Extract(context.Background(), propagation.MapCarrier{"traceparent": traceContext})
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+	if sc := spanContext(traceContext); sc.IsValid() {
 		s.span.AddLink(trace.Link{SpanContext: sc})
 	}
 }

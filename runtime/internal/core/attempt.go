@@ -185,8 +185,6 @@ func (e *Executor) awaitFlight(ctx context.Context, at *attempt) (leave func(), 
 	}
 }
 
-// acquire takes a pool connection, waiting at most the acquire timeout: a
-
 // acquireTimeout is how long an attempt may wait for its scope's share,
 // and then for a pool connection: Config.AcquireTimeout, or the policy's
 // wait-timeout.
@@ -197,6 +195,7 @@ func (e *Executor) acquireTimeout(at *attempt) time.Duration {
 	return at.Policy.WaitTimeout
 }
 
+// acquire takes a pool connection, waiting at most the acquire timeout: a
 // saturated pool is answered ErrUnavailable, never an unbounded wait.
 func (e *Executor) acquire(ctx context.Context, at *attempt) (*pgxpool.Conn, error) {
 	d := e.acquireTimeout(at)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -22,7 +23,8 @@ type scopeShares struct {
 	share   int
 	mu      sync.Mutex
 	running map[string]int
-	changed chan struct{} // closed and replaced when an operation leaves
+	changed chan struct{} // closed and replaced when an operation leaves while one waits
+	waiting bool          // a waiter holds changed
 }
 
 // newScopeShares returns the gate for Config.ScopeShare: share
@@ -55,6 +57,7 @@ func (s *scopeShares) enter(ctx context.Context, scope string, deadline time.Tim
 			return func() { s.leave(scope) }, true
 		}
 		changed := s.changed
+		s.waiting = true
 		s.mu.Unlock()
 		select {
 		case <-changed:
@@ -73,8 +76,10 @@ func (s *scopeShares) leave(scope string) {
 	if s.running[scope]--; s.running[scope] == 0 {
 		delete(s.running, scope)
 	}
-	close(s.changed)
-	s.changed = make(chan struct{})
+	if s.waiting {
+		close(s.changed)
+		s.changed, s.waiting = make(chan struct{}), false
+	}
 }
 
 // enterShare takes a place for the attempt's scope, or refuses the
@@ -85,7 +90,7 @@ func (e *Executor) enterShare(ctx context.Context, at *attempt) (leave func(), e
 	case ok:
 		return leave, nil
 	case ctx.Err() != nil:
-		return nil, context.Cause(ctx)
+		return nil, fmt.Errorf("idem: waiting for the scope's share: %w", context.Cause(ctx))
 	}
 	return nil, e.refuse(ctx, at, EventScopeBusy, &RefusalError{Err: ErrScopeBusy, RetryAfter: scopeBusyRetryAfter})
 }

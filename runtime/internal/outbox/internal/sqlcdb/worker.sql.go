@@ -75,10 +75,9 @@ type ClaimEffectsRow struct {
 // history numbers an attempt by its fencing token, which counts every
 // claim since the effect was enqueued: support's retry resets the attempt
 // count (the budget MaxAttempts spends), not that number, so a retried
-// call is told apart from the first. Due
-// times and leases are read and written on the database's clock, never a
-// worker's: a worker whose clock runs ahead cannot take over an effect
-// another worker still holds.
+// call is told apart from the first. Due times and leases are read and
+// written on the database's clock, never a worker's: a worker whose clock
+// runs ahead cannot take over an effect another worker still holds.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimEffects,
 		arg.Effects,
