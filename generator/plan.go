@@ -22,7 +22,7 @@ type Plan struct {
 
 // Names of the package-level API every generated package declares; types
 // planned from schemas never take them.
-var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion"}
+var reservedAPI = []string{"Handlers", unimplementedHandlers, "Route", "Routes", "Register", "GeneratorVersion", "SecretFields"}
 
 // unimplementedHandlers is the type a service embeds to implement the
 // operations one at a time.
@@ -58,6 +58,7 @@ func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
 		Types:                types.Decls,
 		Unimplemented:        unimplementedHandlers,
 		Patterns:             types.Patterns,
+		SecretFields:         doc.SecretFields(),
 	}
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/idemgen/idemgen/runtime/idemops"
+	"github.com/idemgen/idemgen/spec"
 )
 
 // keyHashSecretEnv names the environment variable that holds the
@@ -29,11 +30,31 @@ type opsFlags struct {
 	schema   string
 	format   string
 	showKeys bool
+	spec     string
+	overlays []string
 }
 
 func (f *opsFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.schema, "schema", "", `schema of the runtime's tables ("" follows the connection's search_path)`)
 	cmd.Flags().StringVar(&f.format, "format", "table", "output: table (for people) or json (for scripts)")
+	cmd.Flags().StringVar(&f.spec, "spec", "", "the service's OpenAPI spec: the fields its schemas mark writeOnly or format: password are hidden in payloads and answers too")
+	cmd.Flags().StringArrayVar(&f.overlays, "overlay", nil, "with --spec, an overlay to apply to it; repeat for several")
+}
+
+// secretFields returns the fields --spec marks as secrets; none without
+// --spec.
+func (f *opsFlags) secretFields(ctx context.Context) ([]string, error) {
+	if f.spec == "" {
+		if len(f.overlays) > 0 {
+			return nil, &exitError{code: exitUnusable, err: errors.New("--overlay applies to the spec --spec names: pass --spec too")}
+		}
+		return nil, nil
+	}
+	doc, err := spec.Load(ctx, f.spec, spec.LoadOptions{Overlays: f.overlays})
+	if err != nil {
+		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("ops: --spec: %w", err)}
+	}
+	return doc.SecretFields(), nil
 }
 
 // registerShowKeys adds --show-keys to a command that shows keys.
@@ -67,12 +88,16 @@ func (f *opsFlags) connect(ctx context.Context) (*opsSession, error) {
 	if url == "" {
 		return nil, &exitError{code: exitUnusable, err: errDatabaseURLUnset}
 	}
+	secrets, err := f.secretFields(ctx)
+	if err != nil {
+		return nil, err
+	}
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("ops: DATABASE_URL: %w", err)}
 	}
 	secret := os.Getenv(keyHashSecretEnv)
-	ops, err := idemops.New(pool, idemops.Config{Schema: f.schema, KeyHashSecret: []byte(secret), ShowKeys: f.showKeys})
+	ops, err := idemops.New(pool, idemops.Config{Schema: f.schema, KeyHashSecret: []byte(secret), ShowKeys: f.showKeys, SecretFields: secrets})
 	if err != nil {
 		pool.Close()
 		return nil, &exitError{code: exitInternal, err: err}

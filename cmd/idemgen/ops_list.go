@@ -77,6 +77,7 @@ func newOpsListCommand() *cobra.Command {
 	fl.StringVar(&filter.OperationID, "operation-id", "", "only this operation and its effects")
 	fl.StringVar(&filter.Key, "key", "", `only the operation under this idempotency key, bare or quoted ("abc"), and its effects`)
 	fl.DurationVar(&filter.OlderThan, "older-than", 0, "only what was created at least this long ago, such as 1h")
+	fl.StringVar(&filter.Link, "link", "", "only the operation whose answer linked this resource (its Location, /orders/42, or its last segments, 42), and its effects")
 	fl.IntVar(&filter.Limit, "limit", idemops.DefaultLimit, "at most this many operations and this many effects, oldest first")
 	return cmd
 }

@@ -86,6 +86,13 @@ func emitVersion(f *jen.File, prog *ir.Program) {
 		jen.Id("_").Op("=").Qual(idemimplImport, "EnforceVersion").Call(jen.Lit(v).Op("-").Qual(idemimplImport, "MinGeneratedVersion")),
 		jen.Id("_").Op("=").Qual(idemimplImport, "EnforceVersion").Call(jen.Qual(idemimplImport, "MaxGeneratedVersion").Op("-").Lit(v)),
 	)
+	comment(f, "SecretFields names the JSON fields the spec marks writeOnly or format: password. "+
+		"Support's views hide their values wherever they appear: pass it as idemops.Config.SecretFields.")
+	names := make([]jen.Code, len(prog.SecretFields))
+	for i, n := range prog.SecretFields {
+		names[i] = jen.Lit(n)
+	}
+	f.Var().Id("SecretFields").Op("=").Index().String().Values(names...)
 }
 
 // lineWidth is where generated comments wrap, counting the // and the

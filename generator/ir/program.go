@@ -10,6 +10,10 @@ type Program struct {
 	// GeneratedCodeVersion is the version of the generated code's contract
 	// with the runtime, checked at compile time.
 	GeneratedCodeVersion int
+	// SecretFields names the JSON fields the document's schemas mark
+	// writeOnly or format: password (spec.Document.SecretFields), for
+	// support's views to hide.
+	SecretFields []string
 	// Types holds every type to declare, sorted by Go name.
 	Types []*TypeDecl
 	// Patterns holds the regular expressions the decoders check, in the

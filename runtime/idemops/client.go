@@ -38,6 +38,12 @@ type Config struct {
 	// be secrets of the client's: ask for them only where the viewer may
 	// see them.
 	ShowKeys bool
+	// SecretFields names JSON fields whose values are hidden wherever they
+	// appear in a payload or stored answer, besides those Redact hides by
+	// their names: the fields the service's spec marks writeOnly or
+	// format: password, which a generated package lists as its
+	// SecretFields (and `idemgen ops --spec` reads from the spec).
+	SecretFields []string
 }
 
 // DefaultLimit is how many rows a list returns when its filter sets no
@@ -55,6 +61,8 @@ type Client struct {
 	schema *tables.Schema
 	q      *sqlcdb.Queries
 	cfg    Config
+	// secrets is cfg.SecretFields as a set.
+	secrets map[string]bool
 }
 
 // New returns a Client working on db with cfg.
@@ -63,7 +71,14 @@ func New(db DB, cfg Config) (*Client, error) {
 		return nil, errors.New("idemops: New needs a database connection")
 	}
 	s := tables.NewSchema(cfg.Schema)
-	return &Client{db: db, schema: s, q: sqlcdb.New(s.On(db)), cfg: cfg}, nil
+	c := &Client{db: db, schema: s, q: sqlcdb.New(s.On(db)), cfg: cfg}
+	for _, name := range cfg.SecretFields {
+		if c.secrets == nil {
+			c.secrets = map[string]bool{}
+		}
+		c.secrets[name] = true
+	}
+	return c, nil
 }
 
 // limit is the LIMIT of a list with limit n.

@@ -37,7 +37,7 @@ type Effect struct {
 	FencingToken int64
 	CreatedAt    time.Time
 	DueAt        time.Time // when it is (or was) due; while running, the lease's end
-	// Payload is what the provider is called with, as Redact shows it,
+	// Payload is what the provider is called with, as Client.Redact shows it,
 	// only from Client.Operation.
 	Payload string
 	// History and Audit are its attempts and support's actions on it, in
@@ -78,7 +78,7 @@ func (c *Client) ListEffects(ctx context.Context, f EffectFilter) ([]Effect, err
 		return nil, err
 	}
 	return c.effects(ctx, sqlcdb.ListEffectsParams{Scope: p.scope, IdempotencyKey: p.key, OperationID: p.id,
-		Operation: p.name, OlderThan: p.olderThan, State: text(string(f.State)), MaxRows: p.limit})
+		Operation: p.name, OlderThan: p.olderThan, Link: p.link, State: text(string(f.State)), MaxRows: p.limit})
 }
 
 // effects runs ListEffects with p.
@@ -92,7 +92,7 @@ func (c *Client) effects(ctx context.Context, p sqlcdb.ListEffectsParams) ([]Eff
 		e := Effect{Key: r.EffectKey, OperationID: r.OperationID, Operation: r.Operation, Scope: r.Scope, Name: r.Effect,
 			Seq: int(r.Seq), OnUnknown: r.OnUnknown, State: EffectState(r.State), Attempts: int(r.Attempts),
 			LastOutcome: r.LastOutcome, LastError: r.LastError, LeasedBy: r.LeasedBy, LeaseUntil: utc(r.LeaseUntil),
-			FencingToken: r.FencingToken, CreatedAt: utc(r.CreatedAt), DueAt: utc(r.AvailableAt), Payload: Redact(r.Payload)}
+			FencingToken: r.FencingToken, CreatedAt: utc(r.CreatedAt), DueAt: utc(r.AvailableAt), Payload: c.Redact(r.Payload)}
 		e.IdempotencyKey, e.KeyHash = c.shownKey(r.Scope, r.IdempotencyKey)
 		effects[i] = e
 	}

@@ -85,15 +85,19 @@ type Filter struct {
 	OperationID string        // only this operation
 	Name        string        // only operations of this contract name (known from their effects)
 	OlderThan   time.Duration // only what was created at least this long ago, by the database's clock
-	Limit       int           // at most this many rows; 0 is DefaultLimit
+	// Link is the created resource's link, as its answer's Location gave
+	// it (/orders/42) or its last path segments (42, orders/42): only the
+	// operation that answered with it, and its effects.
+	Link  string
+	Limit int // at most this many rows; 0 is DefaultLimit
 }
 
 // filterParams are a Filter's query parameters; NULL is no filter.
 type filterParams struct {
-	scope, key, name pgtype.Text
-	id               pgtype.UUID
-	olderThan        pgtype.Interval
-	limit            int32
+	scope, key, name, link pgtype.Text
+	id                     pgtype.UUID
+	olderThan              pgtype.Interval
+	limit                  int32
 }
 
 // params checks f and returns its query parameters.
@@ -102,6 +106,9 @@ func (f Filter) params() (p filterParams, err error) {
 		return p, err
 	}
 	if p.id, err = parseOperationID(f.OperationID); err != nil {
+		return p, err
+	}
+	if p.link, err = parseLink(f.Link); err != nil {
 		return p, err
 	}
 	if f.OlderThan < 0 {
@@ -132,7 +139,7 @@ func (c *Client) ListOperations(ctx context.Context, f OperationFilter) ([]Opera
 		return nil, err
 	}
 	return c.operations(ctx, sqlcdb.ListOperationsParams{Scope: p.scope, IdempotencyKey: p.key, OperationID: p.id,
-		Operation: p.name, OlderThan: p.olderThan, State: text(string(f.State)), MaxRows: p.limit})
+		Operation: p.name, OlderThan: p.olderThan, Link: p.link, State: text(string(f.State)), MaxRows: p.limit})
 }
 
 // Find returns the operation under key in scope, with its stored

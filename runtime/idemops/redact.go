@@ -46,7 +46,14 @@ func secretField(name string) bool {
 // like, at any depth) replaced by Redacted, its fields in name order; ""
 // for an empty one; and for anything that is not JSON only its size,
 // since its secrets cannot be told apart.
-func Redact(doc []byte) string {
+func Redact(doc []byte) string { return redactWith(doc, nil) }
+
+// Redact is the package's Redact that also hides the fields Config's
+// SecretFields name: what c's lists and views show of a payload or body.
+func (c *Client) Redact(doc []byte) string { return redactWith(doc, c.secrets) }
+
+// redactWith is Redact hiding also the fields named in extra.
+func redactWith(doc []byte, extra map[string]bool) string {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return ""
 	}
@@ -56,27 +63,28 @@ func Redact(doc []byte) string {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return fmt.Sprintf("(%d bytes, not JSON: not shown)", len(doc))
 	}
-	out, err := json.Marshal(redact(v))
+	out, err := json.Marshal(redact(v, extra))
 	if err != nil {
 		return fmt.Sprintf("(%d bytes: not shown)", len(doc))
 	}
 	return string(out)
 }
 
-// redact replaces the secrets in a decoded JSON value.
-func redact(v any) any {
+// redact replaces the secrets in a decoded JSON value: fields named like
+// one, and fields named in extra.
+func redact(v any, extra map[string]bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if secretField(k) {
+			if secretField(k) || extra[k] {
 				v[k] = Redacted
 			} else {
-				v[k] = redact(x)
+				v[k] = redact(x, extra)
 			}
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = redact(x)
+			v[i] = redact(x, extra)
 		}
 	}
 	return v

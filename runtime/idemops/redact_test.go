@@ -27,3 +27,21 @@ func TestRedactHidesSecretNamedFields(t *testing.T) {
 		}
 	}
 }
+
+// A Client hides the fields its SecretFields name too, at any depth, in
+// what it redacts and in the effects' payloads it lists; the package's
+// Redact does not know them.
+func TestClientRedactsTheSpecsSecretFields(t *testing.T) {
+	c, err := idemops.New(unreachable{}, idemops.Config{SecretFields: []string{"one_time_link", "recovery_phrase"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []byte(`{"address":"a@example.com","one_time_link":"https://x/l/1","nested":[{"recovery_phrase":"w1 w2","cvc":"1"}]}`)
+	want := `{"address":"a@example.com","nested":[{"cvc":"[redacted]","recovery_phrase":"[redacted]"}],"one_time_link":"[redacted]"}`
+	if got := c.Redact(in); got != want {
+		t.Errorf("Client.Redact = %s, want %s", got, want)
+	}
+	if got := idemops.Redact(in); got == want {
+		t.Errorf("the package's Redact hid the client's fields: %s", got)
+	}
+}

@@ -147,6 +147,10 @@ func TestFiltersAreChecked(t *testing.T) {
 		{Filter: idemops.Filter{OperationID: "42"}},
 		{Filter: idemops.Filter{Limit: -1}},
 		{Filter: idemops.Filter{OlderThan: -1}},
+		{Filter: idemops.Filter{Link: "/orders/4 2"}},
+		{Filter: idemops.Filter{Link: "/orders/42\x1b[2J"}},
+		{Filter: idemops.Filter{Link: " 42"}},
+		{Filter: idemops.Filter{Link: strings.Repeat("x", 2049)}},
 	} {
 		if _, err := c.ListEffects(t.Context(), f); !errors.Is(err, idemops.ErrInvalid) {
 			t.Errorf("ListEffects(%+v) = %v, want ErrInvalid", f, err)

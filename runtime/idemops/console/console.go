@@ -50,7 +50,8 @@ type Config struct {
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-// pages are the console's templates.
+// pages are the console's templates; New gives each console a clone
+// whose redact hides its Client's SecretFields too.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"redact": func(b []byte) string { return idemops.Redact(b) },
 	"utc":    utc,
@@ -61,6 +62,7 @@ type console struct {
 	cfg     Config
 	csrfKey [32]byte // signs the forms' tokens
 	mux     *http.ServeMux
+	pages   *template.Template
 }
 
 // New returns the console's handler. It refuses a Config without Ops or
@@ -73,7 +75,8 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, errors.New("console: Config.Authorize is required: the console serves no one its authentication does not admit")
 	}
 	cfg.Prefix = strings.TrimSuffix(cfg.Prefix, "/")
-	c := &console{cfg: cfg, mux: http.NewServeMux()}
+	c := &console{cfg: cfg, mux: http.NewServeMux(), pages: template.Must(pages.Clone())}
+	c.pages.Funcs(template.FuncMap{"redact": cfg.Ops.Redact})
 	rand.Read(c.csrfKey[:])
 	c.mux.HandleFunc("GET /{$}", c.search)
 	c.mux.HandleFunc("GET /operations/{id}", c.operation)
@@ -109,7 +112,7 @@ func (c *console) refuse(w http.ResponseWriter, status int, why string) {
 // render writes the page name with data.
 func (c *console) render(w http.ResponseWriter, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+	if err := c.pages.ExecuteTemplate(w, name, data); err != nil {
 		http.Error(w, "console: rendering "+name+" failed", http.StatusInternalServerError)
 	}
 }

@@ -23,17 +23,19 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// seed: an order whose refund halted (its payload carries a card number),
-// with an audit row another client wrote with a script in its reason.
+// seed: an order whose refund halted (its payload carries a card number,
+// and a one-time link the spec marks writeOnly), with an audit row
+// another client wrote with a script in its reason; its answer linked
+// /orders/o-1 and carries a claim code the spec marks format: password.
 const seed = `
 INSERT INTO support.idempotency_record (scope, idempotency_key, fingerprint, state, operation_id, response_status,
-    response_body, created_at, completed_at, expires_at, purge_at) VALUES
- ('acme', 'order-1', '\x01', 'completed', '11111111-1111-4111-8111-111111111111', 201,
-  convert_to('{"id":"o-1","card_number":"4242424242424242"}', 'UTF8'), now(), now(), '2099-12-01', '2099-12-08');
+    response_headers, response_body, created_at, completed_at, expires_at, purge_at) VALUES
+ ('acme', 'order-1', '\x01', 'completed', '11111111-1111-4111-8111-111111111111', 201, '{"Location": ["/orders/o-1"]}',
+  convert_to('{"id":"o-1","card_number":"4242424242424242","claim_code":"CLAIM-777"}', 'UTF8'), now(), now(), '2099-12-01', '2099-12-08');
 INSERT INTO support.idempotency_outbox (scope, operation_id, seq, effect, effect_key, on_unknown, payload, state, attempts,
     available_at, created_at, operation, fencing_token, last_outcome) VALUES
  ('acme', '11111111-1111-4111-8111-111111111111', 1, 'refund', '11111111-1111-4111-8111-111111111111/refund/1', 'halt',
-  convert_to('{"amount":1250,"card_number":"4242424242424242"}', 'UTF8'), 'requires_recovery', 2, now(), now(), 'createOrder', 2, 'halted'),
+  convert_to('{"amount":1250,"card_number":"4242424242424242","one_time_link":"https://x/l/1"}', 'UTF8'), 'requires_recovery', 2, now(), now(), 'createOrder', 2, 'halted'),
  ('acme', '11111111-1111-4111-8111-111111111111', 2, 'email', '11111111-1111-4111-8111-111111111111/email/2', 'retry',
   '{}', 'done', 1, now(), now(), 'createOrder', 1, 'done');
 INSERT INTO support.idempotency_effect_audit (scope, operation_id, seq, actor, reason, from_state, to_state, at) VALUES
@@ -57,7 +59,7 @@ func newConsole(t *testing.T) (*httptest.Server, *pgxpool.Pool) {
 	if _, err := pool.Exec(t.Context(), seed); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := idemops.New(pool, idemops.Config{Schema: "support", KeyHashSecret: []byte("s")})
+	ops, err := idemops.New(pool, idemops.Config{Schema: "support", KeyHashSecret: []byte("s"), SecretFields: []string{"claim_code", "one_time_link"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,23 +142,30 @@ func TestConsoleDeniesByDefault(t *testing.T) {
 	}
 }
 
-// A key finds its operation in either form; the page shows the payload
-// and the answer redacted and the stored script as text.
+// A key finds its operation in either form, and so does the created
+// resource's link; the page shows the payload and the answer redacted
+// (fields named like secrets, and those the spec marks) and the stored
+// script as text.
 func TestConsoleFindsAndShowsRedactedAndEscaped(t *testing.T) {
 	srv, _ := newConsole(t)
 	c := newClient(t, srv, "read")
-	for _, key := range []string{`"order-1"`, "order-1"} {
-		code, body := c.do("GET", "/?key="+url.QueryEscape(key), nil, nil)
+	for _, q := range []string{"key=" + url.QueryEscape(`"order-1"`), "key=order-1", "link=o-1", "link=" + url.QueryEscape("/orders/o-1")} {
+		code, body := c.do("GET", "/?"+q, nil, nil)
 		if code != http.StatusOK || !strings.Contains(body, `href="/operations/`+opID+`"`) {
-			t.Errorf("search by %s: %d\n%s", key, code, body)
+			t.Errorf("search by %s: %d\n%s", q, code, body)
 		}
+	}
+	if code, body := c.do("GET", "/?link=o-2", nil, nil); code != http.StatusOK || strings.Contains(body, opID) {
+		t.Errorf("search by another link: %d\n%s", code, body)
 	}
 	code, body := c.do("GET", "/operations/"+opID, nil, nil)
 	if code != http.StatusOK {
 		t.Fatalf("operation page: %d\n%s", code, body)
 	}
-	if strings.Contains(body, "4242424242424242") || !strings.Contains(body, html.EscapeString(`{"amount":1250,"card_number":"[redacted]"}`)) {
-		t.Errorf("the payload is not shown redacted:\n%s", body)
+	if strings.Contains(body, "4242424242424242") ||
+		!strings.Contains(body, html.EscapeString(`{"amount":1250,"card_number":"[redacted]","one_time_link":"[redacted]"}`)) ||
+		strings.Contains(body, "CLAIM-777") || strings.Contains(body, "https://x/l/1") {
+		t.Errorf("the payload or the answer is not shown redacted:\n%s", body)
 	}
 	if strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;document.title=&#34;owned&#34;&lt;/script&gt;") {
 		t.Errorf("the stored script is not escaped:\n%s", body)

@@ -12,12 +12,12 @@ import (
 )
 
 // search lists the operations and effects that match the query's
-// filters: key (either form), operation_id, scope, operation, state and
-// older_than (a Go duration such as 1h).
+// filters: key (either form), operation_id, scope, operation, state,
+// link (the created resource's) and older_than (a Go duration such as 1h).
 func (c *console) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := idemops.Filter{Key: q.Get("key"), OperationID: strings.TrimSpace(q.Get("operation_id")), Scope: q.Get("scope"),
-		Name: q.Get("operation")}
+		Name: q.Get("operation"), Link: strings.TrimSpace(q.Get("link"))}
 	state := q.Get("state")
 	data := map[string]any{"Prefix": c.cfg.Prefix, "Q": q, "States": states()}
 	if age := q.Get("older_than"); age != "" {

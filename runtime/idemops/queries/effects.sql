@@ -5,7 +5,8 @@
 -- clock: pending while a lease that has not run out holds it is running;
 -- otherwise the stored state (a pending effect whose lease ran out is due
 -- again, and its next claim records the lost attempt). The payload as
--- enqueued only when @with_payload (an operation's detail).
+-- enqueued only when @with_payload (an operation's detail). A link matches
+-- its operation's stored Location as in ListOperations.
 SELECT e.effect_key, e.operation_id, e.operation, e.scope, e.idempotency_key, e.effect, e.seq, e.on_unknown,
        e.state, e.attempts, e.last_outcome, e.last_error, e.leased_by, e.lease_until, e.fencing_token,
        e.created_at, e.available_at, e.payload
@@ -18,7 +19,7 @@ FROM (
            (CASE WHEN @with_payload::boolean THEN o.payload END)::bytea AS payload
     FROM idempotency_outbox AS o
     LEFT JOIN LATERAL (
-        SELECT x.idempotency_key FROM idempotency_record AS x
+        SELECT x.idempotency_key, x.response_headers FROM idempotency_record AS x
         WHERE x.scope = o.scope AND x.operation_id = o.operation_id
         LIMIT 1
     ) AS r ON true
@@ -27,6 +28,9 @@ FROM (
       AND (sqlc.narg('operation_id')::uuid IS NULL OR o.operation_id = sqlc.narg('operation_id')::uuid)
       AND (sqlc.narg('operation')::text IS NULL OR o.operation = sqlc.narg('operation')::text)
       AND (sqlc.narg('older_than')::interval IS NULL OR o.created_at <= now() - sqlc.narg('older_than')::interval)
+      AND (sqlc.narg('link')::text IS NULL OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements_text(r.response_headers -> 'Location') AS l(v)
+          WHERE l.v = sqlc.narg('link')::text OR right(l.v, length(sqlc.narg('link')::text) + 1) = '/' || sqlc.narg('link')::text))
 ) AS e
 WHERE sqlc.narg('state')::text IS NULL OR e.state = sqlc.narg('state')::text
 ORDER BY e.created_at, e.operation_id, e.seq

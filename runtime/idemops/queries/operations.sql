@@ -12,7 +12,10 @@
 -- a progress row. The operation's name is the record's, or, for a record
 -- written before it kept one, its outbox rows'; the effect counts come
 -- from its outbox rows; the stored response's headers and body only when
--- @with_response.
+-- @with_response. A link matches the stored response's Location, whole or
+-- as its last path segments (/orders/42 is found by 42 and by orders/42);
+-- it reads every record of the other filters' choice, so support narrows
+-- by scope or age on a large table.
 SELECT o.operation_id, o.scope, o.idempotency_key, o.state, o.response_status, o.response_headers, o.response_body,
        o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting,
        o.recovery_point, o.lease, o.lease_until, o.fencing_token, o.resumed_by
@@ -48,6 +51,9 @@ FROM (
       AND (sqlc.narg('operation_id')::uuid IS NULL OR r.operation_id = sqlc.narg('operation_id')::uuid)
       AND (sqlc.narg('operation')::text IS NULL OR coalesce(r.operation, e.operation) = sqlc.narg('operation')::text)
       AND (sqlc.narg('older_than')::interval IS NULL OR r.created_at <= now() - sqlc.narg('older_than')::interval)
+      AND (sqlc.narg('link')::text IS NULL OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements_text(r.response_headers -> 'Location') AS l(v)
+          WHERE l.v = sqlc.narg('link')::text OR right(l.v, length(sqlc.narg('link')::text) + 1) = '/' || sqlc.narg('link')::text))
 ) AS o
 WHERE sqlc.narg('state')::text IS NULL OR o.state = sqlc.narg('state')::text
 ORDER BY o.created_at, o.operation_id

@@ -75,7 +75,7 @@ FROM (
            (CASE WHEN $1::boolean THEN o.payload END)::bytea AS payload
     FROM idempotency_outbox AS o
     LEFT JOIN LATERAL (
-        SELECT x.idempotency_key FROM idempotency_record AS x
+        SELECT x.idempotency_key, x.response_headers FROM idempotency_record AS x
         WHERE x.scope = o.scope AND x.operation_id = o.operation_id
         LIMIT 1
     ) AS r ON true
@@ -84,10 +84,13 @@ FROM (
       AND ($4::uuid IS NULL OR o.operation_id = $4::uuid)
       AND ($5::text IS NULL OR o.operation = $5::text)
       AND ($6::interval IS NULL OR o.created_at <= now() - $6::interval)
+      AND ($7::text IS NULL OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements_text(r.response_headers -> 'Location') AS l(v)
+          WHERE l.v = $7::text OR right(l.v, length($7::text) + 1) = '/' || $7::text))
 ) AS e
-WHERE $7::text IS NULL OR e.state = $7::text
+WHERE $8::text IS NULL OR e.state = $8::text
 ORDER BY e.created_at, e.operation_id, e.seq
-LIMIT $8::integer
+LIMIT $9::integer
 `
 
 type ListEffectsParams struct {
@@ -97,6 +100,7 @@ type ListEffectsParams struct {
 	OperationID    pgtype.UUID
 	Operation      pgtype.Text
 	OlderThan      pgtype.Interval
+	Link           pgtype.Text
 	State          pgtype.Text
 	MaxRows        int32
 }
@@ -128,7 +132,8 @@ type ListEffectsRow struct {
 // clock: pending while a lease that has not run out holds it is running;
 // otherwise the stored state (a pending effect whose lease ran out is due
 // again, and its next claim records the lost attempt). The payload as
-// enqueued only when @with_payload (an operation's detail).
+// enqueued only when @with_payload (an operation's detail). A link matches
+// its operation's stored Location as in ListOperations.
 func (q *Queries) ListEffects(ctx context.Context, arg ListEffectsParams) ([]ListEffectsRow, error) {
 	rows, err := q.db.Query(ctx, listEffects,
 		arg.WithPayload,
@@ -137,6 +142,7 @@ func (q *Queries) ListEffects(ctx context.Context, arg ListEffectsParams) ([]Lis
 		arg.OperationID,
 		arg.Operation,
 		arg.OlderThan,
+		arg.Link,
 		arg.State,
 		arg.MaxRows,
 	)

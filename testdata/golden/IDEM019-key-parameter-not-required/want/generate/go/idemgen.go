@@ -13,3 +13,8 @@ const (
 	_ = idemimpl.EnforceVersion(3 - idemimpl.MinGeneratedVersion)
 	_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - 3)
 )
+
+// SecretFields names the JSON fields the spec marks writeOnly or format:
+// password. Support's views hide their values wherever they appear: pass it as
+// idemops.Config.SecretFields.
+var SecretFields = []string{}
