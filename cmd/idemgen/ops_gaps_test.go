@@ -236,3 +236,27 @@ func TestReadmeOpsCommandRunsAsWritten(t *testing.T) {
 		t.Errorf("%s: exit %d, stdout %q, stderr %q", line, code, stdout.String(), stderr.String())
 	}
 }
+
+// ops show prints the request a phased operation keeps until it is
+// decided, redacted, the key hidden, and stored text escaped.
+func TestOpsShowPrintsTheKeptRequestRedacted(t *testing.T) {
+	pool := opsDB(t)
+	if _, err := pool.Exec(t.Context(), `INSERT INTO support.idempotency_progress (scope, idempotency_key, operation, operation_id,
+		fencing_token, lease_until, checkpoint, request, updated_at) VALUES
+		('acme', 'order-key-2', 'createOrder', '22222222-2222-4222-8222-222222222222', 1, 'infinity', 'reserve',
+		 convert_to('{"method":"POST","route":"/orders/{shop}","path_params":{"shop":"s1"},"header":{"Idempotency-Key":["order-key-2"],"X-Note":["a\u001b[2Jb"]},' ||
+		 '"body":"' || encode(convert_to('{"sku":"S-1","cvc":"123"}', 'UTF8'), 'base64') || '"}', 'UTF8'), now())`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ops("show", "--schema", "support", "22222222-2222-4222-8222-222222222222")
+	for _, w := range []string{"request: POST /orders/{shop}\n", "  path shop: s1\n", "  Idempotency-Key: [idempotency key: not shown]\n",
+		`  X-Note: a\x1b[2Jb` + "\n", `  body: {"cvc":"[redacted]","sku":"S-1"}` + "\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in ops show (exit %d, stderr %q):\n%s", w, code, errOut, out)
+		}
+	}
+	code, out, errOut = ops("show", "--schema", "support", "--format", "json", "22222222-2222-4222-8222-222222222222")
+	if code != exitOK || !strings.Contains(out, `"body": "{\"cvc\":\"[redacted]\",\"sku\":\"S-1\"}"`) || strings.Contains(out, `"order-key-2"`) {
+		t.Errorf("ops show --format json: exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+}

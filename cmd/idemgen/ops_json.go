@@ -89,8 +89,21 @@ type jsonList struct {
 // jsonOperationDetail is ops show's output.
 type jsonOperationDetail struct {
 	jsonOperation
+	// Request is the redacted request a phased operation keeps until it
+	// is decided.
+	Request *jsonRequest       `json:"request,omitempty"`
 	Audit   []jsonAudit        `json:"audit"` // support's actions on the operation itself
 	Effects []jsonEffectDetail `json:"effects"`
+}
+
+// jsonRequest is an operation's stored request, redacted.
+type jsonRequest struct {
+	Method     string              `json:"method"`
+	Route      string              `json:"route"`
+	PathParams map[string]string   `json:"path_params,omitempty"`
+	Query      map[string][]string `json:"query,omitempty"`
+	Header     map[string][]string `json:"header,omitempty"`
+	Body       string              `json:"body,omitempty"`
 }
 
 // jsonEffectDetail is an effect with its history.
@@ -146,6 +159,9 @@ func newJSONOperationAudit(a *idemops.OperationAuditEntry, withID bool) jsonAudi
 
 func newJSONOperationDetail(op *idemops.Operation) jsonOperationDetail {
 	d := jsonOperationDetail{jsonOperation: newJSONOperation(op), Audit: []jsonAudit{}, Effects: []jsonEffectDetail{}}
+	if r := op.Request; r != nil {
+		d.Request = &jsonRequest{Method: r.Method, Route: r.Route, PathParams: r.PathParams, Query: r.Query, Header: r.Header, Body: r.Body}
+	}
 	for i := range op.Audit {
 		d.Audit = append(d.Audit, newJSONOperationAudit(&op.Audit[i], false))
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // opsPhasedSeed has phased payments as the runtime leaves them, with
-// fixed ids and times (the stored requests aside): one halted on the
+// fixed ids and times: one halted on the
 // bank's lost answer after recording the payment, one an attempt holds
 // (its lease runs until 2099), and one whose lease ran out after its
 // third attempt charged the bank. The runtime itself halting, resumed
@@ -37,7 +37,9 @@ INSERT INTO support.idempotency_record (scope, idempotency_key, fingerprint, sta
 INSERT INTO support.idempotency_progress (scope, idempotency_key, operation, operation_id, fencing_token, lease_until,
     checkpoint, checkpoint_state, request, updated_at) VALUES
  ('merchant-1', 'pay-halted', 'createPayment', '66666666-6666-4666-8666-666666666666', 1, 'infinity',
-  'record_payment', '1', '\x00', '2026-11-30 12:00:01+00'),
+  'record_payment', '1', convert_to('{"method":"POST","route":"/payments","header":{"Content-Type":["application/json"],' ||
+  '"Idempotency-Key":["pay-halted"]},"body":"' || encode(convert_to('{"amount":100,"card_token":"tok_1"}', 'UTF8'), 'base64') || '"}', 'UTF8'),
+  '2026-11-30 12:00:01+00'),
  ('merchant-1', 'pay-running', 'createPayment', '77777777-7777-4777-8777-777777777777', 1, '2099-12-01 00:00:00+00',
   'record_payment', '2', '\x00', '2026-11-30 12:10:00+00'),
  ('merchant-1', 'pay-lapsed', 'createPayment', '88888888-8888-4888-8888-888888888888', 3, '2026-11-30 12:20:30+00',

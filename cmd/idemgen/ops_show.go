@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -76,6 +79,9 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if r := op.Request; r != nil {
+		printRequest(w, r)
+	}
 	if len(op.Audit) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -109,6 +115,24 @@ func printOperation(w io.Writer, op *idemops.Operation, showKeys bool) error {
 		}
 	}
 	return nil
+}
+
+// printRequest prints the request a phased operation keeps, redacted:
+// its line, path parameters, query and headers in name order, and body.
+func printRequest(w io.Writer, r *idemops.Request) {
+	fmt.Fprintf(w, "\nrequest: %s %s\n", esc(r.Method), esc(r.Route))
+	for _, name := range slices.Sorted(maps.Keys(r.PathParams)) {
+		fmt.Fprintf(w, "  path %s: %s\n", esc(name), esc(r.PathParams[name]))
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Query)) {
+		fmt.Fprintf(w, "  query %s: %s\n", esc(name), esc(strings.Join(r.Query[name], ", ")))
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
+		fmt.Fprintf(w, "  %s: %s\n", esc(name), esc(strings.Join(r.Header[name], ", ")))
+	}
+	if r.Body != "" {
+		fmt.Fprintf(w, "  body: %s\n", esc(r.Body))
+	}
 }
 
 // progressLease describes the lease of an operation in progress after a

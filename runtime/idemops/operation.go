@@ -42,6 +42,10 @@ type Operation struct {
 	// Progress is where an operation that commits recovery points (a
 	// phased one) stands while it is not decided: nil for every other.
 	Progress *Progress
+	// Request is the request such an operation keeps for the completer
+	// until it is decided, redacted, only from Find and Operation: nil for
+	// every other.
+	Request *Request
 	// Effects are its effects with their attempts and audit, only from
 	// Operation.
 	Effects []Effect
@@ -225,6 +229,9 @@ func (c *Client) operations(ctx context.Context, p sqlcdb.ListOperationsParams) 
 		if r.Lease != "" {
 			op.Progress = &Progress{RecoveryPoint: r.RecoveryPoint, Lease: LeaseState(r.Lease), LeaseUntil: utc(r.LeaseUntil),
 				Attempts: r.FencingToken, ResumedBy: r.ResumedBy}
+		}
+		if p.WithResponse {
+			op.Request = c.request(r.Request, r.IdempotencyKey)
 		}
 		if p.WithResponse && r.ResponseStatus != 0 {
 			op.Response = &Response{Status: int(r.ResponseStatus), Header: http.Header{}, Body: r.ResponseBody}

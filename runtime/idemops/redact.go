@@ -46,14 +46,15 @@ func secretField(name string) bool {
 // like, at any depth) replaced by Redacted, its fields in name order; ""
 // for an empty one; and for anything that is not JSON only its size,
 // since its secrets cannot be told apart.
-func Redact(doc []byte) string { return redactWith(doc, nil) }
+func Redact(doc []byte) string { return redactWith(doc, nil, nil) }
 
 // Redact is the package's Redact that also hides the fields Config's
 // SecretFields name: what c's lists and views show of a payload or body.
-func (c *Client) Redact(doc []byte) string { return redactWith(doc, c.secrets) }
+func (c *Client) Redact(doc []byte) string { return redactWith(doc, c.secrets, nil) }
 
-// redactWith is Redact hiding also the fields named in extra.
-func redactWith(doc []byte, extra map[string]bool) string {
+// redactWith is Redact hiding also the fields named in extra and the
+// string values in values (an idempotency key sent in the body).
+func redactWith(doc []byte, extra, values map[string]bool) string {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return ""
 	}
@@ -63,7 +64,7 @@ func redactWith(doc []byte, extra map[string]bool) string {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return fmt.Sprintf("(%d bytes, not JSON: not shown)", len(doc))
 	}
-	out, err := json.Marshal(redact(v, extra))
+	out, err := json.Marshal(redact(v, extra, values))
 	if err != nil {
 		return fmt.Sprintf("(%d bytes: not shown)", len(doc))
 	}
@@ -71,20 +72,24 @@ func redactWith(doc []byte, extra map[string]bool) string {
 }
 
 // redact replaces the secrets in a decoded JSON value: fields named like
-// one, and fields named in extra.
-func redact(v any, extra map[string]bool) any {
+// one, fields named in extra, and string values in values.
+func redact(v any, extra, values map[string]bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
 			if secretField(k) || extra[k] {
 				v[k] = Redacted
 			} else {
-				v[k] = redact(x, extra)
+				v[k] = redact(x, extra, values)
 			}
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = redact(x, extra)
+			v[i] = redact(x, extra, values)
+		}
+	case string:
+		if values[v] {
+			return hiddenKey
 		}
 	}
 	return v

@@ -40,6 +40,11 @@ INSERT INTO support.idempotency_outbox (scope, operation_id, seq, effect, effect
   '{}', 'done', 1, now(), now(), 'createOrder', 1, 'done');
 INSERT INTO support.idempotency_effect_audit (scope, operation_id, seq, actor, reason, from_state, to_state, at) VALUES
  ('acme', '11111111-1111-4111-8111-111111111111', 2, 'mallory', '<script>document.title="owned"</script>', 'dead', 'done', now());
+INSERT INTO support.idempotency_progress (scope, idempotency_key, operation, operation_id, fencing_token, lease_until, checkpoint,
+    request, updated_at) VALUES
+ ('acme', 'order-1', 'createOrder', '11111111-1111-4111-8111-111111111111', 1, 'infinity', 'reserve',
+  convert_to('{"method":"POST","route":"/orders","header":{"Idempotency-Key":["order-1"],"X-Note":["<b>hi</b>"]},' ||
+             '"body":"' || encode(convert_to('{"sku":"S-1","password":"hunter2"}', 'UTF8'), 'base64') || '"}', 'UTF8'), now());
 `
 
 const opID = "11111111-1111-4111-8111-111111111111"
@@ -166,6 +171,10 @@ func TestConsoleFindsAndShowsRedactedAndEscaped(t *testing.T) {
 		!strings.Contains(body, html.EscapeString(`{"amount":1250,"card_number":"[redacted]","one_time_link":"[redacted]"}`)) ||
 		strings.Contains(body, "CLAIM-777") || strings.Contains(body, "https://x/l/1") {
 		t.Errorf("the payload or the answer is not shown redacted:\n%s", body)
+	}
+	if !strings.Contains(body, `<table id="request">`) || strings.Contains(body, "hunter2") || strings.Contains(body, "<b>hi</b>") ||
+		!strings.Contains(body, html.EscapeString(`{"password":"[redacted]","sku":"S-1"}`)) || !strings.Contains(body, "[idempotency key: not shown]") {
+		t.Errorf("the stored request is not shown redacted and escaped:\n%s", body)
 	}
 	if strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;document.title=&#34;owned&#34;&lt;/script&gt;") {
 		t.Errorf("the stored script is not escaped:\n%s", body)

@@ -14,7 +14,7 @@ import (
 const listOperations = `-- name: ListOperations :many
 SELECT o.operation_id, o.scope, o.idempotency_key, o.state, o.response_status, o.response_headers, o.response_body,
        o.created_at, o.completed_at, o.expires_at, o.operation, o.effects, o.effects_waiting,
-       o.recovery_point, o.lease, o.lease_until, o.fencing_token, o.resumed_by
+       o.recovery_point, o.lease, o.lease_until, o.fencing_token, o.resumed_by, o.request
 FROM (
     SELECT r.operation_id::text AS operation_id, r.scope, r.idempotency_key,
            (CASE WHEN r.state = 'tombstone' THEN 'tombstone'
@@ -33,7 +33,8 @@ FROM (
                  ELSE 'expired' END)::text AS lease,
            (CASE WHEN p.lease_until <> 'infinity' THEN p.lease_until END)::timestamptz AS lease_until,
            coalesce(p.fencing_token, 0)::bigint AS fencing_token,
-           coalesce(p.resumed_by, '')::text AS resumed_by
+           coalesce(p.resumed_by, '')::text AS resumed_by,
+           (CASE WHEN $1::boolean THEN p.request END)::bytea AS request
     FROM idempotency_record AS r
     LEFT JOIN idempotency_progress AS p ON p.scope = r.scope AND p.idempotency_key = r.idempotency_key
     CROSS JOIN LATERAL (
@@ -87,6 +88,7 @@ type ListOperationsRow struct {
 	LeaseUntil      pgtype.Timestamptz
 	FencingToken    int64
 	ResumedBy       string
+	Request         []byte
 }
 
 // The operations (idempotency records) that match every filter given (a
@@ -101,8 +103,9 @@ type ListOperationsRow struct {
 // (the next retry or the completer takes the operation over); ” without
 // a progress row. The operation's name is the record's, or, for a record
 // written before it kept one, its outbox rows'; the effect counts come
-// from its outbox rows; the stored response's headers and body only when
-// @with_response. A link matches the stored response's Location, whole or
+// from its outbox rows; the stored response's headers and body, and the
+// request an operation in progress after a recovery point keeps for the
+// completer, only when @with_response. A link matches the stored response's Location, whole or
 // as its last path segments (/orders/42 is found by 42 and by orders/42);
 // it reads every record of the other filters' choice, so support narrows
 // by scope or age on a large table.
@@ -144,6 +147,7 @@ func (q *Queries) ListOperations(ctx context.Context, arg ListOperationsParams) 
 			&i.LeaseUntil,
 			&i.FencingToken,
 			&i.ResumedBy,
+			&i.Request,
 		); err != nil {
 			return nil, err
 		}
