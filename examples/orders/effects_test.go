@@ -112,10 +112,13 @@ func postOrder(client *http.Client, addr, key, body string) (int, string, error)
 }
 
 // orderAnswer is the answer to one createOrder: its status, the order's id
-// of a 201, the problem type of a problem.
+// of a 201, the problem type of a problem, the body as sent and whether it
+// was a replay (Idempotent-Replayed).
 type orderAnswer struct {
 	status      int
 	id, problem string
+	body        string
+	replayed    bool
 }
 
 // sendOrder sends one createOrder under key as tenant-a.
@@ -132,17 +135,20 @@ func sendOrder(client *http.Client, addr, key, body string) (orderAnswer, error)
 		return orderAnswer{}, err
 	}
 	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	a := orderAnswer{status: resp.StatusCode, body: string(raw), replayed: resp.Header.Get("Idempotent-Replayed") == "true"}
+	if err != nil {
+		return a, err
+	}
 	var doc struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
 	}
-	a := orderAnswer{status: resp.StatusCode}
 	if resp.StatusCode == http.StatusCreated || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
-		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		if err := json.Unmarshal(raw, &doc); err != nil {
 			return a, err
 		}
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
 	a.id, a.problem = doc.ID, doc.Type
 	if resp.StatusCode != http.StatusCreated {
 		a.id = ""

@@ -6,13 +6,11 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,7 +20,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
 
@@ -150,39 +147,35 @@ func TestBehindPgBouncerUnderKills(t *testing.T) {
 			direct := pgtest.Database(t)
 			pooled := startPgBouncer(t, direct) + "&default_query_exec_mode=" + mode
 			res := storm(t, direct, pooled, 2000, 3)
-			t.Logf("%s: %d keys × 3 copies, %d requests (%d cut off by a kill and retried, %d retried after 409/503), %d kills; %d × 500",
-				mode, res.keys, res.requests, res.cut, res.busy, res.kills, res.errors500)
+			t.Logf("%s: %d keys × 3 copies, %d kills; %v", mode, res.keys, res.kills, res.tally)
 		})
 	}
 }
 
 // stormResult counts what one storm sent and met.
 type stormResult struct {
-	keys, requests, cut, busy, kills, errors500 int
+	keys, kills int
+	tally
 }
 
 // storm runs the example (connected through pooled) while sending keys
-// orders as copies concurrent requests each, keys 8 at a time, killing
-// and restarting the example every two seconds until every copy has its
+// orders as copies concurrent requests each (sendCopies), killing and
+// restarting the example every two seconds until every copy has its
 // answer; then checks through direct that each key has one order, that
 // every copy was answered it, and that the effects were acted on once.
 func storm(t *testing.T, direct, pooled string, keys, copies int) stormResult {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "orders")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildExample(t)
 	logs := filepath.Join(t.TempDir(), "orders.log")
 	addr := freeAddr(t)
 	current := startChildAt(t, bin, pooled, logs, addr)
 
-	var res stormResult
-	res.keys = keys
+	res := stormResult{keys: keys}
 	answers := make(chan keyAnswer, keys*copies)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		sendCopies(addr, keys, copies, answers)
+		sendCopies(addr, "pooled", keys, copies, answers)
 	}()
 	kill := time.NewTicker(2 * time.Second) // load, not ordering: no verdict depends on when it fires
 	defer kill.Stop()
@@ -198,22 +191,8 @@ loop:
 		}
 	}
 	close(answers)
-
-	byKey := map[string]string{}
-	for a := range answers {
-		res.requests += a.attempts
-		res.cut += a.cut
-		res.busy += a.busy
-		res.errors500 += a.errors500
-		if a.err != nil {
-			t.Errorf("key %s: %v", a.key, a.err)
-			continue
-		}
-		if prev, ok := byKey[a.key]; ok && prev != a.id {
-			t.Errorf("key %s answered orders %s and %s", a.key, prev, a.id)
-		}
-		byKey[a.key] = a.id
-	}
+	byKey, sum := collectAnswers(t, answers, nil)
+	res.tally = sum
 	if res.errors500 > 0 {
 		t.Errorf("%d answers were 500 (the example's log says why)", res.errors500)
 	}
@@ -223,109 +202,6 @@ loop:
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	var orders int
-	if err := pool.QueryRow(t.Context(), "SELECT count(*) FROM orders").Scan(&orders); err != nil {
-		t.Fatal(err)
-	}
-	if orders != keys || len(byKey) != keys {
-		t.Errorf("%d orders for %d answered keys, want %d of each", orders, len(byKey), keys)
-	}
-	waitIdle(t, pool, keys*len(orderEffects))
-	calls := providerCalls(t, pool)
-	for key, id := range byKey {
-		for _, effect := range orderEffects {
-			acted := 0
-			for _, c := range calls[orderEffect{id, effect}] {
-				if !c.duplicate {
-					acted++
-				}
-			}
-			if acted != 1 {
-				t.Errorf("%s (order %s), %s: acted on %d times, want once", key, id, effect, acted)
-			}
-		}
-	}
+	checkOncePerKey(t, pool, byKey, keys)
 	return res
-}
-
-// keyAnswer is what the copies of one key were finally answered, and
-// what it took.
-type keyAnswer struct {
-	key, id                        string
-	err                            error
-	attempts, cut, busy, errors500 int
-}
-
-// sendCopies sends each of keys orders as copies concurrent requests,
-// released together, 8 keys at a time, each copy retrying until it is
-// answered 201 (a request cut off by a kill, a 409 in progress and a 503
-// are retried; a 500 is counted and retried). It sends one keyAnswer per
-// copy.
-func sendCopies(addr string, keys, copies int, answers chan<- keyAnswer) {
-	client := newStormClient()
-	defer client.CloseIdleConnections()
-	slots := make(chan struct{}, 8)
-	done := make(chan struct{}, keys*copies)
-	for n := range keys {
-		slots <- struct{}{}
-		start := make(chan struct{})
-		finished := make(chan struct{}, copies)
-		for range copies {
-			go func() {
-				<-start
-				answers <- sendUntilAnswered(client, addr, "pooled-"+strconv.Itoa(n), orderJSON(20000+n, "SKU-2", "1"))
-				finished <- struct{}{}
-				done <- struct{}{}
-			}()
-		}
-		close(start)
-		go func() {
-			for range copies {
-				<-finished
-			}
-			<-slots
-		}()
-	}
-	for range keys * copies {
-		<-done
-	}
-}
-
-// copyDeadline bounds how long one copy retries before the test gives up
-// on it.
-const copyDeadline = 2 * time.Minute
-
-// sendUntilAnswered sends one copy of order body under key until it is
-// answered 201, retrying what a kill or a running duplicate causes.
-func sendUntilAnswered(client *http.Client, addr, key, body string) keyAnswer {
-	a := keyAnswer{key: key}
-	deadline := time.Now().Add(copyDeadline)
-	for time.Now().Before(deadline) {
-		a.attempts++
-		ans, err := sendOrder(client, addr, key, body)
-		switch {
-		case err != nil:
-			a.cut++
-		case ans.status == http.StatusCreated:
-			a.id = ans.id
-			return a
-		case ans.status == http.StatusConflict && ans.problem == idem.ProblemInProgress,
-			ans.status == http.StatusServiceUnavailable:
-			a.busy++
-		case ans.status == http.StatusInternalServerError:
-			a.errors500++
-		default:
-			a.err = fmt.Errorf("answered %d %s", ans.status, ans.problem)
-			return a
-		}
-		time.Sleep(10 * time.Millisecond) // back-off between retries, as a client would; not an ordering
-	}
-	a.err = fmt.Errorf("no 201 within %v (%d attempts)", copyDeadline, a.attempts)
-	return a
-}
-
-// newStormClient is an HTTP client for the storm: short timeouts so that a
-// request to a killed process fails fast and is retried.
-func newStormClient() *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 }

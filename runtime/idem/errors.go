@@ -36,7 +36,11 @@ var (
 	ErrTxOwnedByExecutor = core.ErrTxOwnedByExecutor
 	// ErrUnavailable: no pool connection within Config.AcquireTimeout, or
 	// the business transaction lost a deadlock or a serialization conflict;
-	// nothing was kept and the key is free (503 with Retry-After).
+	// nothing was kept and the key is free (503 with Retry-After). Also the
+	// connection to the database could not be opened or broke (class
+	// ClassConnection, a restart or a failover): lost at COMMIT, the
+	// operation may have committed, and a retry with the same key is then
+	// answered from its record; otherwise the retry runs it.
 	ErrUnavailable = core.ErrUnavailable
 	// ErrScopeBusy: the request's scope ran its share of the operations
 	// the executor runs at once (Config.ScopeShare) until the acquire

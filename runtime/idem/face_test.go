@@ -168,7 +168,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idem")
 	f.wantNoFaults(t)
 	want := []string{
-		"ClassBusiness", "ClassCanceled", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
+		"ClassBusiness", "ClassCanceled", "ClassConnection", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
 		"ClassTransient", "Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret",
 		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.ReplayCacheBytes", "Config.Schema", "Config.ScopeShare", "Config.Tracer", "EffectCall", "EffectCall.Attempt",
 		"EffectCall.Effect", "EffectCall.Key", "EffectCall.Operation", "EffectCall.Payload", "EffectDone", "EffectEvent",

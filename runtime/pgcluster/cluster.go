@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,25 +19,68 @@ import (
 	"time"
 )
 
-// readyLine is what postgres logs once it accepts connections.
-const readyLine = "database system is ready to accept connections"
+// readyLine begins what postgres logs once it accepts connections: "…
+// connections" on a primary, "… read-only connections" on a standby.
+const readyLine = "database system is ready to accept "
 
 // Cluster is a throwaway PostgreSQL cluster in a temporary directory. It
-// listens only on a Unix socket inside that directory, so it never competes
-// for a TCP port, and it is stopped when the process that started it dies;
-// its directory is then removed by the next Start.
+// listens on a Unix socket inside that directory, so it never competes
+// for a TCP port unless Options name one, and it is stopped when the
+// process that started it dies; its directory is then removed by the next
+// Start.
 type Cluster struct {
-	dir  string
-	url  string
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the postgres process has exited
-	log  *syncBuffer
+	dir    string
+	url    string
+	port   int // names the Unix socket, and the TCP port when there is one
+	binDir string
+	cred   *syscall.Credential
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the postgres process has exited
+	log    *syncBuffer
+}
+
+// Options are what a cluster has beyond the defaults of Start.
+type Options struct {
+	// Port, when not 0, is a TCP port on 127.0.0.1 postgres listens on
+	// besides its Unix socket (whose name then carries the port too).
+	Port int
+	// Settings are server parameters, set on postgres's command line after
+	// the defaults, which they override (fsync, synchronous_commit and
+	// full_page_writes are off by default: a throwaway cluster is for
+	// tests, and its data need not survive the machine).
+	Settings map[string]string
 }
 
 // Start creates a cluster with initdb and starts postgres on it. When
 // the process runs as root, both run as the unprivileged user "postgres",
 // because initdb refuses to run as root. The caller must call Stop.
 func Start(ctx context.Context) (*Cluster, error) {
+	return StartWith(ctx, Options{})
+}
+
+// StartWith is Start with Options.
+func StartWith(ctx context.Context, o Options) (*Cluster, error) {
+	c, err := newCluster()
+	if err != nil {
+		return nil, err
+	}
+	initdb := c.command(ctx, "initdb",
+		"-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("pgcluster: initdb failed: %w\n%s", err, out)
+	}
+	if err := c.start(ctx, o); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// newCluster finds the binaries and the user to run them as, and creates
+// the cluster's directory, owned by that user, with an empty data
+// directory in it.
+func newCluster() (*Cluster, error) {
 	binDir, err := findBinDir()
 	if err != nil {
 		return nil, err
@@ -54,16 +98,31 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
-	if err := writeOwner(dir); err != nil {
+	c := &Cluster{dir: dir, binDir: binDir, cred: cred, done: make(chan struct{}), log: &syncBuffer{}}
+	if err := c.prepareDir(); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgcluster: %w", err)
-	}
-	c := &Cluster{dir: dir, done: make(chan struct{}), log: &syncBuffer{}}
-	if err := c.start(ctx, binDir, cred); err != nil {
-		c.Stop()
 		return nil, err
 	}
 	return c, nil
+}
+
+// prepareDir records the owner of the cluster's directory and creates the
+// data directory, both owned by the user postgres runs as.
+func (c *Cluster) prepareDir() error {
+	if err := writeOwner(c.dir); err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
+	if err := os.Mkdir(c.data(), 0o700); err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
+	if c.cred != nil {
+		for _, d := range []string{c.dir, c.data()} {
+			if err := os.Chown(d, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+				return fmt.Errorf("pgcluster: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // URL is a connection string for the cluster's "postgres" database.
@@ -78,33 +137,42 @@ func (c *Cluster) Stop() error {
 	return os.RemoveAll(c.dir)
 }
 
-func (c *Cluster) start(ctx context.Context, binDir string, cred *syscall.Credential) error {
-	data := filepath.Join(c.dir, "data")
-	if err := os.Mkdir(data, 0o700); err != nil {
-		return fmt.Errorf("pgcluster: %w", err)
-	}
-	if cred != nil {
-		if err := os.Chown(c.dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgcluster: %w", err)
-		}
-		if err := os.Chown(data, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgcluster: %w", err)
-		}
-	}
-	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
-		"-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgcluster: initdb failed: %w\n%s", err, out)
-	}
+// Log returns what postgres has logged so far, for a failing test.
+func (c *Cluster) Log() string { return c.log.String() }
 
-	const port = 5432 // only names the socket file; no TCP listener
-	c.cmd = exec.Command(filepath.Join(binDir, "postgres"),
-		"-D", data, "-p", strconv.Itoa(port), "-k", c.dir,
-		"-c", "listen_addresses=",
+// data is the cluster's data directory.
+func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
+
+// command is the binary name of the cluster's installation, run as the
+// cluster's user.
+func (c *Cluster) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir, name), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	return cmd
+}
+
+// start starts postgres on the data directory and waits until it accepts
+// connections (read-only ones, for a standby).
+func (c *Cluster) start(ctx context.Context, o Options) error {
+	port := 5432 // without o.Port, only names the socket file
+	listen := ""
+	if o.Port != 0 {
+		port, listen = o.Port, "127.0.0.1"
+	}
+	args := []string{"-D", c.data(), "-p", strconv.Itoa(port), "-k", c.dir,
+		"-c", "listen_addresses=" + listen,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300")
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		"-c", "max_connections=300"}
+	names := make([]string, 0, len(o.Settings))
+	for name := range o.Settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		args = append(args, "-c", name+"="+o.Settings[name])
+	}
+	c.cmd = exec.Command(filepath.Join(c.binDir, "postgres"), args...)
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return fmt.Errorf("pgcluster: %w", err)
@@ -122,6 +190,7 @@ func (c *Cluster) start(ctx context.Context, binDir string, cred *syscall.Creden
 	case <-ctx.Done():
 		return fmt.Errorf("pgcluster: waiting for postgres: %w\n%s", ctx.Err(), c.log.String())
 	}
+	c.port = port
 	c.url = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", c.dir, port)
 	return nil
 }

@@ -41,12 +41,19 @@ func TestThrowawayCluster(t *testing.T) {
 
 func TestNoBinariesSaysHowToGetPostgres(t *testing.T) {
 	_, err := firstBinDir([]string{t.TempDir()})
-	if !errors.Is(err, errNoPostgres) {
-		t.Fatalf("err = %v, want errNoPostgres", err)
+	if !errors.Is(err, errNoPostgres) || !errors.Is(err, ErrNotInstalled) {
+		t.Fatalf("err = %v, want errNoPostgres, an ErrNotInstalled", err)
 	}
 	for _, want := range []string{"DATABASE_URL", "apt-get install postgresql"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q does not mention %q", err, want)
 		}
+	}
+}
+
+func TestMissingProgramSaysHowToGetIt(t *testing.T) {
+	err := needPrograms(t.TempDir(), "pg_basebackup")
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "pg_basebackup") || !strings.Contains(err.Error(), "postgresql-client") {
+		t.Fatalf("err = %v, want an ErrNotInstalled naming pg_basebackup and its package", err)
 	}
 }

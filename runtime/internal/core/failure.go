@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -18,22 +22,30 @@ type ErrorClass string
 
 // The error classes.
 const (
-	ClassBusiness  ErrorClass = "business"  // the business function returned an error that is not a refusal
-	ClassDatabase  ErrorClass = "database"  // PostgreSQL or the connection to it failed
-	ClassTransient ErrorClass = "transient" // a deadlock or serialization failure (40P01, 40001), or a lease taken over: 503, retry
-	ClassSaturated ErrorClass = "saturated" // no pool connection within the acquire timeout: 503, retry
-	ClassTimeout   ErrorClass = "timeout"   // the request's context deadline passed
-	ClassCanceled  ErrorClass = "canceled"  // the request's context was canceled: the client went away
-	ClassPanic     ErrorClass = "panic"     // the business function (or a step of the executor) panicked
-	ClassInternal  ErrorClass = "internal"  // anything else: a bug in the runtime or the generated code
+	ClassBusiness   ErrorClass = "business"   // the business function returned an error that is not a refusal
+	ClassDatabase   ErrorClass = "database"   // PostgreSQL failed the statement
+	ClassConnection ErrorClass = "connection" // the connection to PostgreSQL could not be opened or broke (a restart, a failover): 503, retry
+	ClassTransient  ErrorClass = "transient"  // a deadlock or serialization failure (40P01, 40001), or a lease taken over: 503, retry
+	ClassSaturated  ErrorClass = "saturated"  // no pool connection within the acquire timeout: 503, retry
+	ClassTimeout    ErrorClass = "timeout"    // the request's context deadline passed
+	ClassCanceled   ErrorClass = "canceled"   // the request's context was canceled: the client went away
+	ClassPanic      ErrorClass = "panic"      // the business function (or a step of the executor) panicked
+	ClassInternal   ErrorClass = "internal"   // anything else: a bug in the runtime or the generated code
 )
 
 // ErrUnavailable is wrapped by the errors a retry can overcome (HTTP: 503
 // with Retry-After, problem temporarily-unavailable): the pool had no
 // connection within the acquire timeout, the business transaction lost a
 // deadlock or a serialization conflict, or the attempt's lease was taken
-// over (ErrFenced). Nothing of the attempt's step was stored.
+// over (ErrFenced); nothing of the attempt's step was stored. Or the
+// connection to the database could not be opened or broke (then
+// ErrConnectionLost is wrapped too): lost at COMMIT, the step may have
+// committed, and a retry with the same key is answered from its record.
 var ErrUnavailable = errors.New("idem: temporarily unavailable")
+
+// ErrConnectionLost is wrapped, with ErrUnavailable, by the error of an
+// attempt whose connection to the database could not be opened or broke.
+var ErrConnectionLost = errors.New("idem: the connection to the database was lost")
 
 // errSaturated is the cause of an ErrUnavailable from pool acquisition.
 var errSaturated = errors.New("no pool connection within the acquire timeout")
@@ -54,7 +66,9 @@ func classify(err error) ErrorClass {
 		return ClassCanceled
 	case errors.Is(err, context.DeadlineExceeded):
 		return ClassTimeout
-	case isPg, isConnError(err):
+	case connectionLost(err):
+		return ClassConnection
+	case isPg, pgconn.Timeout(err):
 		return ClassDatabase
 	case errors.As(err, &be):
 		return ClassBusiness
@@ -66,16 +80,43 @@ func classify(err error) ErrorClass {
 // (40001): the transaction lost a race and a retry can succeed.
 func isTransientCode(code string) bool { return code == "40P01" || code == "40001" }
 
-func isConnError(err error) bool {
+// connectionLost reports whether err says that the connection to
+// PostgreSQL could not be opened or broke, whoever returned it (the
+// business method too): a connect error, an error pgconn says happened
+// before anything was sent, the server's own word (SQLSTATE class 08, or
+// 57P01-57P03: terminated, crashed, starting up or shutting down), or the
+// socket's end (an unexpected EOF, a reset or broken pipe, a closed
+// connection).
+func connectionLost(err error) bool {
 	var ce *pgconn.ConnectError
-	return errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03":
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08")
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
 }
 
-// unavailable wraps a transient failure in ErrUnavailable, leaving any
-// other error as it is.
+// unavailable wraps a transient failure and a lost connection in
+// ErrUnavailable (the latter with ErrConnectionLost), leaving any other
+// error as it is.
 func unavailable(err error) error {
-	if c := classify(err); (c == ClassTransient || c == ClassSaturated) && !errors.Is(err, ErrUnavailable) {
+	if errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	switch classify(err) {
+	case ClassTransient, ClassSaturated:
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case ClassConnection:
+		return fmt.Errorf("%w: %w: %w", ErrUnavailable, ErrConnectionLost, err)
 	}
 	return err
 }
@@ -86,7 +127,7 @@ func unavailable(err error) error {
 func (e *Executor) logFailure(ctx context.Context, at *attempt, class ErrorClass, err error) {
 	level := slog.LevelError
 	switch class {
-	case ClassTransient, ClassSaturated, ClassCanceled:
+	case ClassTransient, ClassSaturated, ClassConnection, ClassCanceled:
 		level = slog.LevelWarn
 	}
 	e.log.LogAttrs(ctx, level, "idempotent operation failed",

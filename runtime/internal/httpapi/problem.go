@@ -95,6 +95,11 @@ func problemFor(err error) *Problem {
 	case errors.Is(err, ErrInvalidBody):
 		return &Problem{Type: ProblemInvalidBody, Title: "Request body invalid", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
+	case errors.Is(err, core.ErrConnectionLost):
+		return &Problem{Type: ProblemUnavailable, Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "The service lost its connection to its database (a restart or a failover). Retry the same request with the same " +
+				"idempotency key later: it is answered with what this request stored if it was kept, and runs once if it was not.",
+			retryAfter: time.Second}
 	case errors.Is(err, core.ErrUnavailable):
 		return &Problem{Type: ProblemUnavailable, Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable,
 			Detail: "The request could not run now and nothing of it was kept. Retry the same request later.", retryAfter: time.Second}
