@@ -152,7 +152,7 @@ func (s *statusHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // caller's scope. It is the same bytes for every such key, whoever else
 // may hold it.
 var unknownAttempt = &Problem{Type: ProblemAttemptUnknown, Title: "Attempt unknown", Status: http.StatusNotFound,
-	Detail: "No attempt of this operation with this idempotency key is known in your scope: it never arrived, was rolled back, or is forgotten. A retry with the same key and request is safe."}
+	Detail: "No attempt of this operation with this idempotency key is known in your scope."}
 
 // storedJSON is a stored body as the status answer's response member: the
 // JSON document itself under a JSON media type, otherwise a JSON string of

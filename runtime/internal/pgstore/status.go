@@ -4,14 +4,15 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
 )
 
 // Looked is what a status lookup found under (scope, key) for one
 // operation.
 type Looked struct {
 	// Record is the committed record of the operation holding the key; nil
-	// when none does. Its Fingerprint is not read.
+	// when none does. Its Fingerprint and CompletedAt are not read.
 	Record *Record
 	// Locked reports, when Record is nil and the lookup probed the lock,
 	// that a transaction holds the key's advisory lock: an attempt of the
@@ -24,26 +25,19 @@ type Looked struct {
 // set, whether an attempt holds the key's advisory lock. It never waits
 // for a lock and writes nothing.
 func (s *Store) LookUp(ctx context.Context, conn *pgx.Conn, operation, scope, key string, probeLock bool) (Looked, error) {
-	var (
-		id      pgtype.UUID
-		state   pgtype.Text
-		status  pgtype.Int4
-		header  []byte
-		body    []byte
-		expires pgtype.Timestamptz
-		locked  bool
-	)
+	var r sqlcdb.GetStatusRow
 	err := conn.QueryRow(ctx, s.status, probeLock, LockKey(scope, key), scope, key, operation).
-		Scan(&id, &state, &status, &header, &body, &expires, &locked)
+		Scan(&r.OperationID, &r.State, &r.ResponseStatus, &r.ResponseHeaders, &r.ResponseBody, &r.ExpiresAt, &r.Locked)
 	if err != nil {
 		return Looked{}, err
 	}
-	if !id.Valid {
-		return Looked{Locked: locked}, nil
+	if !r.OperationID.Valid {
+		return Looked{Locked: r.Locked}, nil
 	}
-	r := &Record{OperationID: id.Bytes, State: State(state.String), Header: header, Body: body, ExpiresAt: expires.Time}
-	if status.Valid {
-		r.Status = int(status.Int32)
+	rec := &Record{OperationID: r.OperationID.Bytes, State: State(r.State.String), Header: r.ResponseHeaders, Body: r.ResponseBody,
+		ExpiresAt: r.ExpiresAt.Time}
+	if r.ResponseStatus.Valid {
+		rec.Status = int(r.ResponseStatus.Int32)
 	}
-	return Looked{Record: r}, nil
+	return Looked{Record: rec}, nil
 }

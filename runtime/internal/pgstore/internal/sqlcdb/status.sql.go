@@ -5,6 +5,12 @@
 
 package sqlcdb
 
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
 const GetStatus = `-- name: GetStatus :one
 SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.response_body, r.expires_at,
        (CASE WHEN r.operation_id IS NULL AND $1::boolean
@@ -12,5 +18,54 @@ SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.respons
              ELSE false END)::boolean AS locked
 FROM (SELECT 1 AS one) AS k
 LEFT JOIN idempotency_record AS r
-       ON r.scope = $3::text AND r.idempotency_key = $4::text AND r.operation = $5::text;
+       ON r.scope = $3::text AND r.idempotency_key = $4::text AND r.operation = $5::text
 `
+
+type GetStatusParams struct {
+	ProbeLock      bool
+	LockKey        int64
+	Scope          string
+	IdempotencyKey string
+	Operation      string
+}
+
+type GetStatusRow struct {
+	OperationID     pgtype.UUID
+	State           pgtype.Text
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	ExpiresAt       pgtype.Timestamptz
+	Locked          bool
+}
+
+// The status route's one statement: the committed record of @operation
+// under (scope, key) and, when there is none and @probe_lock is set (the
+// advisory protocol, whose running attempt writes no row before its
+// COMMIT), whether another transaction holds the key's advisory lock: the
+// try takes the lock only when it is free, and the statement's implicit
+// transaction releases it at once. An unknown key and another scope's key
+// do the same work: one primary-key probe that finds nothing under this
+// scope and one try of a lock no one holds (another scope's attempt holds
+// the hash of its own scope). A record of another operation under the
+// key is not this operation's attempt: it reads as no record.
+func (q *Queries) GetStatus(ctx context.Context, arg GetStatusParams) (GetStatusRow, error) {
+	row := q.db.QueryRow(ctx, GetStatus,
+		arg.ProbeLock,
+		arg.LockKey,
+		arg.Scope,
+		arg.IdempotencyKey,
+		arg.Operation,
+	)
+	var i GetStatusRow
+	err := row.Scan(
+		&i.OperationID,
+		&i.State,
+		&i.ResponseStatus,
+		&i.ResponseHeaders,
+		&i.ResponseBody,
+		&i.ExpiresAt,
+		&i.Locked,
+	)
+	return i, err
+}
