@@ -1,7 +1,10 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/spec"
@@ -49,5 +52,8 @@ func planStatuses(statusOps []*spec.Operation, ops []*ir.Operation, names *Names
 		}
 		routes = append(routes, r)
 	}
+	slices.SortFunc(routes, func(a, b *ir.StatusRoute) int {
+		return cmp.Or(strings.Compare(a.Contract.Route, b.Contract.Route), strings.Compare(a.Contract.Method, b.Contract.Method))
+	})
 	return routes, refusals
 }
