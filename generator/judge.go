@@ -38,7 +38,7 @@ func Judge(doc *spec.Document, opts spec.CheckOptions) *Judgement {
 	j := &Judgement{Doc: doc, Diagnostics: found.Diagnostics, Unfit: found.Unfit}
 	var fit []*spec.Operation
 	for _, op := range doc.Operations {
-		if op.Contract != nil && len(found.Unfit[op]) == 0 {
+		if (op.Contract != nil || op.Status != nil) && len(found.Unfit[op]) == 0 {
 			fit = append(fit, op)
 		}
 	}

@@ -36,8 +36,12 @@ const unimplementedHandlers = "UnimplementedHandlers"
 // Generate.
 func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
 	var refusals []refusal
-	var planned []*spec.Operation
+	var planned, statusOps []*spec.Operation
 	for _, op := range ops {
+		if op.Status != nil {
+			statusOps = append(statusOps, op)
+			continue
+		}
 		for _, d := range unbuilt(op) {
 			refusals = append(refusals, refusal{d, op})
 		}
@@ -72,6 +76,8 @@ func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
 		prog.Operations = append(prog.Operations, op)
 	}
 	refusals = append(refusals, routeConflicts(prog.Operations, types.Operations)...)
+	statuses, statusRefusals := planStatuses(statusOps, prog.Operations, types.Names)
+	prog.Statuses, refusals = statuses, append(refusals, statusRefusals...)
 	if len(refusals) > 0 {
 		return nil, refusals
 	}

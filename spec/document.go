@@ -40,6 +40,9 @@ type Operation struct {
 
 	// Contract is nil when the operation has no x-idempotency block.
 	Contract *Contract
+	// Status is nil unless the operation is a status route (its
+	// x-idempotency-status block).
+	Status *StatusRoute
 	// Overlays lists, for an annotated operation, the overlay actions that
 	// set or changed its x-idempotency block or the x-idempotency-defaults
 	// it merges, in the order they were applied.

@@ -341,6 +341,7 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 				}
 				l.opNodes[op] = opNode{src: src, item: node, op: deref(node.Content[j+1])}
 				op.Contract = l.contract(src, node.Content[j+1], defaults)
+				op.Status = l.statusRoute(src, node.Content[j+1])
 				if op.Contract != nil {
 					op.Overlays = l.overlaysFor(node.Content[j+1])
 				}

@@ -83,6 +83,7 @@ func Rules() []Rule {
 		ruleStepTimeoutNotWithinLease,
 		ruleHaltStepUndocumented,
 		ruleStepOutputNotFound,
+		ruleStatusRoute,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules
@@ -111,7 +112,7 @@ func Check(doc *Document, opts CheckOptions) Findings {
 	for _, op := range doc.Operations {
 		found := checkOperation(doc, op, rules, opts)
 		f.Diagnostics = append(f.Diagnostics, found...)
-		if op.Contract == nil {
+		if op.Contract == nil && op.Status == nil {
 			continue
 		}
 		unfit := slices.Clone(op.Blocked)

@@ -28,6 +28,7 @@ func emitContractTests(f *jen.File, prog *ir.Program) {
 			}
 		}
 	}
+	emitStatusTests(f, prog)
 }
 
 // emitFixture declares the fixture type the service fills in.
@@ -50,6 +51,17 @@ func emitFixture(f *jen.File, prog *ir.Program) {
 // emitContractTest declares the test that runs one operation's contract
 // through the routes the service mounts.
 func emitContractTest(f *jen.File, op *ir.Operation) {
+	run, kase := contractCase(op)
+	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
+	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
+		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
+		jen.Qual(idemtestImport, run).Call(jen.Id("t"), kase),
+	)
+}
+
+// contractCase returns the idemtest function that runs an operation's
+// contract and the case it runs, built from the fixture fx.
+func contractCase(op *ir.Operation) (string, jen.Code) {
 	run, kase, bind := "RunContract", "ContractCase", op.TypedFunc
 	if op.Phased != nil {
 		run, kase, bind = "RunPhasedContract", "PhasedContractCase", op.Phased.Func
@@ -95,11 +107,7 @@ func emitContractTest(f *jen.File, op *ir.Operation) {
 	if op.Tests.NaturalKey {
 		c[jen.Id("NaturalKey")] = jen.True()
 	}
-	comment(f, fmt.Sprintf("%s proves the idempotency contract of %s against PostgreSQL with the service's own business logic.", op.Tests.Contract, op.Doc))
-	f.Func().Id(op.Tests.Contract).Params(jen.Id("t").Op("*").Qual(testingImport, "T")).Block(
-		jen.Id("fx").Op(":=").Id(fixtureFunc).Call(jen.Id("t")),
-		jen.Qual(idemtestImport, run).Call(jen.Id("t"), jen.Qual(idemtestImport, kase).Index(jen.Id(op.RequestType)).Values(c)),
-	)
+	return run, jen.Qual(idemtestImport, kase).Index(jen.Id(op.RequestType)).Values(c)
 }
 
 // emitFingerprintTest declares the property test of a typed fingerprint:

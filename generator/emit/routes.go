@@ -46,7 +46,8 @@ func emitRoutes(f *jen.File, prog *ir.Program) {
 		emitMount(f, op)
 		bindings = append(bindings, jen.Line().Qual(idemimplImport, "Bind").Call(jen.Id(op.TypedFunc).Call(jen.Id("h")), jen.Id(op.MountVar)))
 	}
-	comment(f, "Routes returns the handlers of the idempotent operations, sorted by path and method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope gives each request from the server's authentication.")
+	bindings = append(bindings, emitStatuses(f, prog)...)
+	comment(f, routesDoc(prog))
 	f.Func().Id("Routes").Params(
 		jen.Id("exec").Op("*").Qual(idemImport, "Executor"),
 		jen.Id("h").Id("Handlers"),

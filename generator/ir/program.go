@@ -22,6 +22,8 @@ type Program struct {
 	// Operations holds the generated operations, sorted by path and then
 	// method.
 	Operations []*Operation
+	// Statuses holds the generated status routes, sorted by path.
+	Statuses []*StatusRoute
 	// Unimplemented is the type whose methods answer every operation
 	// with 501 Not Implemented, for a service to embed.
 	Unimplemented string

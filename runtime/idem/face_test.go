@@ -168,6 +168,9 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idem")
 	f.wantNoFaults(t)
 	want := []string{
+		"AttemptCompleted", "AttemptExpired", "AttemptFailed", "AttemptInProgress", "AttemptRequiresRecovery", "AttemptState",
+		"AttemptStatus", "AttemptStatus.Body", "AttemptStatus.Header", "AttemptStatus.OperationID", "AttemptStatus.State",
+		"AttemptStatus.Status", "AttemptUnknown",
 		"ClassBusiness", "ClassCanceled", "ClassConnection", "ClassDatabase", "ClassInternal", "ClassPanic", "ClassSaturated", "ClassTimeout",
 		"ClassTransient", "Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret",
 		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.ReplayCacheBytes", "Config.Schema", "Config.ScopeShare", "Config.Tracer", "EffectCall", "EffectCall.Attempt",
@@ -182,12 +185,12 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"ErrUnavailable", "ErrUnsupportedMediaType", "ErrorClass", "Event", "Event.Class", "Event.Duration", "Event.Effect", "Event.Kind",
 		"Event.Operation", "EventCheckpoint", "EventConflict", "EventEffectEnqueued", "EventExpired", "EventKind", "EventKind.String",
 		"EventNew", "EventRejectInProgress", "EventReplay", "EventRequiresRecovery", "EventRolledBack", "EventScopeBusy", "EventTakenOver", "EventUnavailable",
-		"EventWaitTimeout", "EventWaited", "Executor", "Executor.Maintain", "Executor.Sweep", "MaintainOptions",
+		"EventWaitTimeout", "EventWaited", "Executor", "Executor.Maintain", "Executor.Status", "Executor.Sweep", "MaintainOptions",
 		"MaintainOptions.BatchSize", "MaintainOptions.BatchTimeout", "MaintainOptions.Interval",
 		"MaintainOptions.MaxClockSkew", "MaintainOptions.NaturalKeyLifetime", "Migrate", "NewExecutor", "NewWorker",
 		"Nullable", "Nullable.IsZero", "Nullable.MarshalJSON", "Nullable.Null", "Nullable.Set", "Nullable.UnmarshalJSON", "Nullable.Value",
 		"Observer", "Observer.Observe", "OperationSpan", "OperationSpan.End", "OperationSpan.Event", "OperationSpan.Link", "OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown",
-		"ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
+		"ProblemAttemptUnknown", "ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal",
 		"ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
 		"ProblemRequestTimeout", "ProblemRequiresRecovery", "ProblemScopeBusy", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable", "ProblemUnsupportedMediaType",
 		"Protocol", "Protocol.String", "ProtocolAdvisory", "ProtocolAuto", "ProtocolClaimFirst", "Provider",
@@ -211,13 +214,13 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idemimpl")
 	f.wantNoFaults(t)
 	want := []string{
-		"Answer", "AnswerHeader", "Bind", "BindPhased", "Binding", "Body", "BusinessFunc", "CallStep", "Concurrency",
+		"Answer", "AnswerHeader", "Bind", "BindPhased", "BindStatus", "Binding", "Body", "BusinessFunc", "CallStep", "Concurrency",
 		"ConcurrencyReject", "ConcurrencyWait", "Contract", "Effect", "EnforceVersion", "ErrInvalidBody", "FinalStep",
 		"FormatParam", "FormatParamList", "HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "LocalStep",
-		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewTypedHandler",
+		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewStatusHandler", "NewTypedHandler",
 		"NoOutput", "NotImplemented", "OnUnknown", "OnUnknownHalt", "OnUnknownRetry", "OnUnknownVerify", "Operation",
 		"OptionalHeader", "OptionalParam", "Param", "ParamList", "ParamScalar", "PathParamFunc", "Phased", "RawBody",
-		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "Step", "Typed", "WithPathParams",
+		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "StatusContract", "Step", "Typed", "WithPathParams",
 	}
 	var got []string
 	for _, n := range f.names {

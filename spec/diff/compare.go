@@ -59,6 +59,7 @@ func Compare(base, head *spec.Document) []Finding {
 				spec.Position{}, h.Pos)
 		}
 	}
+	out = compareStatuses(out, base, head)
 	sortFindings(out)
 	return out
 }

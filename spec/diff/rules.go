@@ -76,6 +76,10 @@ var Rules = []Rule{
 	{"step-timeout-lengthened", Safe, "a step's timeout lengthened, still inside the lease"},
 	{"step-output-changed", Breaking, "a local step's output schema changed, added or removed"},
 	{"step-call-output-changed", Safe, "an external step's output schema changed, added or removed"},
+
+	{"status-route-added", Safe, "a status route (x-idempotency-status) added"},
+	{"status-route-removed", Risky, "a status route removed"},
+	{"status-route-changed", Risky, "a status route tells another operation, or reads the key from another parameter"},
 }
 
 // levels maps each rule id to its level.

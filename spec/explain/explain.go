@@ -108,7 +108,7 @@ func Build(doc *spec.Document, v Verdict) Report {
 	}
 	for _, op := range doc.Operations {
 		if op.Contract != nil {
-			r.Sections = append(r.Sections, section(op, v, join(because, "and")))
+			r.Sections = append(r.Sections, withStatus(section(op, v, join(because, "and")), doc, op))
 		}
 	}
 	r.Summary = fmt.Sprintf("%d of %d operations carry an idempotency contract.", annotated, len(doc.Operations))

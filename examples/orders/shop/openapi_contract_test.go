@@ -114,3 +114,29 @@ func changeCancelOrder(v *Cancellation) {
 		v.Reason = CancellationReasonCustomerRequest
 	}
 }
+
+// TestStatusGetOrderAttempt proves the status route getOrderAttempt (GET
+// /orders/attempts/{key}) against PostgreSQL: unknown and another scope's keys
+// alike, in progress, completed with the stored answer, expired, a malformed
+// key.
+func TestStatusGetOrderAttempt(t *testing.T) {
+	fx := newContractFixture(t)
+	idemtest.RunStatus(t, idemtest.StatusCase[CreateOrderRequest]{
+		Case: idemtest.ContractCase[CreateOrderRequest]{
+			Change: func(r *CreateOrderRequest) {
+				changeCreateOrder(r.Body)
+			},
+			ConnString: fx.ConnString,
+			Encode: func(r *CreateOrderRequest) ([]byte, string, error) {
+				b, err := json.Marshal(r.Body)
+				return b, "application/json", err
+			},
+			Fixture:    fx.CreateOrder,
+			Mount:      mountCreateOrder,
+			NaturalKey: true,
+			Operation:  typedCreateOrder(fx.Handlers),
+		},
+		Status: statusGetOrderAttempt,
+		Mount:  mountGetOrderAttempt,
+	})
+}

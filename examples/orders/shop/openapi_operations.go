@@ -475,13 +475,31 @@ func typedCancelOrder(h Handlers) idemimpl.Typed[CancelOrderRequest] {
 // router.
 var mountCancelOrder = idemimpl.Mount("POST /orders/{orderID}/cancel", pathValuesCancelOrder)
 
+// statusGetOrderAttempt is the run-time contract of the status route
+// getOrderAttempt (GET /orders/attempts/{key}): what became of an attempt of
+// createOrder (POST /orders), by the key in its path parameter key.
+var statusGetOrderAttempt = idemimpl.StatusContract{
+	Operation: "createOrder",
+	Method:    "GET",
+	Route:     "/orders/attempts/{key}",
+	Parameter: "key",
+	MaxLength: 255,
+}
+
+// mountGetOrderAttempt mounts the status route getOrderAttempt (GET
+// /orders/attempts/{key}) on a router.
+var mountGetOrderAttempt = idemimpl.Mount("GET /orders/attempts/{key}", nil)
+
 // Routes returns the handlers of the idempotent operations, sorted by path and
-// method: exec runs them on PostgreSQL, in the trusted scope (tenant) scope
-// gives each request from the server's authentication.
+// method, then their status routes, which tell a client what became of its
+// attempt by its key and run nothing: exec runs them on PostgreSQL, in the
+// trusted scope (tenant) scope gives each request from the server's
+// authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	return idemimpl.Routes(exec, scope, opts,
 		idemimpl.Bind(typedCreateOrder(h), mountCreateOrder),
 		idemimpl.Bind(typedCancelOrder(h), mountCancelOrder),
+		idemimpl.BindStatus(statusGetOrderAttempt, mountGetOrderAttempt),
 	)
 }
 

@@ -197,11 +197,16 @@ func (e *Executor) requireSchema(ctx context.Context, at *attempt) error {
 		return err
 	}
 	defer pc.Release()
-	if err := schema.Require(ctx, pc.Conn(), e.schemaName); err != nil {
+	return e.requireSchemaOn(ctx, pc.Conn())
+}
+
+// requireSchemaOn is requireSchema on a connection the caller holds.
+func (e *Executor) requireSchemaOn(ctx context.Context, conn *pgx.Conn) error {
+	if err := schema.Require(ctx, conn, e.schemaName); err != nil {
 		return fmt.Errorf("idem: %w", err)
 	}
 	if e.currentProtocol() == ProtocolAuto {
-		p, err := detectProtocol(ctx, pc.Conn())
+		p, err := detectProtocol(ctx, conn)
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,8 @@ type Store struct {
 
 	insertCheckpoint, saveCheckpoint, fence, takeOver, giveUpLease string // checkpoint.go's
 	completeCheckpointed, halt, abandoned                          string
+
+	status string // status.go's
 }
 
 // New returns a Store whose statements address the tables in schema, or
@@ -63,6 +65,8 @@ func New(schema string) *Store {
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
 		purgeNatural:  q(sqlcdb.DeleteNaturalKeysBefore),
+
+		status: q(sqlcdb.GetStatus),
 	}
 }
 
