@@ -38,6 +38,11 @@ var (
 	// the business transaction lost a deadlock or a serialization conflict;
 	// nothing was kept and the key is free (503 with Retry-After).
 	ErrUnavailable = core.ErrUnavailable
+	// ErrResourceGone: returned by an operation's Current hook (replay:
+	// current) when what the operation created no longer exists; the
+	// replay answers 410 resource-gone with the operation's id and the
+	// operation is not run again.
+	ErrResourceGone = core.ErrResourceGone
 	// ErrScopeBusy: the request's scope ran its share of the operations
 	// the executor runs at once (Config.ScopeShare) until the acquire
 	// deadline; nothing ran or was kept (429 with Retry-After).

@@ -36,15 +36,18 @@ import (
 // fails the attempt as a business error would, and nothing is kept.
 type CurrentFunc func(ctx context.Context, tx pgx.Tx, stored Stored) (Outcome, error)
 
-// Stored is an operation's stored answer, as a CurrentFunc receives it.
+// Stored is an operation's stored answer, as a CurrentFunc receives it,
+// with the trusted scope and the key it was found under.
 type Stored struct {
+	Scope       string
+	Key         string
 	OperationID string
 	Outcome     Outcome
 	CompletedAt time.Time
 }
 
-// ErrResourceGone: the operation completed, but what it created no longer
-// exists, so a replay under replay: current has nothing to answer with.
+// ErrResourceGone is the refusal of a replay under replay: current whose
+// operation completed, but what it created no longer exists.
 // The operation is not run again; its stored answer stays with the record
 // for support.
 var ErrResourceGone = errors.New("idem: the operation's resource is gone")
@@ -61,7 +64,7 @@ func (e *Executor) replayCurrent(ctx context.Context, at *attempt, rec *pgstore.
 		owned.closed.Store(true)
 		rollback(ctx, at.conn) // also after a panic in at.Current, which propagates
 	}()
-	stored := Stored{OperationID: opID, Outcome: Outcome{Code: rec.Status, Meta: rec.Header, Body: rec.Body}, CompletedAt: rec.CompletedAt}
+	stored := Stored{Scope: at.Scope, Key: at.Key, OperationID: opID, Outcome: Outcome{Code: rec.Status, Meta: rec.Header, Body: rec.Body}, CompletedAt: rec.CompletedAt}
 	out, err := at.Current(ctx, owned, stored)
 	switch {
 	case errors.Is(err, ErrResourceGone):
