@@ -30,8 +30,10 @@ const notesDDL = `CREATE TABLE notes (
 )`
 
 // service is the business implementation: createNote and createDraft
-// insert a row; a retry of createNote (replay: current) answers the note as
-// it is now, a retry of createDraft (replay: stored) the first answer.
+// insert a row, createBookmark records one and publishes it in a second
+// step; a retry of createNote or createBookmark (replay: current) answers
+// the row as it is now, a retry of createDraft (replay: stored) the first
+// answer.
 type service struct{}
 
 var _ Handlers = service{}
@@ -62,19 +64,52 @@ func (service) CreateDraft(ctx context.Context, tx pgx.Tx, op *CreateDraftOperat
 // CurrentCreateNote reads the note the stored Location names, in the
 // stored scope, and answers it as it is now.
 func (service) CurrentCreateNote(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, _ *CreateNoteRequest) (CreateNoteResponse, error) {
-	id, ok := strings.CutPrefix(stored.Location, "/notes/")
-	if !ok {
-		return nil, fmt.Errorf("operation %s: no note link in the stored answer", stored.OperationID)
-	}
-	n := Note{ID: id}
-	err := tx.QueryRow(ctx, "SELECT text, pinned FROM notes WHERE id::text = $1 AND tenant = $2 AND kind = 'note'", id, stored.Scope).Scan(&n.Text, &n.Pinned)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, idem.ErrResourceGone
-	}
+	n, err := current(ctx, tx, stored, "/notes/", "note")
 	if err != nil {
 		return nil, err
 	}
 	return CreateNote201Response{Body: n, Headers: CreateNote201Headers{Location: stored.Location}}, nil
+}
+
+// CreateBookmarkRecord records the bookmark, unpublished: the first
+// recovery point.
+func (service) CreateBookmarkRecord(ctx context.Context, tx pgx.Tx, op *CreateBookmarkOperation, req *CreateBookmarkRequest) (*Note, error) {
+	n, err := insert(ctx, tx, op.Scope, "bookmark", req.Body.Text)
+	return &n, err
+}
+
+// CreateBookmarkPublish publishes the recorded bookmark and answers it.
+func (service) CreateBookmarkPublish(ctx context.Context, tx pgx.Tx, _ *CreateBookmarkOperation, _ *CreateBookmarkRequest, in *Note) (CreateBookmarkResponse, error) {
+	if _, err := tx.Exec(ctx, "UPDATE notes SET text = text || ' (published)' WHERE id::text = $1", in.ID); err != nil {
+		return nil, err
+	}
+	n := Note{ID: in.ID, Text: in.Text + " (published)"}
+	return CreateBookmark201Response{Body: n, Headers: CreateBookmark201Headers{Location: "/bookmarks/" + n.ID}}, nil
+}
+
+// CurrentCreateBookmark answers the bookmark the stored Location names as
+// it is now.
+func (service) CurrentCreateBookmark(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, _ *CreateBookmarkRequest) (CreateBookmarkResponse, error) {
+	n, err := current(ctx, tx, stored, "/bookmarks/", "bookmark")
+	if err != nil {
+		return nil, err
+	}
+	return CreateBookmark201Response{Body: n, Headers: CreateBookmark201Headers{Location: stored.Location}}, nil
+}
+
+// current reads the note of kind that the stored Location (under prefix)
+// names, in the stored scope; idem.ErrResourceGone when it is gone.
+func current(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, prefix, kind string) (Note, error) {
+	id, ok := strings.CutPrefix(stored.Location, prefix)
+	if !ok {
+		return Note{}, fmt.Errorf("operation %s: no link in the stored answer", stored.OperationID)
+	}
+	n := Note{ID: id}
+	err := tx.QueryRow(ctx, "SELECT text, pinned FROM notes WHERE id::text = $1 AND tenant = $2 AND kind = $3", id, stored.Scope, kind).Scan(&n.Text, &n.Pinned)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Note{}, idem.ErrResourceGone
+	}
+	return n, err
 }
 
 // texts numbers the notes of the tests.
@@ -120,6 +155,11 @@ func newContractFixture(t *testing.T) *contractFixture {
 			Request: func(string) *CreateDraftRequest { return &CreateDraftRequest{Body: text()} },
 			Effects: count("draft"),
 			Touch:   touch("draft"),
+		},
+		CreateBookmark: idemtest.Fixture[CreateBookmarkRequest]{
+			Request: func(string) *CreateBookmarkRequest { return &CreateBookmarkRequest{Body: text()} },
+			Effects: count("bookmark"),
+			Touch:   touch("bookmark"),
 		},
 	}
 }

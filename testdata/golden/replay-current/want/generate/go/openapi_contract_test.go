@@ -20,12 +20,51 @@ type contractFixture struct {
 	// ConnString names a database or schema holding the service's business
 	// tables; the tests add the idempotency tables.
 	ConnString string
+	// CreateBookmark supplies valid requests of createBookmark (POST
+	// /bookmarks) and counts its business effects.
+	CreateBookmark idemtest.Fixture[CreateBookmarkRequest]
 	// CreateDraft supplies valid requests of createDraft (POST /drafts) and
 	// counts its business effects.
 	CreateDraft idemtest.Fixture[CreateDraftRequest]
 	// CreateNote supplies valid requests of createNote (POST /notes) and
 	// counts its business effects.
 	CreateNote idemtest.Fixture[CreateNoteRequest]
+}
+
+// TestContractCreateBookmark proves the idempotency contract of createBookmark
+// (POST /bookmarks) against PostgreSQL with the service's own business logic.
+func TestContractCreateBookmark(t *testing.T) {
+	fx := newContractFixture(t)
+	idemtest.RunPhasedContract(t, idemtest.PhasedContractCase[CreateBookmarkRequest]{
+		Change: func(r *CreateBookmarkRequest) {
+			changeCreateBookmark(r.Body)
+		},
+		ConnString: fx.ConnString,
+		Encode: func(r *CreateBookmarkRequest) ([]byte, string, error) {
+			b, err := json.Marshal(r.Body)
+			return b, "application/json", err
+		},
+		Fixture:   fx.CreateBookmark,
+		Mount:     mountCreateBookmark,
+		Operation: phasedCreateBookmark(fx.Handlers),
+	})
+}
+
+// TestFingerprintCreateBookmark checks on random requests that the typed
+// fingerprint of createBookmark (POST /bookmarks) equals the runtime's
+// canonical fingerprint of the same request's JSON.
+func TestFingerprintCreateBookmark(t *testing.T) {
+	if err := idemtest.CheckFingerprint(contractCreateBookmark, func(b *NewNote, params map[string]string) (fingerprint.Sum, error) {
+		return fingerprintCreateBookmark(&CreateBookmarkRequest{Body: b}, params)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changeCreateBookmark changes text, a field the fingerprint of createBookmark
+// (POST /bookmarks) covers, for the tests that expect a 422.
+func changeCreateBookmark(v *NewNote) {
+	v.Text += "~changed"
 }
 
 // TestContractCreateDraft proves the idempotency contract of createDraft (POST

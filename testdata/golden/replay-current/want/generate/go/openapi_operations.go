@@ -15,6 +15,96 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// contractCreateBookmark is the run-time contract of createBookmark (POST
+// /bookmarks).
+var contractCreateBookmark = idemimpl.Contract{
+	Operation:  "createBookmark",
+	Method:     "POST",
+	Route:      "/bookmarks",
+	MediaTypes: []string{"application/json"},
+	Key: idemimpl.KeySpec{
+		Header:    "Idempotency-Key",
+		MaxLength: 255,
+	},
+	Fingerprint:   fingerprint.Spec{},
+	Retention:     72 * time.Hour,
+	Tombstone:     720 * time.Hour,
+	Concurrency:   idemimpl.ConcurrencyWait,
+	WaitTimeout:   5 * time.Second,
+	StoreFailures: []idemimpl.StatusClass{{Class: 4}},
+	ReplayCurrent: true,
+	Lease:         30 * time.Second,
+}
+
+// CreateBookmarkOperation is what the business method of createBookmark (POST
+// /bookmarks) gets besides the request: the operation's id, scope and key, and
+// its effects' enqueuers.
+type CreateBookmarkOperation struct {
+	ID    string // the operation's id, a UUID the runtime generated, for logs and support
+	Scope string // the trusted scope (tenant) the key lives in
+	Key   string // the idempotency key
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// CreateBookmarkRequest is the typed request of createBookmark (POST
+// /bookmarks): its parameters and body, decoded before anything is claimed.
+type CreateBookmarkRequest struct {
+	Body *NewNote // the decoded request body
+}
+
+// decodeCreateBookmark decodes the typed request of createBookmark (POST
+// /bookmarks), its JSON body checked, every violation at once.
+func decodeCreateBookmark(r *idemimpl.Request) (*CreateBookmarkRequest, error) {
+	req := &CreateBookmarkRequest{Body: new(NewNote)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	return req, nil
+}
+
+// CreateBookmarkResponse is an answer of createBookmark (POST /bookmarks):
+// CreateBookmark201Response. Only the documented answers implement it.
+type CreateBookmarkResponse interface {
+	responseCreateBookmark() idemimpl.Answer
+}
+
+// CreateBookmark201Headers are the headers of the 201 answer of createBookmark
+// (POST /bookmarks); they are stored with the answer and replayed.
+type CreateBookmark201Headers struct {
+	Location string // the response header Location
+}
+
+// CreateBookmark201Response is the 201 answer of createBookmark (POST
+// /bookmarks): the bookmark as it is now, once published.
+type CreateBookmark201Response struct {
+	Body    Note
+	Headers CreateBookmark201Headers
+}
+
+// responseCreateBookmark is the answer as the runtime stores and replays it.
+func (r CreateBookmark201Response) responseCreateBookmark() idemimpl.Answer {
+	return idemimpl.Answer{
+		Status: 201,
+		Body:   idemimpl.JSONBody("application/json", r.Body),
+		Headers: []idemimpl.AnswerHeader{
+			idemimpl.Header("Location", r.Headers.Location),
+		},
+	}
+}
+
+// fingerprintCreateBookmark is the fingerprint of a createBookmark (POST
+// /bookmarks) request, computed from the typed request as the runtime
+// canonicalises its JSON.
+func fingerprintCreateBookmark(req *CreateBookmarkRequest, params map[string]string) (fingerprint.Sum, error) {
+	return fingerprint.SumWith("POST", "/bookmarks", params, func(w *fingerprint.Writer) {
+		fingerprintNewNote(w, req.Body)
+	})
+}
+
 // contractCreateDraft is the run-time contract of createDraft (POST /drafts).
 var contractCreateDraft = idemimpl.Contract{
 	Operation:  "createDraft",
@@ -206,9 +296,31 @@ func fingerprintNewNote(w *fingerprint.Writer, v *NewNote) {
 // matches the contract's store-failures rolls the business changes back and is
 // stored and replayed like a refusal; returning an *idem.Rejection answers with
 // that problem, stored the same way; any other error rolls everything back and
-// frees the key. Embed UnimplementedHandlers to implement the operations one at
-// a time.
+// frees the key. A phased operation has one method per step instead, each
+// documented with what a crash, a retry or a time-out does there. Embed
+// UnimplementedHandlers to implement the operations one at a time.
 type Handlers interface {
+	// CreateBookmarkRecord runs step record of createBookmark (POST
+	// /bookmarks) in its own transaction, which commits its recovery point
+	// with the output it returns; a crash before that commit leaves nothing
+	// of it and a retry or the completer runs it again, never after.
+	CreateBookmarkRecord(ctx context.Context, tx pgx.Tx, op *CreateBookmarkOperation, req *CreateBookmarkRequest) (*Note, error)
+	// CreateBookmarkPublish runs step publish of createBookmark (POST
+	// /bookmarks), the last, in its own transaction, which records the
+	// answer it returns (CreateBookmarkResponse) and completes the
+	// operation; a crash before its commit leaves nothing of it, and a
+	// retry or the completer runs it again.
+	CreateBookmarkPublish(ctx context.Context, tx pgx.Tx, op *CreateBookmarkOperation, req *CreateBookmarkRequest, in *Note) (CreateBookmarkResponse, error)
+	// CurrentCreateBookmark answers a retry of createBookmark (POST
+	// /bookmarks) once it completed, under replay: current, with the
+	// current representation of what it created, as one of its documented
+	// answers (CreateBookmarkResponse): find it from stored, the first
+	// answer (its Location, its body; stored.Scope is the tenant to look
+	// in), and read it through tx, a read-only transaction. Return
+	// idem.ErrResourceGone when it no longer exists: the retry answers 410
+	// resource-gone. The operation never runs again, and the record keeps
+	// the first answer for support.
+	CurrentCreateBookmark(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, req *CreateBookmarkRequest) (CreateBookmarkResponse, error)
 	// CreateDraft runs createDraft (POST /drafts) and returns one of its
 	// documented answers (CreateDraftResponse).
 	CreateDraft(ctx context.Context, tx pgx.Tx, op *CreateDraftOperation, req *CreateDraftRequest) (CreateDraftResponse, error)
@@ -234,6 +346,24 @@ type UnimplementedHandlers struct{}
 
 var _ Handlers = UnimplementedHandlers{}
 
+// CreateBookmarkRecord answers createBookmark (POST /bookmarks) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CreateBookmarkRecord(context.Context, pgx.Tx, *CreateBookmarkOperation, *CreateBookmarkRequest) (*Note, error) {
+	return nil, idemimpl.NotImplemented("createBookmark (POST /bookmarks)")
+}
+
+// CreateBookmarkPublish answers createBookmark (POST /bookmarks) with 501 Not
+// Implemented.
+func (UnimplementedHandlers) CreateBookmarkPublish(context.Context, pgx.Tx, *CreateBookmarkOperation, *CreateBookmarkRequest, *Note) (CreateBookmarkResponse, error) {
+	return nil, idemimpl.NotImplemented("createBookmark (POST /bookmarks)")
+}
+
+// CurrentCreateBookmark answers a replay of createBookmark (POST /bookmarks)
+// with 501 Not Implemented.
+func (UnimplementedHandlers) CurrentCreateBookmark(context.Context, pgx.Tx, *idem.StoredAnswer, *CreateBookmarkRequest) (CreateBookmarkResponse, error) {
+	return nil, idemimpl.NotImplemented("the current replay of createBookmark (POST /bookmarks)")
+}
+
 // CreateDraft answers createDraft (POST /drafts) with 501 Not Implemented.
 func (UnimplementedHandlers) CreateDraft(context.Context, pgx.Tx, *CreateDraftOperation, *CreateDraftRequest) (CreateDraftResponse, error) {
 	return nil, idemimpl.NotImplemented("createDraft (POST /drafts)")
@@ -253,6 +383,34 @@ func (UnimplementedHandlers) CurrentCreateNote(context.Context, pgx.Tx, *idem.St
 // Route is one generated operation for any router: its method, its path pattern
 // and its handler; see idemimpl.Route.
 type Route = idemimpl.Route
+
+// phasedCreateBookmark binds the phased createBookmark (POST /bookmarks) to h:
+// its contract, typed request, typed fingerprint and steps.
+func phasedCreateBookmark(h Handlers) idemimpl.Phased[CreateBookmarkRequest] {
+	handle := func(op *idemimpl.Operation, tx pgx.Tx) *CreateBookmarkOperation {
+		return &CreateBookmarkOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}
+	}
+	return idemimpl.Phased[CreateBookmarkRequest]{
+		Contract:    contractCreateBookmark,
+		Decode:      decodeCreateBookmark,
+		Fingerprint: fingerprintCreateBookmark,
+		Steps: []idemimpl.Step[CreateBookmarkRequest]{
+			idemimpl.LocalStep("record", func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *CreateBookmarkRequest, _ *idemimpl.NoOutput) (*Note, error) {
+				return h.CreateBookmarkRecord(ctx, tx, handle(op, tx), req)
+			}),
+			idemimpl.FinalStep("publish", func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *CreateBookmarkRequest, in *Note) (CreateBookmarkResponse, error) {
+				return h.CreateBookmarkPublish(ctx, tx, handle(op, tx), req, in)
+			}, CreateBookmarkResponse.responseCreateBookmark),
+		},
+		Current: func(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, _ *idemimpl.Request, req *CreateBookmarkRequest) (*idemimpl.Response, error) {
+			res, err := h.CurrentCreateBookmark(ctx, tx, stored, req)
+			return idemimpl.Respond(nil, res, err, CreateBookmarkResponse.responseCreateBookmark)
+		},
+	}
+}
+
+// mountCreateBookmark mounts createBookmark (POST /bookmarks) on a router.
+var mountCreateBookmark = idemimpl.Mount("POST /bookmarks", nil)
 
 // typedCreateDraft binds createDraft (POST /drafts) to h: its contract, typed
 // request, typed fingerprint and business method.
@@ -297,6 +455,7 @@ var mountCreateNote = idemimpl.Mount("POST /notes", nil)
 // gives each request from the server's authentication.
 func Routes(exec *idem.Executor, h Handlers, scope idem.ScopeFunc, opts ...idemimpl.HandlerOption) ([]Route, error) {
 	return idemimpl.Routes(exec, scope, opts,
+		idemimpl.BindPhased(phasedCreateBookmark(h), mountCreateBookmark),
 		idemimpl.Bind(typedCreateDraft(h), mountCreateDraft),
 		idemimpl.Bind(typedCreateNote(h), mountCreateNote),
 	)
