@@ -156,6 +156,9 @@ func planOperation(ot *OperationTypes, types *TypePlan) (*ir.Operation, []spec.D
 	if op.Contract.Mode.Value == spec.ModePhased {
 		p.Phased = planPhased(p, ot, names)
 	}
+	if p.Contract.ReplayCurrent {
+		p.CurrentMethod = names.Unique("Current"+ot.Name, "current replay of "+describe(op), op.Pos)
+	}
 	checkParams(p.Params, ot.Params)
 	p.Tests = ir.Tests{
 		Contract:    "TestContract" + ot.Name,

@@ -43,6 +43,7 @@ func planContract(op *spec.Operation, params []string, body *BodyType) ir.Contra
 	if c.Concurrency.Value == spec.ConcurrencyReject {
 		rc.Concurrency = ir.ConcurrencyReject
 	}
+	rc.ReplayCurrent = c.Replay.Value == spec.ReplayCurrent
 	// An empty StoreFailures is the runtime's default (every 4xx); a
 	// contract that stores no failure says so.
 	rc.StoreNoFailures = len(c.StoreFailures.Value) == 0

@@ -11,12 +11,11 @@ import (
 // planner alone decides what the generator can build, and each refusal has
 // exactly one of these ids; every finding of them is an error. The ids
 // below IDEM100 were the spec's before the planner took them over, and
-// keep their numbers; docs/rules.md documents each once.
+// keep their numbers; docs/rules.md documents each once. IDEM020 (phased
+// mode) and IDEM022 (replay: current) are retired: both are generated.
 const (
 	// RuleWebhook: webhook receivers are not generated yet.
 	RuleWebhook = "IDEM021"
-	// RuleReplayCurrent: replay: current is not generated yet.
-	RuleReplayCurrent = "IDEM022"
 	// RuleUnsupportedBody: a request body in no generated media type, or
 	// a form body that is not an object with properties.
 	RuleUnsupportedBody = "IDEM023"
@@ -48,39 +47,13 @@ var ruleHints = map[string]string{
 const pointerHint = "point at the value as a whole, or at every element of an array with *; a union or free-form value is significant whole or not at all"
 
 // unbuilt returns a refusal for each thing the contract of op asks for
-// that no generated code does yet: a webhook receiver, replay: current.
+// that no generated code does yet: a webhook receiver.
 func unbuilt(op *spec.Operation) []spec.Diagnostic {
+	if !op.Webhook {
+		return nil
+	}
 	c := op.Contract
-	var out []spec.Diagnostic
-	refuse := func(pos spec.Position, rule, path, msg, hint string) {
-		out = append(out, spec.Diagnostic{Pos: fieldPos(pos, c.Pos), Severity: spec.SeverityError, Rule: rule, Path: path, Message: msg, Hint: hint})
-	}
-	if op.Webhook {
-		refuse(c.Pos, RuleWebhook, "x-idempotency",
-			fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
-			"leave x-idempotency off webhooks until the inbox is generated")
-	}
-	if c.Replay.Value == spec.ReplayCurrent {
-		refuse(c.Replay.Pos, RuleReplayCurrent, "x-idempotency.replay",
-			fmt.Sprintf("replay current is not generated yet: answering a retry of %s with the resource's current state needs a read that generated code does not have, so the operation would get no handler", label(op)),
-			"use replay: stored, which answers a retry with the first response, byte for byte")
-	}
-	return out
-}
-
-// fieldPos is a field's position, or the block's when the field was not
-// written.
-func fieldPos(p, block spec.Position) spec.Position {
-	if p.Line == 0 {
-		return block
-	}
-	return p
-}
-
-// label names an operation in messages: its operationId, or METHOD path.
-func label(op *spec.Operation) string {
-	if op.ID != "" {
-		return op.ID
-	}
-	return op.Method + " " + op.Path
+	return []spec.Diagnostic{{Pos: c.Pos, Severity: spec.SeverityError, Rule: RuleWebhook, Path: "x-idempotency",
+		Message: fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
+		Hint:    "leave x-idempotency off webhooks until the inbox is generated"}}
 }

@@ -109,7 +109,7 @@ func TestJudgeRefusals(t *testing.T) {
 		message string
 	}{
 		{name: "clean"},
-		{name: "replay current", c: verdictCase{block: "{replay: current}"}, rule: RuleReplayCurrent, at: []string{"x-idempotency: {replay"}, message: "replay current is not generated yet"},
+		{name: "replay current is generated", c: verdictCase{block: "{replay: current}"}},
 		{name: "multipart body", c: verdictCase{media: "multipart/form-data"}, rule: RuleUnsupportedBody, at: []string{"requestBody:"}, message: "is multipart/form-data: only JSON"},
 		{name: "form body not an object", c: verdictCase{media: formArray}, rule: RuleUnsupportedBody, at: []string{"application/x-www-form-urlencoded:"}, message: "the form request body of createOrder (POST /orders) is not an object with properties: only those decode from a form, so the operation would get no handler"},
 		{name: "pointer into a union", c: verdictCase{block: "{fingerprint: {exclude: [/extra/a]}}"}, rule: RulePointerNotWalkable, at: []string{"x-idempotency: {fingerprint"},
@@ -174,6 +174,10 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
       operationId: createRefund
       parameters:
         - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          multipart/form-data:
+            schema: {type: object}
       responses:
         "201": {description: created}
       x-idempotency: {replay: current}
@@ -185,7 +189,7 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
 	}
 	// createOrder's missing pointer is the spec's IDEM001; its pointer
 	// into a union is not judged beside it. createRefund is judged.
-	if want := []string{"IDEM001", RuleReplayCurrent}; !slices.Equal(rules, want) {
+	if want := []string{"IDEM001", RuleUnsupportedBody}; !slices.Equal(rules, want) {
 		t.Fatalf("errors %v, want %v", rules, want)
 	}
 	for _, op := range j.Doc.Operations {
@@ -228,12 +232,12 @@ webhooks:
 			got[op.Method+" "+op.Path] = append(got[op.Method+" "+op.Path], d.Rule)
 		}
 	}
-	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleWebhook, RuleReplayCurrent}}
+	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleWebhook}}
 	if len(got) != len(want) || !slices.Equal(got["POST /b"], want["POST /b"]) || !slices.Equal(got["POST thing"], want["POST thing"]) {
 		t.Fatalf("own errors %v, want %v", got, want)
 	}
-	if j.Plan != nil || len(j.Errors()) != 3 {
-		t.Errorf("errors %v, plan %v; want 3 and no plan", j.Errors(), j.Plan)
+	if j.Plan != nil || len(j.Errors()) != 2 {
+		t.Errorf("errors %v, plan %v; want 2 and no plan", j.Errors(), j.Plan)
 	}
 	if d := j.Unfit[j.Doc.Operations[1]][0]; !strings.Contains(d.Message, "create_thing (POST /a) at "+file+":5:5") {
 		t.Errorf("collision %q does not name the other operation's position", d.Message)

@@ -10,7 +10,7 @@ import (
 // Rule is one lint rule of idemgen check: a judgement of what a contract
 // means. Its ID is stable: it names the rule in output, in docs/rules.md
 // and in suppressions, and is never reused. What the generator cannot
-// build (IDEM020 to IDEM024, IDEM107 to IDEM110) is no rule of this
+// build (IDEM021, IDEM023, IDEM024, IDEM107 to IDEM110) is no rule of this
 // package: the generator's planner alone decides it, and check reports it
 // beside these rules' findings.
 type Rule struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // plannerRules are the ids of the generator's refusals.
-var plannerRules = []string{generator.RuleWebhook, generator.RuleReplayCurrent, generator.RuleUnsupportedBody,
+var plannerRules = []string{generator.RuleWebhook, generator.RuleUnsupportedBody,
 	generator.RulePointerNotWalkable, generator.RuleNameCollision, generator.RuleSchemaNotGo, generator.RuleRoute, generator.RulePattern}
 
 // errorLine is an error of generate's report on stderr: position, rule.

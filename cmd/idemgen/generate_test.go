@@ -78,7 +78,7 @@ func TestGenerateCheck(t *testing.T) {
 func TestGenerateRefusesContractErrors(t *testing.T) {
 	for _, tc := range []struct{ file, rule string }{
 		{"IDEM001-fingerprint-pointer-missing", "IDEM001"},
-		{"IDEM022-replay-current-not-generated", "IDEM022"},
+		{"IDEM023-request-body-not-generated", "IDEM023"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			out := t.TempDir()

@@ -45,6 +45,10 @@ func emitContract(f *jen.File, op *ir.Operation) {
 	if c.StoreNoFailures {
 		none = jen.True()
 	}
+	var current jen.Code
+	if c.ReplayCurrent {
+		current = jen.True()
+	}
 	var lease jen.Code // phased operations only
 	if c.Lease > 0 {
 		lease = duration(c.Lease)
@@ -63,6 +67,7 @@ func emitContract(f *jen.File, op *ir.Operation) {
 		{"WaitTimeout", duration(c.WaitTimeout)},
 		{"StoreFailures", failures},
 		{"StoreNoFailures", none},
+		{"ReplayCurrent", current},
 		{"Lease", lease},
 	}
 	comment(f, fmt.Sprintf("%s is the run-time contract of %s.", op.ContractVar, op.Doc))

@@ -34,6 +34,7 @@ func TestContractLiteral(t *testing.T) {
 		WaitTimeout:     1500 * time.Millisecond,
 		StoreFailures:   []ir.StatusClass{{Class: 4}, {Status: 503}},
 		StoreNoFailures: true,
+		ReplayCurrent:   true,
 		Lease:           2 * time.Minute,
 	}}
 	f := jen.NewFile("p")
@@ -57,7 +58,7 @@ func TestContractLiteral(t *testing.T) {
 		t.Errorf("contract literal starts %q, want Operation, Method, Route", got)
 	}
 	for _, part := range []string{`BodyPointer: "/key"`, "Optional: true", "MaxLength: 64", `Exclude: []string{"/a/b"}`, "Retention: 1 * time.Hour",
-		"Tombstone: 90 * time.Minute", "WaitTimeout: 1500 * time.Millisecond", "Concurrency: idemimpl.ConcurrencyReject", "{Class: 4}, {Status: 503}"} {
+		"Tombstone: 90 * time.Minute", "WaitTimeout: 1500 * time.Millisecond", "Concurrency: idemimpl.ConcurrencyReject", "{Class: 4}, {Status: 503}", "ReplayCurrent: true"} {
 		if !regexp.MustCompile(regexp.QuoteMeta(part)).MatchString(spaces.ReplaceAllString(src, " ")) {
 			t.Errorf("contract literal lacks %s:\n%s", part, src)
 		}

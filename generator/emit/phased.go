@@ -144,6 +144,7 @@ func emitPhased(f *jen.File, op *ir.Operation) {
 		{"Fingerprint", jen.Id(op.FingerprintFunc)},
 		{"NaturalKey", naturalKey},
 		{"Steps", jen.Index().Qual(idemimplImport, "Step").Index(t.Clone()).Values(append(list, jen.Line())...)},
+		currentBinding(op),
 	}
 	handle := jen.Op("&").Id(op.HandleType).Values(
 		jen.Id("ID").Op(":").Id("op").Dot("ID"),

@@ -128,24 +128,31 @@ func emitUnimplemented(f *jen.File, prog *ir.Program) {
 	for _, op := range prog.Operations {
 		if op.Phased != nil {
 			unimplementedSteps(f, prog, op)
-			continue
+		} else {
+			comment(f, fmt.Sprintf("%s answers %s with 501 Not Implemented.", op.Name, op.Doc))
+			f.Func().Params(jen.Id(prog.Unimplemented)).Id(op.Name).Params(handlerParams(op, false)...).Params(jen.Id(op.ResponseType), jen.Error()).Block(
+				jen.Return(jen.Nil(), jen.Qual(idemimplImport, "NotImplemented").Call(jen.Lit(op.Doc))),
+			)
 		}
-		comment(f, fmt.Sprintf("%s answers %s with 501 Not Implemented.", op.Name, op.Doc))
-		f.Func().Params(jen.Id(prog.Unimplemented)).Id(op.Name).Params(handlerParams(op, false)...).Params(jen.Id(op.ResponseType), jen.Error()).Block(
-			jen.Return(jen.Nil(), jen.Qual(idemimplImport, "NotImplemented").Call(jen.Lit(op.Doc))),
-		)
+		emitUnimplementedCurrent(f, prog, op)
+	}
+}
+
+// paramNamer returns what starts a parameter named n: its name when named
+// is set, nothing otherwise (the parameters of an unimplemented method).
+func paramNamer(named bool) func(n string) *jen.Statement {
+	return func(n string) *jen.Statement {
+		if named {
+			return jen.Id(n)
+		}
+		return jen.Null()
 	}
 }
 
 // handlerParams are the parameters of an operation's business method,
 // named when named is set.
 func handlerParams(op *ir.Operation, named bool) []jen.Code {
-	name := func(n string) *jen.Statement {
-		if named {
-			return jen.Id(n)
-		}
-		return jen.Null()
-	}
+	name := paramNamer(named)
 	return []jen.Code{
 		name("ctx").Qual(contextImport, "Context"),
 		name("tx").Qual(pgxImport, "Tx"),

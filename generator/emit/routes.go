@@ -15,10 +15,12 @@ func emitHandlers(f *jen.File, prog *ir.Program) {
 	for _, op := range prog.Operations {
 		if op.Phased != nil {
 			methods = append(methods, stepMethods(op)...)
+			methods = append(methods, currentMethod(op)...)
 			continue
 		}
 		methods = append(methods, comments(fmt.Sprintf("%s runs %s and returns one of its documented answers (%s).", op.Name, op.Doc, op.ResponseType))...)
 		methods = append(methods, jen.Id(op.Name).Params(handlerParams(op, true)...).Params(jen.Id(op.ResponseType), jen.Error()))
+		methods = append(methods, currentMethod(op)...)
 	}
 	doc := "Handlers is the business logic of the idempotent operations; the service implements it and Routes wires it to HTTP. Each method runs inside the transaction that also holds its operation's idempotency record: what it does through tx commits exactly when its answer is stored. An answer whose status matches the contract's store-failures rolls the business changes back and is stored and replayed like a refusal; returning an *idem.Rejection answers with that problem, stored the same way; any other error rolls everything back and frees the key."
 	if hasPhased(prog) {
@@ -115,6 +117,7 @@ func emitTyped(f *jen.File, op *ir.Operation) {
 		{"Fingerprint", jen.Id(op.FingerprintFunc)},
 		{"NaturalKey", naturalKey},
 		{"Run", run},
+		currentBinding(op),
 	}
 	comment(f, fmt.Sprintf("%s binds %s to h: its contract, typed request, typed fingerprint and business method.", op.TypedFunc, op.Doc))
 	f.Func().Id(op.TypedFunc).Params(jen.Id("h").Id("Handlers")).Qual(idemimplImport, "Typed").Index(t.Clone()).Block(

@@ -31,6 +31,10 @@ type Contract struct {
 	// default (every 4xx).
 	StoreFailures   []StatusClass
 	StoreNoFailures bool
+	// ReplayCurrent answers a retry of a completed operation with the
+	// current representation of what it created (replay: current), from
+	// the operation's Current method.
+	ReplayCurrent bool
 	// Lease is how long an attempt of a phased operation holds it between
 	// recovery points; 0 for an atomic operation.
 	Lease time.Duration

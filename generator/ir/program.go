@@ -115,6 +115,10 @@ type Operation struct {
 	TypedFunc       string
 	// NaturalKeyFunc is empty when the contract declares no natural key.
 	NaturalKeyFunc string
+	// CurrentMethod is the method of Handlers that answers a retry of the
+	// completed operation with the current representation of what it
+	// created (replay: current); empty under replay: stored.
+	CurrentMethod string
 	// MountVar mounts the operation at Route.MuxPattern, behind
 	// PathValuesFunc when there is one; Routes and the contract tests both
 	// mount through it.

@@ -84,6 +84,7 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.ProblemNaturalKeyExists: httpapi.ProblemNaturalKeyExists,
 		idem.ProblemRequestTimeout:   httpapi.ProblemRequestTimeout,
 		idem.ProblemScopeBusy:        httpapi.ProblemScopeBusy,
+		idem.ProblemResourceGone:     httpapi.ProblemResourceGone,
 	} {
 		if face != eng {
 			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)

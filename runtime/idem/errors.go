@@ -42,6 +42,11 @@ var (
 	// operation may have committed, and a retry with the same key is then
 	// answered from its record; otherwise the retry runs it.
 	ErrUnavailable = core.ErrUnavailable
+	// ErrResourceGone: returned by an operation's Current hook (replay:
+	// current) when what the operation created no longer exists; the
+	// replay answers 410 resource-gone with the operation's id and the
+	// operation is not run again.
+	ErrResourceGone = core.ErrResourceGone
 	// ErrScopeBusy: the request's scope ran its share of the operations
 	// the executor runs at once (Config.ScopeShare) until the acquire
 	// deadline; nothing ran or was kept (429 with Retry-After).

@@ -26,4 +26,7 @@ const (
 	ProblemRequestTimeout = ProblemTypeBase + "request-timeout"
 	// 429, ErrScopeBusy, with Retry-After
 	ProblemScopeBusy = ProblemTypeBase + "scope-busy"
+	// 410, ErrResourceGone: under replay: current, what the operation
+	// created no longer exists
+	ProblemResourceGone = ProblemTypeBase + "resource-gone"
 )

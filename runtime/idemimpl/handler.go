@@ -12,6 +12,11 @@ import (
 // contract, decoder, typed fingerprint, natural key and business binding.
 type Typed[T any] = httpapi.Typed[T]
 
+// CurrentFunc is a generated operation's Current hook under replay:
+// current: the current representation of what the completed operation
+// created, answered to its retry instead of the stored answer.
+type CurrentFunc[T any] = httpapi.CurrentFunc[T]
+
 // HandlerOption configures NewTypedHandler and NewHandler.
 type HandlerOption = httpapi.HandlerOption
 

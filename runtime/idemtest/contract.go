@@ -32,6 +32,12 @@ type Fixture[T any] struct {
 	// fake bank performed, not counting a repeated key); nil leaves it
 	// uncounted. RunContract does not use it.
 	External func(ctx context.Context, pool *pgxpool.Pool, scope string) (int, error)
+	// Touch changes what the operation created in scope (every such
+	// resource: set a status, bump a counter) as a later request of the
+	// service would, so that a replay can show whether it answers the
+	// first answer (replay: stored) or the resource as it is now (replay:
+	// current). Nil skips that scenario.
+	Touch func(ctx context.Context, pool *pgxpool.Pool, scope string) error
 }
 
 // ContractCase is one generated operation under test.
@@ -117,6 +123,11 @@ type ContractCase[T any] struct {
 //     of the other scenarios, which use the wall clock.
 //   - rolled back: an attempt that fails after the business function ran,
 //     before commit, leaves no effect, and its retry runs once.
+//   - replay after a change: Fixture.Touch changes the resource a
+//     committed request created; under replay: stored the retry replays
+//     the first answer byte for byte, under replay: current it replays
+//     the resource as it is now, different from the first answer (skipped
+//     without Touch).
 func RunContract[T any](t *testing.T, c ContractCase[T]) {
 	t.Helper()
 	newContractRun(t, c).runAll(t)
@@ -132,4 +143,5 @@ func (r *contractRun[T]) runAll(t *testing.T) {
 	t.Run("past_wait_timeout_409", r.pastWaitTimeout)
 	t.Run("retention_expired_then_purged", r.retention)
 	t.Run("rolled_back_attempt_leaves_no_effect", r.rolledBack)
+	t.Run("replay_after_resource_change", r.replayAfterChange)
 }

@@ -60,6 +60,7 @@ type service struct {
 	reject     bool // concurrency reject instead of wait
 	naturalKey bool // external_id is the order's natural key
 	form       bool // requests are application/x-www-form-urlencoded
+	current    bool // replay: current, answered by currentOrder
 	broken     string
 }
 
@@ -72,7 +73,10 @@ const (
 	// brokenRefusesRepeat is not broken but strict: its own unique
 	// constraint refuses a second order of one customer with 409, with no
 	// natural key in the contract.
-	brokenRefusesRepeat  = "refuses-repeat"
+	brokenRefusesRepeat = "refuses-repeat"
+	// brokenCurrentEchoes runs under replay: current with a Current hook
+	// that answers the stored answer instead of reading the order.
+	brokenCurrentEchoes  = "current-echoes"
 	brokenEnv            = "IDEMTEST_BROKEN"  // selects the service of TestBrokenHelper
 	brokenHelperTestName = "TestBrokenHelper" // the child's test
 	routeOrders          = "/shops/{shop}/orders"
@@ -107,6 +111,8 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 	if s.reject {
 		c.Concurrency = idemimpl.ConcurrencyReject
 	}
+	current := s.current || s.broken == brokenCurrentEchoes
+	c.ReplayCurrent = current
 	var n atomic.Int64
 	cc := idemtest.ContractCase[order]{
 		Operation: idemimpl.Typed[order]{
@@ -130,6 +136,10 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 				err := pool.QueryRow(ctx, "SELECT count(*) FROM orders WHERE tenant = $1", scope).Scan(&n)
 				return n, err
 			},
+			Touch: func(ctx context.Context, pool *pgxpool.Pool, scope string) error {
+				_, err := pool.Exec(ctx, "UPDATE orders SET amount = amount + 1000 WHERE tenant = $1", scope)
+				return err
+			},
 		},
 		PathParams: func(*order) map[string]string { return map[string]string{"shop": testShop} },
 		Parameters: func(*order) (url.Values, http.Header) {
@@ -141,7 +151,47 @@ func orderCase(t *testing.T, s service) idemtest.ContractCase[order] {
 	if s.form {
 		cc.Encode = encodeOrderForm
 	}
+	if current {
+		cc.Operation.Current = currentOrder(s.broken == brokenCurrentEchoes)
+	}
 	return cc
+}
+
+// currentOrder is createOrder's Current hook under replay: current: it
+// reads the order the stored answer names, in the scope's tenant, and
+// answers it as the first answer did; an order that is gone is
+// idem.ErrResourceGone. echo breaks it by answering the stored body.
+func currentOrder(echo bool) idemimpl.CurrentFunc[order] {
+	return func(ctx context.Context, tx pgx.Tx, stored *idem.StoredAnswer, _ *idemimpl.Request, _ *order) (*idemimpl.Response, error) {
+		if echo {
+			return &idemimpl.Response{Status: stored.Status, Header: stored.Header, Body: stored.Body}, nil
+		}
+		var first struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(stored.Body, &first); err != nil {
+			return nil, err
+		}
+		var shop, customer string
+		var amount int64
+		err := tx.QueryRow(ctx, "SELECT shop, customer, amount FROM orders WHERE id = $1 AND tenant = $2", first.ID, stored.Scope).Scan(&shop, &customer, &amount)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, idem.ErrResourceGone
+		}
+		if err != nil {
+			return nil, err
+		}
+		return orderAnswer(first.ID, shop, customer, amount)
+	}
+}
+
+// orderAnswer is createOrder's 201 answer for an order.
+func orderAnswer(id int64, shop, customer string, amount int64) (*idemimpl.Response, error) {
+	body, err := json.Marshal(map[string]any{"id": id, "shop": shop, "customer": customer, "amount": amount})
+	if err != nil {
+		return nil, err
+	}
+	return &idemimpl.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
 }
 
 // decodeOrder reads a JSON or form body.
@@ -246,11 +296,7 @@ func runOrder(pool *pgxpool.Pool, broken string) func(context.Context, pgx.Tx, *
 				return nil, err
 			}
 		}
-		body, err := json.Marshal(map[string]any{"id": id, "shop": req.PathParams["shop"], "customer": o.Customer, "amount": o.Amount})
-		if err != nil {
-			return nil, err
-		}
-		return &idemimpl.Response{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
+		return orderAnswer(id, req.PathParams["shop"], o.Customer, o.Amount)
 	}
 }
 
@@ -265,6 +311,8 @@ func TestRunContract(t *testing.T) {
 		{"header key, wait", service{}},
 		{"body key, reject, natural key", service{bodyKey: true, reject: true, naturalKey: true}},
 		{"form body", service{form: true}},
+		{"replay current", service{current: true}},
+		{"replay current, body key, reject, natural key", service{current: true, bodyKey: true, reject: true, naturalKey: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idemtest.RunContract(t, orderCase(t, tc.s))
@@ -295,6 +343,7 @@ func TestRunContractFailsBrokenServices(t *testing.T) {
 	all := []string{
 		"concurrent_duplicates_one_effect", "lost_response_replays", "changed_field_422", "new_key_new_operation",
 		"other_scope_independent", "past_wait_timeout_409", "retention_expired_then_purged", "rolled_back_attempt_leaves_no_effect",
+		"replay_after_resource_change",
 	}
 	for _, tc := range []struct {
 		broken     string
@@ -312,6 +361,9 @@ func TestRunContractFailsBrokenServices(t *testing.T) {
 		// purge its refusal of the forgotten key is a new operation's
 		// answer, which the retention scenario accepts.
 		{brokenRefusesRepeat, []string{"new_key_new_operation"}},
+		// Under replay: current its replays are the first answer even
+		// after the order changed.
+		{brokenCurrentEchoes, []string{"replay_after_resource_change"}},
 	} {
 		t.Run(tc.broken, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^"+brokenHelperTestName+"$")

@@ -163,6 +163,10 @@ func (f fields) content() string {
 
 func replaySentence(op *spec.Operation, f fields) string {
 	c := op.Contract
+	if c.Replay.Value == spec.ReplayCurrent {
+		return fmt.Sprintf("A retry within %s with the same %s%s returns the current representation of the created resource (`replay: current`), as the service's generated `Current` method reads it now, with `Idempotent-Replayed: true`; when the resource is gone it answers 410 `resource-gone` with the operation id. It does not run the operation again. The first response stays stored with the record, unchanged, for support (`idemgen ops show`).",
+			human(c.Retention.Value), keyPhrase(c), f.content())
+	}
 	return fmt.Sprintf("A retry within %s with the same %s%s returns the first response, byte for byte, with `Idempotent-Replayed: true`. It does not run the operation again.",
 		human(c.Retention.Value), keyPhrase(c), f.content())
 }

@@ -15,20 +15,30 @@ func phasedItems(c *spec.Contract) []Item {
 	if len(c.Steps) > 0 {
 		steps.Text = "In order:"
 		for i, s := range c.Steps {
-			steps.List = append(steps.List, stepSentence(s, i == len(c.Steps)-1))
+			steps.List = append(steps.List, stepSentence(c, s, i == len(c.Steps)-1))
 		}
 	}
 	return []Item{
 		{Label: "Mode", Text: phasedSentence},
 		{Label: "Lease", Text: leaseSentence(c)},
 		steps,
-		{Label: "Completer", Text: completerSentence},
+		{Label: "Completer", Text: completerSentence + " A retry that arrives afterwards gets " + retryGets(c, "the answer the last step recorded") + "."},
 	}
+}
+
+// retryGets says what a retry of the completed operation gets: recorded,
+// the answer the last step recorded, or under replay: current the created
+// resource as it is now.
+func retryGets(c *spec.Contract, recorded string) string {
+	if c.Replay.Value == spec.ReplayCurrent {
+		return "the created resource as it is now (`replay: current`), while " + recorded + " stays with the record for support"
+	}
+	return recorded
 }
 
 const phasedSentence = "Phased: the claim of the key commits first, so a duplicate sees the operation in progress. Then the steps below run in order: each local step commits a recovery point, and an external step makes its call after the commit before it. A crash loses at most the step under way: the operation resumes after its last recovery point, found by the step's name, and never runs a committed step again."
 
-const completerSentence = "An operation whose client gives up is not left half done: once its lease runs out, the service's completer takes it over as a retry would and drives it to its end from the stored request, by the same steps and policies. A retry that arrives afterwards gets the answer the last step recorded."
+const completerSentence = "An operation whose client gives up is not left half done: once its lease runs out, the service's completer takes it over as a retry would and drives it to its end from the stored request, by the same steps and policies."
 
 func leaseSentence(c *spec.Contract) string {
 	lease := human(c.Lease.Value)
@@ -43,8 +53,9 @@ func leaseSentence(c *spec.Contract) string {
 		lease, duplicate)
 }
 
-// stepSentence explains one step; last reports whether it is the last.
-func stepSentence(s spec.Step, last bool) string {
+// stepSentence explains one step of c; last reports whether it is the
+// last.
+func stepSentence(c *spec.Contract, s spec.Step, last bool) string {
 	name := "`" + s.Name.Value + "`"
 	if s.External.Value {
 		timeout, result := "", "its result"
@@ -62,8 +73,8 @@ func stepSentence(s spec.Step, last bool) string {
 		output = fmt.Sprintf(" with its output `%s`", schemaName(s.Output.Value))
 	}
 	if last {
-		return fmt.Sprintf("%s: runs in its own transaction, records the operation's answer (its response)%s and completes the operation in one commit, while the attempt's token holds. A crash or time-out before the commit leaves nothing of it, and a retry or the completer runs it again; its outcome is never unknown. Every retry after the commit gets the recorded answer.",
-			name, strings.Replace(output, " with", " and", 1))
+		return fmt.Sprintf("%s: runs in its own transaction, records the operation's answer (its response)%s and completes the operation in one commit, while the attempt's token holds. A crash or time-out before the commit leaves nothing of it, and a retry or the completer runs it again; its outcome is never unknown. Every retry after the commit gets %s.",
+			name, strings.Replace(output, " with", " and", 1), retryGets(c, "the recorded answer"))
 	}
 	return fmt.Sprintf("%s: runs in its own transaction and commits its recovery point%s, while the attempt's token holds. A crash or time-out before the commit leaves nothing of it, and a retry or the completer runs it again; its outcome is never unknown.",
 		name, output)

@@ -10,9 +10,13 @@ import (
 // answer decides an attempt from the committed record that holds its
 // key: a replay of a decided operation, a refusal, or, for an operation
 // left in progress after a checkpoint whose lease has run out, a takeover
-// that resumes it.
+// that resumes it. A completed operation under replay: current
+// (Attempt.Current) is answered by replayCurrent, and its record is not
+// cached: the stored outcome is not its replay.
 func (e *Executor) answer(ctx context.Context, at *attempt, rec *pgstore.Record, fn Func) (*Result, error) {
-	e.replays.put(at.Scope, at.Key, rec, at.now)
+	if at.Current == nil {
+		e.replays.put(at.Scope, at.Key, rec, at.now)
+	}
 	return e.answerFrom(ctx, at, rec, fn)
 }
 
@@ -34,6 +38,9 @@ func (e *Executor) answerFrom(ctx context.Context, at *attempt, rec *pgstore.Rec
 	}
 	if rec.CompletedAt.After(at.now) {
 		e.emit(ctx, at, EventWaited, opID, "")
+	}
+	if at.Current != nil && rec.State == pgstore.StateCompleted {
+		return e.replayCurrent(ctx, at, rec, opID)
 	}
 	e.emit(ctx, at, EventReplay, opID, "")
 	return &Result{Outcome: Outcome{Code: rec.Status, Meta: rec.Header, Body: rec.Body}, OperationID: opID, Replayed: true}, nil

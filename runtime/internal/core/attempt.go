@@ -29,6 +29,10 @@ type Attempt struct {
 	// without a client (Redrive). Operations that never checkpoint do not
 	// store it.
 	Request []byte
+	// Current, when set, answers a replay of the completed operation with
+	// the current representation of what it created instead of its stored
+	// outcome (replay: current; current.go). Nil replays the stored one.
+	Current CurrentFunc
 }
 
 // attempt is an Attempt as the executor runs it.
@@ -104,10 +108,12 @@ func (e *Executor) newAttempt(ctx context.Context, a Attempt, id [16]byte) (cont
 
 // protected runs an attempt with a key. A retry of an operation decided
 // within its retention may be answered from the replay cache, without a
-// connection.
+// connection; one under replay: current never is.
 func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result, error) {
-	if rec := e.replays.get(at.Scope, at.Key, at.now); rec != nil {
-		return e.answerFrom(ctx, at, rec, fn)
+	if at.Current == nil {
+		if rec := e.replays.get(at.Scope, at.Key, at.now); rec != nil {
+			return e.answerFrom(ctx, at, rec, fn)
+		}
 	}
 	leave, err := e.awaitFlight(ctx, at)
 	if err != nil {

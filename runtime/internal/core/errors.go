@@ -35,8 +35,8 @@ var (
 
 // RefusalError is the error the executor returns when it answers from the
 // record instead of running the operation: it wraps one of ErrInProgress,
-// ErrExpired, ErrRequiresRecovery or ErrFingerprintMismatch; or when it
-// refuses to start it, ErrScopeBusy.
+// ErrExpired, ErrRequiresRecovery, ErrFingerprintMismatch or, under replay:
+// current, ErrResourceGone; or when it refuses to start it, ErrScopeBusy.
 type RefusalError struct {
 	Err         error         // the sentinel
 	OperationID string        // the record's operation id; empty for ErrFingerprintMismatch

@@ -87,6 +87,7 @@ func Halted(point string, state []byte) Decision {
 type Result struct {
 	Outcome     Outcome
 	OperationID string
-	Replayed    bool // Outcome is the stored answer of an earlier attempt
+	Replayed    bool // Outcome is the stored answer of an earlier attempt, or with Current its current representation
+	Current     bool // Outcome is what Attempt.Current answered for the completed operation, not its stored answer
 	Stored      bool // Outcome was stored with the record by this attempt
 }

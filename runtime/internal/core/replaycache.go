@@ -22,6 +22,9 @@ const DefaultReplayCacheBytes = 32 << 20
 // database would: a replay, or a conflict for a different fingerprint.
 // From its expires_at on the attempt goes to the database, which answers
 // expired, or runs a new operation once the sweeper has forgotten the key.
+// An attempt under replay: current (Attempt.Current) neither reads nor
+// fills it: its replay is the resource as it is now, which no record
+// holds, so it always reads its record and asks the service.
 // It is bounded by the bytes of the records it holds and evicts the least
 // recently used.
 type replayCache struct {

@@ -44,6 +44,11 @@ type Contract struct {
 	// as the spec writes them; a body in another answers 415. Empty takes
 	// any.
 	MediaTypes []string
+	// ReplayCurrent answers a retry of a completed operation with the
+	// current representation of what it created, from the handler's
+	// Current hook, instead of the stored answer (replay: current); the
+	// zero value replays the stored answer, defaults.Replay.
+	ReplayCurrent bool
 	// Lease is how long an attempt of a phased operation holds it between
 	// recovery points before a retry or the completer may take it over;
 	// required for phased operations (NewPhasedHandler), 0 otherwise.

@@ -36,6 +36,9 @@ type prepared struct {
 	// fn returns the core.Func that runs the request, keeping the last
 	// response it gave, with every header, in *answer.
 	fn func(answer **Response) core.Func
+	// current returns, under replay: current, the core.CurrentFunc that
+	// answers a replay, keeping its response in *answer; nil otherwise.
+	current func(answer **Response) core.CurrentFunc
 }
 
 // AsRejection reports whether an error of a business function is a
@@ -167,12 +170,17 @@ func (h *handler) serve(r *http.Request) (*Response, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	var answer *Response
+	var answer, currentAnswer *Response
 	at := core.Attempt{Policy: h.policy, Scope: scope, Key: key, Fingerprint: p.sum, Request: p.request}
+	if p.current != nil {
+		at.Current = p.current(&currentAnswer)
+	}
 	res, err := core.Execute(r.Context(), h.exec, at, p.fn(&answer))
 	switch {
 	case res == nil:
 		return nil, false, err
+	case res.Current:
+		return currentAnswer, true, err
 	case res.Replayed:
 		resp, rerr := replayed(res)
 		if rerr != nil {

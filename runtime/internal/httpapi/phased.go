@@ -28,6 +28,9 @@ type Phased[T any] struct {
 	// Steps are the operation's steps in order; the last one is local and
 	// returns the answer.
 	Steps []Step[T]
+	// Current is Typed's: the replay of a completed operation under
+	// replay: current.
+	Current CurrentFunc[T]
 }
 
 // OnUnknown is what a phased operation does when the outcome of an
@@ -109,6 +112,9 @@ func NewPhasedHandler[T any](exec core.Holder, p Phased[T], scope func(*http.Req
 	if h.policy.Lease <= 0 {
 		return nil, fmt.Errorf("idem: contract %s: a phased operation needs a lease", p.Contract.Operation)
 	}
+	if err := checkReplay(&h.contract, p.Current != nil); err != nil {
+		return nil, err
+	}
 	prepare := func(req *Request) (*T, string, error) {
 		body := new(T)
 		if p.Decode != nil {
@@ -144,7 +150,7 @@ func NewPhasedHandler[T any](exec core.Holder, p Phased[T], scope func(*http.Req
 		}
 		return prepared{sum: sum, request: stored, fn: func(answer **Response) core.Func {
 			return phasedFunc(h, p.Steps, nk, req, body, answer)
-		}}, nil
+		}, current: current(h, p.Current, req, body)}, nil
 	}
 	err = core.RegisterResumer(exec, h.policy.Operation, func(_ context.Context, _ string, stored []byte) (*core.Policy, core.Func, error) {
 		req, err := decodeRequest(stored)

@@ -34,6 +34,7 @@ const (
 	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	ProblemRequestTimeout       = ProblemTypeBase + "request-timeout"
+	ProblemResourceGone         = ProblemTypeBase + "resource-gone"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -42,7 +43,7 @@ type Problem struct {
 	Title       string `json:"title"`
 	Status      int    `json:"status"`
 	Detail      string `json:"detail,omitempty"`
-	OperationID string `json:"operation_id,omitempty"` // for support, on operation-expired and operation-requires-recovery
+	OperationID string `json:"operation_id,omitempty"` // for support, on operation-expired, operation-requires-recovery and resource-gone
 	// Violations lists every violation of the request's schema, on
 	// request-body-invalid (an RFC 9457 extension member).
 	Violations []jsondecode.Violation `json:"violations,omitempty"`
@@ -75,6 +76,9 @@ func problemFor(err error) *Problem {
 			return &Problem{Type: ProblemScopeBusy, Title: "Too many operations of this scope", Status: http.StatusTooManyRequests,
 				Detail:     "Your operations already use their share of this service while it is busy; nothing of this request ran or was kept. Retry the same request later.",
 				retryAfter: ref.RetryAfter}
+		case core.ErrResourceGone:
+			return &Problem{Type: ProblemResourceGone, Title: "Resource gone", Status: http.StatusGone,
+				Detail: "The operation with this idempotency key completed, but what it created no longer exists. It is not executed again; its first answer is kept for support under the operation id.", OperationID: ref.OperationID}
 		case core.ErrRequiresRecovery:
 			return &Problem{Type: ProblemRequiresRecovery, Title: "Operation requires recovery", Status: http.StatusConflict,
 				Detail: "The outcome of the first attempt is unknown; contact support with the operation id.", OperationID: ref.OperationID}

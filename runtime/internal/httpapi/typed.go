@@ -37,6 +37,10 @@ type Typed[T any] struct {
 	// business refusal (runtime/idem's Rejection) answers with its problem
 	// instead of an error.
 	Run func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request, body *T) (*Response, error)
+	// Current answers a replay of the completed operation with the
+	// current representation of what it created (current.go); required
+	// when Contract.ReplayCurrent is set, nil otherwise.
+	Current CurrentFunc[T]
 }
 
 // NewTypedHandler returns the net/http handler of a generated operation.
@@ -47,7 +51,9 @@ type Typed[T any] struct {
 // into a T, fingerprints that value (so a JSON and a form body of the same
 // request are the same operation) and has exec run the operation. A replay
 // carries the stored status, body and headers plus Idempotent-Replayed:
-// true. Errors are application/problem+json with the types of
+// true; under replay: current a replay of a completed operation answers
+// what Current reads now instead, with the same header. Errors are
+// application/problem+json with the types of
 // docs/problems.md; a business error asRejection recognises answers with
 // its problem (nil recognises none).
 func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
@@ -56,6 +62,9 @@ func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Reque
 	}
 	h, err := newHandler(exec, t.Contract, scope, asRejection, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkReplay(&h.contract, t.Current != nil); err != nil {
 		return nil, err
 	}
 	h.prepare = func(req *Request) (prepared, error) {
@@ -82,7 +91,8 @@ func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Reque
 				return prepared{}, err
 			}
 		}
-		return prepared{sum: sum, fn: func(answer **Response) core.Func { return h.business(naturalKey, req, run, answer) }}, nil
+		return prepared{sum: sum, fn: func(answer **Response) core.Func { return h.business(naturalKey, req, run, answer) },
+			current: current(h, t.Current, req, body)}, nil
 	}
 	return h, nil
 }
