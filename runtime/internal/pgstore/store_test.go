@@ -300,3 +300,49 @@ func TestCompletionStoresOnlyFinalStates(t *testing.T) {
 		}
 	}
 }
+
+// A record's deadlines are the database's: created at its now(), expiring
+// after retention and deleted after the tombstone period from then; a
+// read carries the database's time, which Expired compares with.
+func TestDeadlinesAreTheDatabases(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	var before time.Time
+	if err := pool.QueryRow(ctx, "SELECT now()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	insertRecord(t, ctx, pool, s, "k", time.Hour, 2*time.Hour)
+	var retention, purge time.Duration
+	var created time.Time
+	if err := pool.QueryRow(ctx, `SELECT created_at, expires_at - created_at, purge_at - created_at FROM idempotency_record`).
+		Scan(&created, &retention, &purge); err != nil {
+		t.Fatal(err)
+	}
+	if created.Before(before) || retention != time.Hour || purge != 3*time.Hour {
+		t.Errorf("created %v (the database's clock was %v before), retention %v, purge after %v; want 1h and 3h from the database's now()",
+			created, before, retention, purge)
+	}
+	read := func() *pgstore.Record {
+		t.Helper()
+		var b pgx.Batch
+		s.QueueRecord(&b, "s", "k")
+		br := pool.SendBatch(ctx, &b)
+		defer br.Close()
+		rec, err := s.ReadRecord(br)
+		if err != nil || rec == nil {
+			t.Fatalf("read: %+v, %v", rec, err)
+		}
+		return rec
+	}
+	if rec := read(); rec.ReadAt.Before(created) || rec.Expired() {
+		t.Errorf("read at %v (created %v): expired %v, want a read after the creation, within retention", rec.ReadAt, created, rec.Expired())
+	}
+	age(t, pool, "k", time.Hour)
+	if rec := read(); !rec.Expired() {
+		t.Errorf("an hour later on the database's clock: read at %v, expires %v, not expired", rec.ReadAt, rec.ExpiresAt)
+	}
+}
