@@ -88,9 +88,10 @@ func (c *replayCache) get(scope, key string, now time.Time) *pgstore.Record {
 
 // put caches rec, just read, for (scope, key) when it is decided and
 // still within its retention, with now, the executor's Clock; a record
-// larger than an eighth of the cache is not kept.
+// larger than an eighth of the cache is not kept, nor one without the
+// database's time of its read, whose retention left is unknown.
 func (c *replayCache) put(scope, key string, rec *pgstore.Record, now time.Time) {
-	if c == nil || (rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed) || rec.Expired() {
+	if c == nil || (rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed) || rec.ReadAt.IsZero() || rec.Expired() {
 		return
 	}
 	k := replayKey{scope, key}
