@@ -15,8 +15,8 @@ type SweepResult struct {
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement, the longest any row lock was held
 	// ClockSkew is how far the executor's Clock was ahead of the
-	// database's (negative: behind), beyond the round trip that measured
-	// it; it changes nothing the sweep does.
+	// database's (negative: behind); 0 when within the round trip that
+	// measured it. It changes nothing the sweep does.
 	ClockSkew time.Duration
 }
 

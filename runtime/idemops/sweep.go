@@ -27,8 +27,8 @@ type SweepResult struct {
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
 	// ClockSkew is how far this machine's clock was ahead of the
-	// database's (negative: behind), beyond the round trip that measured
-	// it; it changes nothing the sweep does.
+	// database's (negative: behind); 0 when within the round trip that
+	// measured it. It changes nothing the sweep does.
 	ClockSkew time.Duration
 	// ClockSkewed reports that ClockSkew is past SweepOptions.MaxClockSkew:
 	// worth a warning about this machine's clock, not a failure.

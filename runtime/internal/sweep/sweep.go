@@ -1,10 +1,9 @@
 // Package sweep applies retention to the runtime's tables: records past
 // retention become tombstones, tombstones past their period are deleted,
 // then natural-key rows past their lifetime, all on the database's clock.
-// The executor's Maintain and
-// the support library (for `idemgen ops sweep` from cron) both run it, so
-// the command-line tool links the store's sweep statements and not the
-// executor.
+// The executor's Maintain and the support library (for `idemgen ops sweep`
+// from cron) both run it, so the command-line tool links the store's sweep
+// statements and not the executor.
 package sweep
 
 import (
@@ -60,8 +59,9 @@ type Result struct {
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
 	// ClockSkew is how far the caller's clock was ahead of the database's
-	// (negative: behind), beyond the round trip that measured it; 0 within
-	// it. It changes nothing the sweep does, for the caller to log.
+	// (negative: behind), measured halfway through the round trip that read
+	// the database's; 0 when within that round trip. It changes nothing the
+	// sweep does, for the caller to log.
 	ClockSkew time.Duration
 }
 
