@@ -44,9 +44,10 @@ named by DATABASE_URL, as Executor.Maintain does every minute in a service:
 records past retention become tombstones, tombstones past their period are
 deleted, then natural-key rows older than --natural-key-lifetime (kept when
 it is 0). It works in short batches that skip rows a running operation
-holds, and refuses to run when this machine's clock and the database's
-differ by more than --max-clock-skew. Exit code 0 when it swept, 1 when the
-sweep failed, 2 for unusable input.`,
+holds. Every deadline is compared with the database's clock, never this
+machine's; a warning goes to stderr when the two differ by more than
+--max-clock-skew. Exit code 0 when it swept, 1 when the sweep failed, 2 for
+unusable input.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			url := os.Getenv("DATABASE_URL")
@@ -68,6 +69,10 @@ sweep failed, 2 for unusable input.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, in %d batches (longest %s)\n",
 				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
+			if res.ClockSkewed {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: this machine's clock is %s ahead of the database's (negative: behind); the sweep went by the database's\n",
+					res.ClockSkew.Round(time.Millisecond))
+			}
 			return nil
 		},
 	}
@@ -76,6 +81,6 @@ sweep failed, 2 for unusable input.`,
 	f.IntVar(&o.BatchSize, "batch-size", 0, "rows per statement (default 1000)")
 	f.DurationVar(&o.BatchTimeout, "batch-timeout", 0, "cancel a batch statement that runs longer (default 1s)")
 	f.DurationVar(&o.NaturalKeyLifetime, "natural-key-lifetime", 0, "delete natural-key rows claimed longer ago; 0 keeps them")
-	f.DurationVar(&o.MaxClockSkew, "max-clock-skew", 0, "refuse to sweep when the clocks differ by more (default 1m)")
+	f.DurationVar(&o.MaxClockSkew, "max-clock-skew", 0, "warn when this machine's clock and the database's differ by more (default 1m)")
 	return cmd
 }

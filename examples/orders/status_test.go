@@ -38,12 +38,11 @@ func (h heldShop) CreateOrder(ctx context.Context, tx pgx.Tx, op *shop.CreateOrd
 }
 
 // statusService is the orders service with heldShop, on a database of its
-// own, its executor on clock.
+// own.
 type statusService struct {
-	pool  *pgxpool.Pool
-	h     http.Handler
-	clock *idemtest.FakeClock
-	shop  heldShop
+	pool *pgxpool.Pool
+	h    http.Handler
+	shop heldShop
 }
 
 func newStatusService(t testing.TB) *statusService {
@@ -60,9 +59,9 @@ func newStatusService(t testing.TB) *statusService {
 	if err := createTables(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	s := &statusService{pool: pool, clock: idemtest.NewFakeClock(time.Now().UTC()),
+	s := &statusService{pool: pool,
 		shop: heldShop{reached: make(chan struct{}), release: make(chan struct{})}}
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema, Clock: s.clock,
+	exec, err := idem.NewExecutor(idem.Config{Pool: pool, Schema: idempotencySchema,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -208,10 +207,29 @@ func TestStatusRoute(t *testing.T) {
 
 	t.Run("expired", func(t *testing.T) {
 		id := s.operationID(t, "tenant-a", "k-held")
-		s.clock.Advance(72*time.Hour + time.Second) // past createOrder's retention
+		s.age(t, "tenant-a", 72*time.Hour+time.Second) // past createOrder's retention, on the database's clock
 		got, _ := s.lookup("tenant-a", "k-held")
 		wantAnswer(t, "past retention", got, answer{http.StatusOK, "application/json", `{"state":"expired","operation_id":"` + id + `"}`})
 	})
+}
+
+// age moves scope's records d into the past, as the database's clock
+// sees them (idemtest.Age, on a connection whose search_path is the
+// runtime's schema).
+func (s *statusService) age(t *testing.T, scope string, d time.Duration) {
+	t.Helper()
+	conn, err := s.pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(t.Context(), "SET search_path TO "+idempotencySchema); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), "RESET search_path")
+	if err := idemtest.Age(t.Context(), conn, scope, d); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sameHeader reports whether a and b hold the same fields and values.

@@ -13,7 +13,7 @@ import (
 type Config struct {
 	Pool     *pgxpool.Pool // required
 	Schema   string        // schema of the idempotency tables; "" follows the search_path
-	Clock    Clock         // nil means SystemClock
+	Clock    Clock         // this host's clock, which decides no deadline (see Clock); nil means SystemClock
 	Observer Observer      // optional
 	Tracer   Tracer        // spans of each attempt (runtime/idemotel); nil records none
 	// Logger receives one record per failed operation (Error for a 500,

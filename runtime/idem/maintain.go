@@ -14,6 +14,10 @@ type SweepResult struct {
 	NaturalKeysDeleted int           // natural-key rows past MaintainOptions.NaturalKeyLifetime that were removed
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement, the longest any row lock was held
+	// ClockSkew is how far the executor's Clock was ahead of the
+	// database's (negative: behind); 0 when within the round trip that
+	// measured it. It changes nothing the sweep does.
+	ClockSkew time.Duration
 }
 
 // MaintainOptions configure Maintain and Sweep; a zero field is its
@@ -32,17 +36,12 @@ type MaintainOptions struct {
 	// than retention plus tombstone: a natural key deleted earlier no longer
 	// protects an entity whose operation is still remembered.
 	NaturalKeyLifetime time.Duration
-	// MaxClockSkew is the largest tolerated difference between the
-	// executor's Clock and the database's now(); a sweep refuses to run
-	// past it (ErrClockSkew), since a clock running ahead would delete
-	// tombstones early. 0 is one minute.
+	// MaxClockSkew is the difference between the executor's Clock and the
+	// database's now() past which a sweep logs a warning. The sweep runs
+	// all the same, on the database's clock, as every deadline does. 0 is
+	// one minute.
 	MaxClockSkew time.Duration
 }
-
-// ErrClockSkew is the error of a sweep that refused to run because the
-// executor's Clock and the database's clock differ by more than
-// MaintainOptions.MaxClockSkew.
-var ErrClockSkew = core.ErrClockSkew
 
 // Maintain applies retention until ctx ends: it sweeps at once and then
 // every o.Interval, logging each sweep, and returns nil when ctx ends (or
@@ -57,13 +56,15 @@ func (e *Executor) Maintain(ctx context.Context, o MaintainOptions) error {
 	return core.Maintain(ctx, e, core.MaintainOptions(o))
 }
 
-// Sweep applies retention once, at the executor's Clock after checking it
-// against the database's: records past retention become tombstones (their
-// stored responses are dropped), tombstones past their period are deleted,
-// then natural-key rows past their lifetime, each in batches of at most
-// o.BatchSize rows. A batch is one short statement that skips rows a
-// running operation holds. Correctness never depends on it having run,
-// since the executor compares deadlines with its clock itself.
+// Sweep applies retention once, on the database's clock: records past
+// retention become tombstones (their stored responses are dropped),
+// tombstones past their period are deleted, then natural-key rows past
+// their lifetime, each in batches of at most o.BatchSize rows. A batch is
+// one short statement that skips rows a running operation holds.
+// Correctness never depends on it having run, since the executor compares
+// deadlines with the database's clock itself. It logs a warning when the
+// executor's Clock is further than o.MaxClockSkew from the database's
+// (SweepResult.ClockSkew).
 func (e *Executor) Sweep(ctx context.Context, o MaintainOptions) (SweepResult, error) {
 	res, err := core.Sweep(ctx, e, core.MaintainOptions(o))
 	return SweepResult(res), err

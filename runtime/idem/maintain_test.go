@@ -2,7 +2,6 @@ package idem_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -98,7 +97,8 @@ func (w *writer) during(from, to time.Time) int {
 	return n
 }
 
-// Must show 2: with a fake clock, records become tombstones and are
+// Must show 2: as time moves (the database's view of the old records, and
+// the executor's fake clock), records become tombstones and are
 // purged, and natural-key rows past their lifetime deleted, in batches of
 // at most BatchSize rows, while new operations keep committing; no batch
 // runs longer than batchLockBound, and no new operation waits 50ms on any
@@ -143,6 +143,15 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 	defer w.halt()
 	<-w.started
 	// The fake clock runs a day ahead of the database's by design.
+	later := func(by time.Duration) {
+		t.Helper()
+		clock.Advance(by)
+		for _, scope := range []string{"old", "bulk"} {
+			if err := idemtest.Age(ctx, d.pool, scope, by); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	opts := idem.MaintainOptions{BatchSize: batch, BatchTimeout: batchLockBound, NaturalKeyLifetime: 24 * time.Hour, MaxClockSkew: 48 * time.Hour}
 	sweep := func(what string, want idem.SweepResult) {
 		t.Helper()
@@ -157,7 +166,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 		if got.LongestBatch > batchLockBound {
 			t.Errorf("%s: a batch ran %v, longer than the bound %v", what, got.LongestBatch, batchLockBound)
 		}
-		got.LongestBatch = 0
+		got.LongestBatch, got.ClockSkew = 0, 0
 		if got != want {
 			t.Errorf("%s: %+v, want %+v", what, got, want)
 		}
@@ -166,7 +175,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 		}
 	}
 
-	clock.Advance(time.Hour)
+	later(time.Hour)
 	// 3000 rows in batches of 200: 15 full batches and a short one ends the
 	// tombstone step; the purge and natural-key steps find nothing.
 	sweep("past retention", idem.SweepResult{Tombstoned: records, Batches: records/batch + 1 + 1 + 1})
@@ -177,7 +186,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 		t.Errorf("retry of a tombstone: status %d body %s, want 409 operation-expired", r.Status, r.Body)
 	}
 
-	clock.Advance(24 * time.Hour)
+	later(24 * time.Hour)
 	sweep("past the tombstone period", idem.SweepResult{Deleted: records, NaturalKeysDeleted: naturalKeys,
 		Batches: 1 + records/batch + 1 + naturalKeys/batch + 1})
 	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE scope <> 'writer'"); n != 0 {
@@ -198,24 +207,30 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 	}
 }
 
-// The sweeper refuses to run at a clock that differs from the database's
-// by more than MaxClockSkew: at a clock running ahead it would delete
-// tombstones early.
-func TestSweepRefusesASkewedClock(t *testing.T) {
+// A sweep by an executor whose clock runs ahead by more than
+// MaxClockSkew runs all the same, on the database's clock: a record within
+// its retention there stays, whatever the executor's clock says, and the
+// skew is logged.
+func TestASweepAheadLogsTheSkewAndKeepsRetention(t *testing.T) {
 	d := newDB(t)
-	clock := idemtest.NewFakeClock(dbNow(t, d).Add(2 * time.Minute))
-	exec, err := idem.NewExecutor(idem.Config{Pool: d.pool, Clock: clock, Protocol: testProtocol()})
+	logs := &logCapture{}
+	exec := newExecutor(t, d, idem.Config{Clock: skewedClock(2 * time.Hour), Logger: slog.New(logs)})
+	c := orderContract()
+	c.Retention, c.Tombstone = time.Hour, time.Hour
+	if r := post(orderHandler(t, exec, c, createOrder), "t1", "k1", `{"customer":"c","amount":1}`); r.Status != http.StatusCreated {
+		t.Fatalf("first: status %d body %s", r.Status, r.Body)
+	}
+	res, err := exec.Sweep(context.Background(), idem.MaintainOptions{MaxClockSkew: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exec.Sweep(context.Background(), idem.MaintainOptions{}); !errors.Is(err, idem.ErrClockSkew) {
-		t.Fatalf("sweep 2 minutes ahead with the default bound of 1 minute: %v, want ErrClockSkew", err)
-	} else {
-		t.Log(err)
+	if res.Tombstoned+res.Deleted != 0 || res.ClockSkew < time.Hour {
+		t.Errorf("sweep 2 hours ahead: %+v, want nothing tombstoned or deleted and a skew of about 2h", res)
 	}
-	if _, err := exec.Sweep(context.Background(), idem.MaintainOptions{MaxClockSkew: 5 * time.Minute}); err != nil {
-		t.Fatalf("sweep 2 minutes ahead with a bound of 5 minutes: %v", err)
+	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE state = 'completed'"); n != 1 {
+		t.Errorf("%d completed records after the sweep, want 1", n)
 	}
+	wantSkewWarning(t, logs)
 }
 
 // sweepSignal is a slog.Handler that reports each sweep record that

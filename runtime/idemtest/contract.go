@@ -118,9 +118,10 @@ type ContractCase[T any] struct {
 //     record a tombstone; past the tombstone period the sweep deletes the
 //     record and the key is forgotten: it runs as a new operation, which
 //     the business may accept or refuse with a 4xx of its own (a unique
-//     constraint of its table, say). The fake clock of this
-//     scenario lies wholly in the past, so its sweeps never reach records
-//     of the other scenarios, which use the wall clock.
+//     constraint of its table, say). Time moves where it decides, on
+//     the database's view of this scenario's records (Age), so its sweeps,
+//     on the database's clock, never reach the other scenarios' records
+//     before their own retention ends.
 //   - rolled back: an attempt that fails after the business function ran,
 //     before commit, leaves no effect, and its retry runs once.
 //   - replay after a change: Fixture.Touch changes the resource a

@@ -39,7 +39,7 @@ type StatusCase[T any] struct {
 //   - in progress, then completed: while the first request is held before
 //     its commit the route answers in_progress; once it completed, the
 //     stored status, Location and answer with the operation id.
-//   - expired: past the contract's retention, by the executor's clock,
+//   - expired: past the contract's retention, by the database's clock,
 //     expired with the operation id.
 //   - malformed key: 400 idempotency-key-malformed naming the parameter.
 func RunStatus[T any](t *testing.T, c StatusCase[T]) {
@@ -216,14 +216,15 @@ func sameJSON(a, b []byte) bool {
 }
 
 func (s *statusRun[T]) expired(t *testing.T) {
-	ret, tomb := s.run.contract.Retention, s.run.contract.Tombstone
-	clock := NewFakeClock(time.Now().Add(-2 * (ret + tomb)).UTC())
-	op, status := s.servers(t, idem.Config{Clock: clock}, faults.Hooks{})
+	ret := s.run.contract.Retention
+	op, status := s.servers(t, idem.Config{}, faults.Hooks{})
 	scope := freshName(t, "status-expired")
 	key := s.run.freshKey(t)
 	wantAccepted(t, "first request", Serve(op, s.run.request(t, t.Context(), s.run.fresh(t, scope), scope, key)), false)
 	done := wantState(t, "lookup within retention", s.lookup(status, scope, key), idem.AttemptCompleted)
-	clock.Advance(ret + time.Second)
+	if err := Age(t.Context(), s.run.pool, scope, ret+time.Second); err != nil {
+		t.Fatal(err)
+	}
 	a := wantState(t, "lookup past retention", s.lookup(status, scope, key), idem.AttemptExpired)
 	if a.OperationID != done.OperationID || a.Response != nil {
 		t.Fatalf("expired lookup %+v; want operation id %s and no answer", a, done.OperationID)

@@ -1,7 +1,8 @@
 // Package idemtest holds test helpers for the idempotency runtime: the
 // contract tests generated code runs (RunContract, with a service's
 // Fixture), the property test behind generated typed fingerprints
-// (CheckFingerprint), a fake clock, and a harness that serves requests
+// (CheckFingerprint), a fake clock and Age, which moves the database's view
+// of a scope's records forward, and a harness that serves requests
 // in-process and releases many concurrent requests at once.
 //
 // It is a test-support stage. It may import the runtime packages (idem,

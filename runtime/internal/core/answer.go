@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"time"
 
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
@@ -15,7 +16,7 @@ import (
 // cached: the stored outcome is not its replay.
 func (e *Executor) answer(ctx context.Context, at *attempt, rec *pgstore.Record, fn Func) (*Result, error) {
 	if at.Current == nil {
-		e.replays.put(at.Scope, at.Key, rec, at.now)
+		e.replays.put(at.Scope, at.Key, rec, e.clock.Now())
 	}
 	return e.answerFrom(ctx, at, rec, fn)
 }
@@ -27,7 +28,7 @@ func (e *Executor) answerFrom(ctx context.Context, at *attempt, rec *pgstore.Rec
 	switch {
 	case !bytes.Equal(rec.Fingerprint, at.Fingerprint[:]):
 		return nil, e.refuse(ctx, at, EventConflict, &RefusalError{Err: ErrFingerprintMismatch})
-	case rec.State == pgstore.StateTombstone || !at.now.Before(rec.ExpiresAt):
+	case rec.Expired():
 		return nil, e.refuse(ctx, at, EventExpired, &RefusalError{Err: ErrExpired, OperationID: opID})
 	case rec.State == pgstore.StateRequiresRecovery:
 		return nil, e.refuse(ctx, at, EventRequiresRecovery, &RefusalError{Err: ErrRequiresRecovery, OperationID: opID})
@@ -36,7 +37,7 @@ func (e *Executor) answerFrom(ctx context.Context, at *attempt, rec *pgstore.Rec
 	case rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed:
 		return nil, e.inProgress(ctx, at, opID)
 	}
-	if rec.CompletedAt.After(at.now) {
+	if rec.CompletedAt.After(rec.ReadAt.Add(-time.Since(at.start))) { // completed after this attempt began, on the database's clock
 		e.emit(ctx, at, EventWaited, opID, "")
 	}
 	if at.Current != nil && rec.State == pgstore.StateCompleted {

@@ -41,7 +41,6 @@ type attempt struct {
 	op    *Operation
 	span  tracing.OperationSpan
 	start time.Time // the wall clock at the start, for durations and waits
-	now   time.Time // the executor's Clock at the start: the record's times
 	conn  *pgx.Conn // the connection the attempt holds, once acquired
 	// token is the fencing token under which this attempt holds a record
 	// committed in progress (after a checkpoint, or a takeover); 0 while
@@ -101,9 +100,9 @@ func Execute(ctx context.Context, h Holder, a Attempt, fn Func) (*Result, error)
 // context for the effects it enqueues and its first recovery point.
 func (e *Executor) newAttempt(ctx context.Context, a Attempt, id [16]byte) (context.Context, *attempt) {
 	ctx, span := e.tracer.StartOperation(ctx, a.Policy.Operation)
-	return ctx, &attempt{Attempt: a, span: span, start: time.Now(), now: e.clock.Now(),
+	return ctx, &attempt{Attempt: a, span: span, start: time.Now(),
 		op: &Operation{ID: formatUUID(id), Name: a.Policy.Operation, Scope: a.Scope, Key: a.Key, id: id,
-			store: e.store, clock: e.clock, request: a.Request, trace: e.tracer.TraceContext(ctx)}}
+			store: e.store, request: a.Request, trace: e.tracer.TraceContext(ctx)}}
 }
 
 // protected runs an attempt with a key. A retry of an operation decided
@@ -111,7 +110,7 @@ func (e *Executor) newAttempt(ctx context.Context, a Attempt, id [16]byte) (cont
 // connection; one under replay: current never is.
 func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result, error) {
 	if at.Current == nil {
-		if rec := e.replays.get(at.Scope, at.Key, at.now); rec != nil {
+		if rec := e.replays.get(at.Scope, at.Key, e.clock.Now()); rec != nil {
 			return e.answerFrom(ctx, at, rec, fn)
 		}
 	}
@@ -137,11 +136,12 @@ func (e *Executor) protected(ctx context.Context, at *attempt, fn Func) (*Result
 	return e.claimFirst(ctx, at, fn)
 }
 
-// claim is what a new operation writes when it claims its key.
+// claim is what a new operation writes when it claims its key; the
+// database computes its deadlines from its own clock.
 func (at *attempt) claim() pgstore.Claim {
 	p := at.Policy
 	return pgstore.Claim{Scope: at.Scope, Key: at.Key, Fingerprint: at.Fingerprint[:], OperationID: at.op.id,
-		Operation: p.Operation, CreatedAt: at.now, ExpiresAt: at.now.Add(p.Retention), PurgeAt: at.now.Add(p.Retention + p.Tombstone)}
+		Operation: p.Operation, Retention: p.Retention, Tombstone: p.Tombstone}
 }
 
 // lockTimeout is how long the claim may still wait for a concurrent

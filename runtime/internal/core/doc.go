@@ -69,16 +69,22 @@
 // running step instead of racing it), and the end updates the record under
 // the token.
 //
-// Expiry is decided from the injected Clock when a retry arrives, never from
-// whether the sweeper has run; leases are the database's now(). A record
-// past its tombstone period stays expired until the sweeper deletes it;
-// the key is then free again.
+// One clock decides, the database's: a record's deadlines are computed
+// from now() when it is written, expiry compares them with the time the
+// database read the record when a retry arrives (never whether the
+// sweeper has run), and leases and sweeps are now()'s too, so a host
+// whose clock is skewed answers as any other. A record past its tombstone
+// period stays expired until the sweeper deletes it; the key is then free
+// again. The injected Clock only measures how long a cached replay stays
+// valid (replaycache.go) and is compared with the database's to log a
+// skew.
 //
 // A panic in the Func or a fault hook rolls the transaction back, freeing
 // the key (or, after a checkpoint, leaving the operation to a takeover),
 // and is then propagated unchanged: the executor does not hide bugs.
 //
 // EventWaited is reported for a replay of a record completed after this
-// attempt started by the executor's clock: the first attempt was still
-// running when the duplicate arrived, so the duplicate waited for it.
+// attempt started, on the database's clock (the read's time less the time
+// the attempt has run): the first attempt was still running when the
+// duplicate arrived, so the duplicate waited for it.
 package core

@@ -9,13 +9,12 @@ import (
 	"github.com/idemgen/idemgen/runtime/internal/sweep"
 )
 
-// defaultSweepInterval is the time between two sweeps of Maintain when
-// MaintainOptions.Interval is 0; runtime/idem documents it.
-const defaultSweepInterval = time.Minute
-
-// ErrClockSkew is the refusal of a sweep whose clock and the database's
-// differ by more than MaintainOptions.MaxClockSkew.
-var ErrClockSkew = sweep.ErrClockSkew
+// The defaults of MaintainOptions' Interval and MaxClockSkew; runtime/idem
+// documents them.
+const (
+	defaultSweepInterval = time.Minute
+	defaultMaxClockSkew  = time.Minute
+)
 
 // MaintainOptions configure Sweep and Maintain; a zero field is its
 // default.
@@ -24,24 +23,28 @@ type MaintainOptions struct {
 	BatchSize          int           // rows per statement; 0 is 1000
 	BatchTimeout       time.Duration // a batch statement is canceled past it, releasing its row locks; 0 is one second
 	NaturalKeyLifetime time.Duration // natural-key rows claimed longer ago are deleted; 0 keeps them
-	MaxClockSkew       time.Duration // largest tolerated difference between the clock and the database's; 0 is one minute
+	MaxClockSkew       time.Duration // a sweep logs a warning when the Clock and the database's differ by more; 0 is one minute
 }
 
 // sweepOptions are o's options for one sweep.
 func (o MaintainOptions) sweepOptions() sweep.Options {
-	return sweep.Options{BatchSize: o.BatchSize, BatchTimeout: o.BatchTimeout, NaturalKeyLifetime: o.NaturalKeyLifetime, MaxClockSkew: o.MaxClockSkew}
+	return sweep.Options{BatchSize: o.BatchSize, BatchTimeout: o.BatchTimeout, NaturalKeyLifetime: o.NaturalKeyLifetime}
 }
 
-// normalize fills in the interval's default and refuses negative options.
+// normalize fills in the interval's and the skew bound's defaults and
+// refuses negative options.
 func (o MaintainOptions) normalize() (MaintainOptions, error) {
 	if _, err := o.sweepOptions().Normalize(); err != nil {
 		return o, err
 	}
-	if o.Interval < 0 {
+	if o.Interval < 0 || o.MaxClockSkew < 0 {
 		return o, errors.New("idem: negative maintenance option")
 	}
 	if o.Interval == 0 {
 		o.Interval = defaultSweepInterval
+	}
+	if o.MaxClockSkew == 0 {
+		o.MaxClockSkew = defaultMaxClockSkew
 	}
 	return o, nil
 }
@@ -49,11 +52,22 @@ func (o MaintainOptions) normalize() (MaintainOptions, error) {
 // SweepResult counts what one Sweep changed and how long its batches ran.
 type SweepResult = sweep.Result
 
-// Sweep applies retention once at the executor's clock, after checking it
-// against the database's (sweep.Run).
+// Sweep applies retention once on the database's clock (sweep.Run), and
+// logs a warning when the executor's Clock is further from it than
+// o.MaxClockSkew: nothing is decided by that clock, but a skewed host is
+// worth knowing about.
 func Sweep(ctx context.Context, h Holder, o MaintainOptions) (SweepResult, error) {
 	e := Of(h)
-	return sweep.Run(ctx, e.pool, e.store, e.clock.Now, o.sweepOptions())
+	o, err := o.normalize()
+	if err != nil {
+		return SweepResult{}, err
+	}
+	res, err := sweep.Run(ctx, e.pool, e.store, e.clock.Now, o.sweepOptions())
+	if err == nil && res.ClockSkew.Abs() > o.MaxClockSkew {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "idempotency: this host's clock differs from the database's; deadlines and leases follow the database's",
+			slog.Duration("clock_skew", res.ClockSkew), slog.Duration("max_clock_skew", o.MaxClockSkew))
+	}
+	return res, err
 }
 
 // Maintain runs the completer (Redrive, over the operations registered

@@ -21,7 +21,6 @@ type Operation struct {
 
 	id       [16]byte
 	store    *pgstore.Store
-	clock    Clock
 	enqueued []string // the names of the effects Enqueue wrote since the last commit, for EventEffectEnqueued
 	point    string   // the last recovery point committed, "" before the first
 	state    []byte
@@ -83,7 +82,7 @@ func (o *Operation) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, e
 		return "", errors.New("idem: Enqueue on an operation the executor did not start")
 	}
 	key, err := o.store.Enqueue(ctx, tx, pgstore.Effect{Scope: o.Scope, OperationID: o.id, Operation: o.Name, Name: e.Name,
-		OnUnknown: e.OnUnknown, Payload: e.Payload, At: o.clock.Now(), TraceContext: o.trace})
+		OnUnknown: e.OnUnknown, Payload: e.Payload, TraceContext: o.trace})
 	if err == nil {
 		o.enqueued = append(o.enqueued, e.Name)
 	}
@@ -101,7 +100,7 @@ func (o *Operation) ClaimNaturalKey(ctx context.Context, tx pgx.Tx, key string) 
 		return "", errors.New("idem: ClaimNaturalKey on an operation the executor did not start")
 	}
 	holder, err = o.store.ClaimNaturalKey(ctx, tx, pgstore.NaturalKey{Scope: o.Scope, Operation: o.Name,
-		Key: key, OperationID: o.id, At: o.clock.Now()})
+		Key: key, OperationID: o.id})
 	if err != nil {
 		return "", fmt.Errorf("idem: %s: %w", o.Name, err)
 	}

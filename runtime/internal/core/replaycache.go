@@ -20,8 +20,12 @@ const DefaultReplayCacheBytes = 32 << 20
 // settles only operations that wait for it; the sweeper touches only
 // records past retention), so a cached one answers exactly as the
 // database would: a replay, or a conflict for a different fingerprint.
-// From its expires_at on the attempt goes to the database, which answers
-// expired, or runs a new operation once the sweeper has forgotten the key.
+// Retention ends on the database's clock: the cache keeps what was left of
+// it when the database answered (expires_at minus the read's time, both
+// the database's), measured from then on the executor's Clock, so a host
+// whose clock is skewed keeps a record neither longer nor shorter. From
+// then on the attempt goes to the database, which answers expired, or runs
+// a new operation once the sweeper has forgotten the key.
 // An attempt under replay: current (Attempt.Current) neither reads nor
 // fills it: its replay is the resource as it is now, which no record
 // holds, so it always reads its record and asks the service.
@@ -43,6 +47,10 @@ type replayEntry struct {
 	k    replayKey
 	rec  pgstore.Record
 	size int64
+	// cachedAt is the executor's Clock when rec was read: how long ago
+	// that was moves rec.ReadAt on, and the entry ends once it reaches
+	// rec.ExpiresAt.
+	cachedAt time.Time
 }
 
 // newReplayCache returns a cache of at most max bytes, nil (no cache) when
@@ -58,7 +66,8 @@ func newReplayCache(max int64) *replayCache {
 }
 
 // get returns a copy of the decided record cached for (scope, key) while
-// now is before its expires_at; nil otherwise (an expired one is dropped).
+// its retention runs at now, the executor's Clock: its ReadAt moved on by
+// the time since it was cached; nil otherwise (an expired one is dropped).
 func (c *replayCache) get(scope, key string, now time.Time) *pgstore.Record {
 	if c == nil {
 		return nil
@@ -70,18 +79,22 @@ func (c *replayCache) get(scope, key string, now time.Time) *pgstore.Record {
 		return nil
 	}
 	e := el.Value.(*replayEntry)
-	if !now.Before(e.rec.ExpiresAt) {
+	rec := cloneRecord(&e.rec)
+	rec.ReadAt = rec.ReadAt.Add(now.Sub(e.cachedAt))
+	if rec.Expired() {
 		c.remove(el)
 		return nil
 	}
 	c.order.MoveToFront(el)
-	return cloneRecord(&e.rec)
+	return rec
 }
 
-// put caches rec for (scope, key) when it is decided and its retention
-// runs at now; a record larger than an eighth of the cache is not kept.
+// put caches rec, just read, for (scope, key) when it is decided and
+// still within its retention, with now, the executor's Clock; a record
+// larger than an eighth of the cache is not kept, nor one without the
+// database's time of its read, whose retention left is unknown.
 func (c *replayCache) put(scope, key string, rec *pgstore.Record, now time.Time) {
-	if c == nil || (rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed) || !now.Before(rec.ExpiresAt) {
+	if c == nil || (rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed) || rec.ReadAt.IsZero() || rec.Expired() {
 		return
 	}
 	k := replayKey{scope, key}
@@ -94,7 +107,7 @@ func (c *replayCache) put(scope, key string, rec *pgstore.Record, now time.Time)
 	if el, ok := c.entries[k]; ok {
 		c.remove(el)
 	}
-	c.entries[k] = c.order.PushFront(&replayEntry{k: k, rec: *cloneRecord(rec), size: size})
+	c.entries[k] = c.order.PushFront(&replayEntry{k: k, rec: *cloneRecord(rec), size: size, cachedAt: now})
 	c.size += size
 	for c.size > c.max {
 		c.remove(c.order.Back())

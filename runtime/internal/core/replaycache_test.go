@@ -19,7 +19,9 @@ func (c *movableClock) Now() time.Time { return time.Now().Add(time.Duration(c.o
 // possible, the cached key still replays the same answer and a different
 // fingerprint under it is still a conflict; another scope's key, and a
 // key past its retention, need the database. A second executor on the
-// same database, without a cache, answers the same.
+// same database, without a cache, answers the same. The cached entry ends
+// when the executor's clock has moved on by what was left of retention on
+// the database's clock when it was read.
 func TestReplayCacheAnswersAsTheDatabaseWould(t *testing.T) {
 	c, pool, cs := newConsumer(t, core.ProtocolAdvisory, 0)
 	clock := &movableClock{}
@@ -70,7 +72,14 @@ func TestReplayCacheAnswersAsTheDatabaseWould(t *testing.T) {
 		t.Errorf("another scope's key: %v; want the database's turn (unreachable here), not the cached answer", err)
 	}
 
-	clock.offset.Store(int64(c.policy.Retention)) // past the record's retention
+	// Past the record's retention: on the executor's clock, which times
+	// the cached entry, and on the database's, which decides.
+	clock.offset.Store(int64(c.policy.Retention))
+	if _, err := pool.Exec(t.Context(), `UPDATE idempotency_record
+		SET expires_at = expires_at - make_interval(secs => $1), purge_at = purge_at - make_interval(secs => $1)`,
+		c.policy.Retention.Seconds()); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := withCache.handle(t.Context(), m, book(m, &calls)); err == nil {
 		t.Errorf("past retention the cached executor answered without the database: %v", err)
 	}

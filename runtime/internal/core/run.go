@@ -168,7 +168,7 @@ func (e *Executor) effectsCommitted(at *attempt) {
 func (e *Executor) finish(ctx context.Context, at *attempt, d Decision) error {
 	done := pgstore.Completion{
 		Scope: at.Scope, Key: at.Key, OperationID: at.op.id, State: pgstore.StateCompleted, Token: at.token,
-		Status: d.Outcome.Code, Header: d.Outcome.Meta, Body: d.Outcome.Body, CompletedAt: e.clock.Now(),
+		Status: d.Outcome.Code, Header: d.Outcome.Meta, Body: d.Outcome.Body,
 	}
 	rollbackBusiness := d.Disposition == Fail
 	if rollbackBusiness {
@@ -192,7 +192,7 @@ func (e *Executor) halt(ctx context.Context, at *attempt, d Decision, begin bool
 	if begin {
 		b.Queue("BEGIN")
 	}
-	e.store.QueueHalt(&b, pgstore.Halt{Scope: at.Scope, Key: at.Key, Token: at.token, Point: d.Point, State: d.State, HaltedAt: e.clock.Now()})
+	e.store.QueueHalt(&b, pgstore.Halt{Scope: at.Scope, Key: at.Key, Token: at.token, Point: d.Point, State: d.State})
 	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) error {
 		if begin {
 			if _, err := br.Exec(); err != nil {

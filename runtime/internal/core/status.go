@@ -58,7 +58,7 @@ type AttemptStatus struct {
 // holds, without running or changing anything. It reads through one
 // statement (pgstore.LookUp) that does the same work whether the key is
 // unknown or another scope's, so neither the answer nor its cost tells
-// them apart; expiry is decided on the executor's Clock, as for a retry.
+// them apart; expiry is decided on the database's clock, as for a retry.
 // It takes no place of the scope's share and does not read the replay
 // cache, whose hits would answer faster than misses.
 //
@@ -89,7 +89,6 @@ func Status(ctx context.Context, h Holder, l Lookup) (AttemptStatus, error) {
 			return AttemptStatus{}, err
 		}
 	}
-	now := e.clock.Now()
 	found, err := e.store.LookUp(ctx, pc.Conn(), l.Operation, l.Scope, l.Key, e.currentProtocol() == ProtocolAdvisory)
 	if err != nil {
 		err = unavailable(fmt.Errorf("idem: status: %w", err))
@@ -105,7 +104,7 @@ func Status(ctx context.Context, h Holder, l Lookup) (AttemptStatus, error) {
 	}
 	st := AttemptStatus{OperationID: formatUUID(rec.OperationID)}
 	switch {
-	case rec.State == pgstore.StateTombstone || !now.Before(rec.ExpiresAt):
+	case rec.Expired():
 		st.State = AttemptExpired
 	case rec.State == pgstore.StateRequiresRecovery:
 		st.State = AttemptRequiresRecovery

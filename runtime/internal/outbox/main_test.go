@@ -98,7 +98,7 @@ func newEffect(name, onUnknown string) pgstore.Effect {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	return pgstore.Effect{Scope: "acme", OperationID: id, Operation: "createOrder", Name: name, OnUnknown: onUnknown,
-		Payload: []byte(`{"to":"a@example.com"}`), At: time.Now()}
+		Payload: []byte(`{"to":"a@example.com"}`)}
 }
 
 // fakeProvider records each call in provider_calls and carries the effect

@@ -194,8 +194,7 @@ func (s *Store) QueueInsert(b *pgx.Batch, r Insertion, rollbackBusiness bool) er
 		b.Queue("ROLLBACK TO SAVEPOINT " + BusinessSavepoint)
 	}
 	b.Queue(s.insert, r.Claim.Scope, r.Claim.Key, r.Fingerprint, string(r.State), pgtype.UUID{Bytes: r.Claim.OperationID, Valid: true},
-		r.Operation, int32(r.Status), jsonText(r.Header), r.Body, timestamptz(r.CreatedAt), timestamptz(r.CompletedAt),
-		timestamptz(r.ExpiresAt), timestamptz(r.PurgeAt))
+		r.Operation, int32(r.Status), jsonText(r.Header), r.Body, r.Retention.Seconds(), r.purgeAfter().Seconds())
 	b.Queue("COMMIT")
 	return nil
 }
@@ -231,7 +230,7 @@ func scanRecord(row pgx.Row, extra ...any) (*Record, error) {
 	var r sqlcdb.GetRecordRow
 	var state pgtype.Text
 	err := row.Scan(append([]any{&r.OperationID, &r.Fingerprint, &state, &r.ResponseStatus,
-		&r.ResponseHeaders, &r.ResponseBody, &r.CompletedAt, &r.ExpiresAt}, extra...)...)
+		&r.ResponseHeaders, &r.ResponseBody, &r.CompletedAt, &r.ExpiresAt, &r.ReadAt}, extra...)...)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil

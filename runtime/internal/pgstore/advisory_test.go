@@ -87,7 +87,7 @@ func TestOpenLocksRechecksAndReplaysInOneRoundTrip(t *testing.T) {
 	}
 
 	// A waiting opener sees the record the first one commits.
-	c := newClaim("k", t0, time.Hour, time.Hour)
+	c := newClaim("k", time.Hour, time.Hour)
 	done := make(chan pgstore.Opened)
 	go func() {
 		opened, _, err := openRecord(ctx, second, s, "k", pgstore.OpenOptions{LockTimeout: time.Minute})
@@ -99,7 +99,7 @@ func TestOpenLocksRechecksAndReplaysInOneRoundTrip(t *testing.T) {
 	awaitAdvisoryWaiter(t, pool, pgstore.LockKey("s", "k"))
 	var b pgx.Batch
 	if err := s.QueueInsert(&b, pgstore.Insertion{Claim: c, Completion: pgstore.Completion{State: pgstore.StateCompleted,
-		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: t0}}, false); err != nil {
+		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`)}}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.SendBatch(ctx, &b).Close(); err != nil {
@@ -139,7 +139,7 @@ func TestInsertRecordIsArbitratedByThePrimaryKey(t *testing.T) {
 	insert := func(c pgstore.Claim, state pgstore.State) error {
 		var b pgx.Batch
 		if err := s.QueueInsert(&b, pgstore.Insertion{Claim: c, Completion: pgstore.Completion{State: state, Status: 201,
-			Header: []byte(`{}`), CompletedAt: t0}}, false); err != nil {
+			Header: []byte(`{}`)}}, false); err != nil {
 			return err
 		}
 		tx, err := pool.Begin(ctx)
@@ -154,13 +154,13 @@ func TestInsertRecordIsArbitratedByThePrimaryKey(t *testing.T) {
 		}
 		return err
 	}
-	if err := insert(newClaim("k", t0, time.Hour, time.Hour), pgstore.StateInProgress); err == nil {
+	if err := insert(newClaim("k", time.Hour, time.Hour), pgstore.StateInProgress); err == nil {
 		t.Error("an in-progress record was inserted")
 	}
-	if err := insert(newClaim("k", t0, time.Hour, time.Hour), pgstore.StateCompleted); err != nil {
+	if err := insert(newClaim("k", time.Hour, time.Hour), pgstore.StateCompleted); err != nil {
 		t.Fatal(err)
 	}
-	if err := insert(newClaim("k", t0, time.Hour, time.Hour), pgstore.StateFailed); !pgstore.IsUniqueViolation(err) {
+	if err := insert(newClaim("k", time.Hour, time.Hour), pgstore.StateFailed); !pgstore.IsUniqueViolation(err) {
 		t.Errorf("second insert of the key: %v, want a unique violation", err)
 	}
 	var n int

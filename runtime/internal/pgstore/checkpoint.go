@@ -38,7 +38,7 @@ type Checkpoint struct {
 func (s *Store) QueueInsertCheckpoint(b *pgx.Batch, c Claim, cp Checkpoint) {
 	b.Queue(s.insertCheckpoint, cp.Lease.Seconds(), cp.Point, cp.State, cp.Request, cp.TraceContext,
 		c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
-		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt))
+		c.Retention.Seconds(), c.purgeAfter().Seconds())
 	b.Queue("COMMIT")
 }
 
@@ -96,19 +96,18 @@ func (s *Store) ReadFence(br pgx.BatchResults) (bool, error) {
 
 // Halt is an operation halted on an unknown outcome.
 type Halt struct {
-	Scope    string
-	Key      string
-	Token    int64
-	Point    string // the recovery point reached, for support's resume
-	State    []byte
-	HaltedAt time.Time
+	Scope string
+	Key   string
+	Token int64
+	Point string // the recovery point reached, for support's resume
+	State []byte
 }
 
 // QueueHalt appends to b the halt of an operation held under h.Token: its
 // record in requires_recovery, its progress row kept for support with the
 // point reached, then COMMIT. Read it with ReadHalt.
 func (s *Store) QueueHalt(b *pgx.Batch, h Halt) {
-	b.Queue(s.halt, timestamptz(h.HaltedAt), h.Point, h.State, h.Scope, h.Key, h.Token)
+	b.Queue(s.halt, h.Point, h.State, h.Scope, h.Key, h.Token)
 	b.Queue("COMMIT")
 }
 

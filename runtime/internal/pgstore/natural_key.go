@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -17,7 +16,6 @@ type NaturalKey struct {
 	// Key is the canonical JSON of the declared fields' values.
 	Key         string
 	OperationID [16]byte
-	At          time.Time
 }
 
 // ClaimNaturalKey claims k through tx, the operation's transaction. It
@@ -26,7 +24,7 @@ type NaturalKey struct {
 // until the holder's transaction ends.
 func (s *Store) ClaimNaturalKey(ctx context.Context, tx pgx.Tx, k NaturalKey) (holder string, err error) {
 	var id pgtype.UUID
-	err = tx.QueryRow(ctx, s.claimNatural, k.Scope, k.Operation, k.Key, pgtype.UUID{Bytes: k.OperationID, Valid: true}, timestamptz(k.At)).Scan(&id)
+	err = tx.QueryRow(ctx, s.claimNatural, k.Scope, k.Operation, k.Key, pgtype.UUID{Bytes: k.OperationID, Valid: true}).Scan(&id)
 	if err == nil {
 		return "", nil
 	}

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -22,7 +21,6 @@ type Effect struct {
 	// unknown: retry, verify or halt.
 	OnUnknown string
 	Payload   []byte
-	At        time.Time
 	// TraceContext is the trace context of the request that enqueued the
 	// effect, for the worker's span to link to; "" for none.
 	TraceContext string
@@ -34,7 +32,7 @@ type Effect struct {
 func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, e Effect) (string, error) {
 	var key string
 	err := tx.QueryRow(ctx, s.enqueue, e.Scope, pgtype.UUID{Bytes: e.OperationID, Valid: true}, e.Name, e.OnUnknown,
-		e.Payload, timestamptz(e.At), e.Operation, e.TraceContext).Scan(&key)
+		e.Payload, e.Operation, e.TraceContext).Scan(&key)
 	if err != nil {
 		return "", fmt.Errorf("pgstore: enqueue %s: %w", e.Name, err)
 	}

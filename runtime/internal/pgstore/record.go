@@ -25,9 +25,11 @@ type Claim struct {
 	Fingerprint []byte
 	OperationID [16]byte
 	Operation   string // the operation's name
-	CreatedAt   time.Time
-	ExpiresAt   time.Time // end of retention: the stored response goes
-	PurgeAt     time.Time // end of the tombstone period: the row goes
+	// Retention is how long the stored response is kept, and Tombstone how
+	// long the row is kept after it: the deadlines are computed from the
+	// database's now(), never from a host's clock.
+	Retention time.Duration
+	Tombstone time.Duration
 }
 
 // Record is a committed record found holding a key.
@@ -40,6 +42,15 @@ type Record struct {
 	Body        []byte
 	CompletedAt time.Time // zero until completed
 	ExpiresAt   time.Time // end of retention; on a tombstone, its purge time
+	// ReadAt is the database's clock when the record was read: compared
+	// with ExpiresAt, it decides whether the record expired.
+	ReadAt time.Time
+}
+
+// Expired reports whether r is past its retention (or a tombstone) when
+// it was read, on the database's clock.
+func (r *Record) Expired() bool {
+	return r.State == StateTombstone || !r.ReadAt.Before(r.ExpiresAt)
 }
 
 // Completion is the final outcome stored with an operation.
@@ -49,10 +60,9 @@ type Completion struct {
 	OperationID [16]byte
 	// Token is the fencing token the completing attempt holds the record
 	// under: 0 for a record claimed in its own transaction.
-	Token       int64
-	State       State // StateCompleted or StateFailed
-	Status      int
-	Header      []byte // JSON object of header name to values
-	Body        []byte
-	CompletedAt time.Time
+	Token  int64
+	State  State // StateCompleted or StateFailed
+	Status int
+	Header []byte // JSON object of header name to values
+	Body   []byte
 }

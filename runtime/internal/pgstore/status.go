@@ -27,7 +27,7 @@ type Looked struct {
 func (s *Store) LookUp(ctx context.Context, conn *pgx.Conn, operation, scope, key string, probeLock bool) (Looked, error) {
 	var r sqlcdb.GetStatusRow
 	err := conn.QueryRow(ctx, s.status, probeLock, LockKey(scope, key), scope, key, operation).
-		Scan(&r.OperationID, &r.State, &r.ResponseStatus, &r.ResponseHeaders, &r.ResponseBody, &r.ExpiresAt, &r.Locked)
+		Scan(&r.OperationID, &r.State, &r.ResponseStatus, &r.ResponseHeaders, &r.ResponseBody, &r.ExpiresAt, &r.ReadAt, &r.Locked)
 	if err != nil {
 		return Looked{}, err
 	}
@@ -35,7 +35,7 @@ func (s *Store) LookUp(ctx context.Context, conn *pgx.Conn, operation, scope, ke
 		return Looked{Locked: r.Locked}, nil
 	}
 	rec := &Record{OperationID: r.OperationID.Bytes, State: State(r.State.String), Header: r.ResponseHeaders, Body: r.ResponseBody,
-		ExpiresAt: r.ExpiresAt.Time}
+		ExpiresAt: r.ExpiresAt.Time, ReadAt: r.ReadAt.Time}
 	if r.ResponseStatus.Valid {
 		rec.Status = int(r.ResponseStatus.Int32)
 	}

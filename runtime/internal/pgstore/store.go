@@ -64,7 +64,7 @@ func New(schema string) *Store {
 
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
-		purgeNatural:  q(sqlcdb.DeleteNaturalKeysBefore),
+		purgeNatural:  q(sqlcdb.DeleteNaturalKeysPastLifetime),
 
 		status: q(sqlcdb.GetStatus),
 	}
@@ -92,7 +92,7 @@ func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 		b.BeginTx(pgx.TxOptions{})
 	}
 	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
-		timestamptz(c.CreatedAt), timestamptz(c.ExpiresAt), timestamptz(c.PurgeAt), lockTimeoutSetting(o.LockTimeout))
+		c.Retention.Seconds(), c.purgeAfter().Seconds(), lockTimeoutSetting(o.LockTimeout))
 	if o.Savepoint {
 		b.Queue("SAVEPOINT " + BusinessSavepoint)
 	}
@@ -150,11 +150,10 @@ func (s *Store) QueueComplete(b *pgx.Batch, c Completion, rollbackBusiness, comm
 	}
 	status := pgtype.Int4{Int32: int32(c.Status), Valid: true}
 	if c.Token > 0 {
-		b.Queue(s.completeCheckpointed, string(c.State), status, jsonText(c.Header), c.Body,
-			timestamptz(c.CompletedAt), c.Scope, c.Key, c.Token)
+		b.Queue(s.completeCheckpointed, string(c.State), status, jsonText(c.Header), c.Body, c.Scope, c.Key, c.Token)
 	} else {
 		b.Queue(s.complete, string(c.State), status, jsonText(c.Header), c.Body,
-			timestamptz(c.CompletedAt), c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
+			c.Scope, c.Key, pgtype.UUID{Bytes: c.OperationID, Valid: true})
 	}
 	if commit {
 		b.Queue("COMMIT")
@@ -195,6 +194,7 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 		Header:      row.ResponseHeaders,
 		Body:        row.ResponseBody,
 		ExpiresAt:   row.ExpiresAt.Time,
+		ReadAt:      row.ReadAt.Time,
 	}
 	if row.ResponseStatus.Valid {
 		r.Status = int(row.ResponseStatus.Int32)
@@ -205,9 +205,8 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 	return r
 }
 
-func timestamptz(t time.Time) pgtype.Timestamptz {
-	return pgtype.Timestamptz{Time: t, Valid: true}
-}
+// purgeAfter is how long after its creation the claimed record is deleted.
+func (c *Claim) purgeAfter() time.Duration { return c.Retention + c.Tombstone }
 
 // lockTimeoutSetting renders d for lock_timeout in whole milliseconds,
 // at least 1 (0 would mean "wait forever").

@@ -21,18 +21,16 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // insertRecord claims (scope, key) and completes it in one transaction, as
 // the executor does.
-func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgstore.Store, key string, created time.Time, retention, tombstone time.Duration) {
+func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgstore.Store, key string, retention, tombstone time.Duration) {
 	t.Helper()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	c := newClaim(key, created, retention, tombstone)
+	c := newClaim(key, retention, tombstone)
 	if claimed, err := claimRecord(ctx, conn, s, c, time.Second); err != nil || !claimed {
 		t.Fatalf("claim %s: claimed %v, %v", key, claimed, err)
 	}
@@ -41,13 +39,25 @@ func insertRecord(t *testing.T, ctx context.Context, pool *pgxpool.Pool, s *pgst
 	}
 }
 
-// newClaim is a claim of key in scope "s" by a new operation created at
-// created, kept for retention and then as a tombstone for tombstone.
-func newClaim(key string, created time.Time, retention, tombstone time.Duration) pgstore.Claim {
+// newClaim is a claim of key in scope "s" by a new operation, kept for
+// retention and then as a tombstone for tombstone.
+func newClaim(key string, retention, tombstone time.Duration) pgstore.Claim {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
-	return pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id,
-		CreatedAt: created, ExpiresAt: created.Add(retention), PurgeAt: created.Add(retention + tombstone)}
+	return pgstore.Claim{Scope: "s", Key: key, Fingerprint: []byte{1}, OperationID: id, Retention: retention, Tombstone: tombstone}
+}
+
+// age moves the records whose keys are LIKE keys d into the past, as the
+// database's clock moving on would: their creation, completion and
+// deadlines.
+func age(t *testing.T, db pgstore.Execer, keys string, d time.Duration) {
+	t.Helper()
+	if _, err := db.Exec(context.Background(), `UPDATE idempotency_record
+		SET created_at = created_at - make_interval(secs => $2), completed_at = completed_at - make_interval(secs => $2),
+		    expires_at = expires_at - make_interval(secs => $2), purge_at = purge_at - make_interval(secs => $2)
+		WHERE idempotency_key LIKE $1`, keys, d.Seconds()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // claimRecord opens a transaction on conn and claims c in it, waiting at
@@ -69,7 +79,7 @@ func claimRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pg
 func completeRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, c pgstore.Claim, state pgstore.State, commit bool) error {
 	var b pgx.Batch
 	done := pgstore.Completion{Scope: c.Scope, Key: c.Key, OperationID: c.OperationID, State: state,
-		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`), CompletedAt: c.CreatedAt}
+		Status: 201, Header: []byte(`{}`), Body: []byte(`{"ok":true}`)}
 	s.QueueComplete(&b, done, false, commit)
 	br := conn.SendBatch(ctx, &b)
 	err := s.ReadComplete(br, done, false, commit)
@@ -94,7 +104,7 @@ func TestMigrateIntoNamedSchema(t *testing.T) {
 		}
 	}
 	s := pgstore.New(name)
-	insertRecord(t, ctx, pool, s, "k", t0, time.Hour, time.Hour)
+	insertRecord(t, ctx, pool, s, "k", time.Hour, time.Hour)
 	var n int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{name, "idempotency_record"}.Sanitize()).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -115,10 +125,10 @@ func TestMigrateIntoNamedSchema(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	first, second := [16]byte{1}, [16]byte{2}
-	if _, err := s.Enqueue(ctx, tx, pgstore.Effect{Scope: "s", OperationID: first, Name: "mail", OnUnknown: "retry", At: t0}); err != nil {
+	if _, err := s.Enqueue(ctx, tx, pgstore.Effect{Scope: "s", OperationID: first, Name: "mail", OnUnknown: "retry"}); err != nil {
 		t.Fatal(err)
 	}
-	nk := pgstore.NaturalKey{Scope: "s", Operation: "op", Key: `["a"]`, OperationID: first, At: t0}
+	nk := pgstore.NaturalKey{Scope: "s", Operation: "op", Key: `["a"]`, OperationID: first}
 	if holder, err := s.ClaimNaturalKey(ctx, tx, nk); err != nil || holder != "" {
 		t.Fatalf("first natural-key claim: holder %q, %v; want it claimed", holder, err)
 	}
@@ -147,9 +157,10 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	}
 	s := pgstore.New("")
 	for i := range 25 {
-		insertRecord(t, ctx, pool, s, fmt.Sprintf("old-%02d", i), t0, time.Hour, time.Hour)
+		insertRecord(t, ctx, pool, s, fmt.Sprintf("old-%02d", i), time.Hour, time.Hour)
 	}
-	insertRecord(t, ctx, pool, s, "young", t0.Add(time.Hour), time.Hour, time.Hour)
+	insertRecord(t, ctx, pool, s, "young", time.Hour, time.Hour)
+	age(t, pool, "old-%", time.Hour) // the old ones at the end of retention on the database's clock
 
 	holder, err := pool.Begin(ctx)
 	if err != nil {
@@ -161,7 +172,7 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	}
 	sweepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	got, err := sweepAll(sweepCtx, pool, s, t0.Add(time.Hour), 10)
+	got, err := sweepAll(sweepCtx, pool, s, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +182,8 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	if err := holder.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err = sweepAll(ctx, pool, s, t0.Add(2*time.Hour), 10)
+	age(t, pool, "%", time.Hour) // an hour later: the old tombstones' period over, the young one's retention
+	got, err = sweepAll(ctx, pool, s, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,19 +197,19 @@ func TestSweepBatchesAndSkipsLockedRows(t *testing.T) {
 	if key != "young" || state != string(pgstore.StateTombstone) {
 		t.Errorf("left %s in state %s, want young as a tombstone", key, state)
 	}
-	if _, err := s.SweepBatch(ctx, pool, pgstore.SweepTombstone, t0, 0); err == nil {
+	if _, err := s.SweepBatch(ctx, pool, pgstore.SweepTombstone, 0, 0); err == nil {
 		t.Error("SweepBatch with batch size 0 succeeded")
 	}
 }
 
 // sweepAll runs the tombstone and purge steps in batches of batchSize
 // until each comes back short, and returns the rows each changed.
-func sweepAll(ctx context.Context, db pgstore.Execer, s *pgstore.Store, now time.Time, batchSize int) ([]int, error) {
+func sweepAll(ctx context.Context, db pgstore.Execer, s *pgstore.Store, batchSize int) ([]int, error) {
 	var counts []int
 	for _, step := range []pgstore.SweepStep{pgstore.SweepTombstone, pgstore.SweepPurge} {
 		total := 0
 		for {
-			n, err := s.SweepBatch(ctx, db, step, now, batchSize)
+			n, err := s.SweepBatch(ctx, db, step, batchSize, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -221,7 +233,7 @@ func TestClaimWaitIsBounded(t *testing.T) {
 	}
 	s := pgstore.New("")
 	claim := func(conn *pgxpool.Conn) (bool, error) {
-		return claimRecord(ctx, conn, s, newClaim("k", t0, time.Hour, time.Hour), 50*time.Millisecond)
+		return claimRecord(ctx, conn, s, newClaim("k", time.Hour, time.Hour), 50*time.Millisecond)
 	}
 	first, err := pool.Acquire(ctx)
 	if err != nil {
@@ -263,7 +275,7 @@ func TestCompletionStoresOnlyFinalStates(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Release()
-		c := newClaim(key, t0, time.Hour, time.Hour)
+		c := newClaim(key, time.Hour, time.Hour)
 		claimed, err := claimRecord(ctx, conn, s, c, time.Second)
 		if err == nil && !claimed {
 			t.Fatalf("%s: not claimed", key)
@@ -286,5 +298,51 @@ func TestCompletionStoresOnlyFinalStates(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "updated 0 records") {
 			t.Errorf("%s: %v, want the completion to update no record", state, err)
 		}
+	}
+}
+
+// A record's deadlines are the database's: created at its now(), expiring
+// after retention and deleted after the tombstone period from then; a
+// read carries the database's time, which Expired compares with.
+func TestDeadlinesAreTheDatabases(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	var before time.Time
+	if err := pool.QueryRow(ctx, "SELECT now()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	insertRecord(t, ctx, pool, s, "k", time.Hour, 2*time.Hour)
+	var retention, purge time.Duration
+	var created time.Time
+	if err := pool.QueryRow(ctx, `SELECT created_at, expires_at - created_at, purge_at - created_at FROM idempotency_record`).
+		Scan(&created, &retention, &purge); err != nil {
+		t.Fatal(err)
+	}
+	if created.Before(before) || retention != time.Hour || purge != 3*time.Hour {
+		t.Errorf("created %v (the database's clock was %v before), retention %v, purge after %v; want 1h and 3h from the database's now()",
+			created, before, retention, purge)
+	}
+	read := func() *pgstore.Record {
+		t.Helper()
+		var b pgx.Batch
+		s.QueueRecord(&b, "s", "k")
+		br := pool.SendBatch(ctx, &b)
+		defer br.Close()
+		rec, err := s.ReadRecord(br)
+		if err != nil || rec == nil {
+			t.Fatalf("read: %+v, %v", rec, err)
+		}
+		return rec
+	}
+	if rec := read(); rec.ReadAt.Before(created) || rec.Expired() {
+		t.Errorf("read at %v (created %v): expired %v, want a read after the creation, within retention", rec.ReadAt, created, rec.Expired())
+	}
+	age(t, pool, "k", time.Hour)
+	if rec := read(); !rec.Expired() {
+		t.Errorf("an hour later on the database's clock: read at %v, expires %v, not expired", rec.ReadAt, rec.ExpiresAt)
 	}
 }

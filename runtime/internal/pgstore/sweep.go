@@ -29,16 +29,27 @@ const (
 
 // SweepBatch runs one batch of step: at most batchSize rows, in one
 // statement of its own that skips rows locked by a running operation and
-// never waits for them. For SweepTombstone and SweepPurge, at is the
-// sweeper's now; for SweepNaturalKeys, the oldest claim time kept. It
-// returns the number of rows changed; fewer than batchSize means the step
-// is done for now. The store reads no time of its own.
-func (s *Store) SweepBatch(ctx context.Context, db Execer, step SweepStep, at time.Time, batchSize int) (int, error) {
+// never waits for them. Deadlines are compared with the database's now(),
+// never with a host's clock; lifetime is SweepNaturalKeys' natural-key
+// lifetime (the other steps ignore it). It returns the number of rows
+// changed; fewer than batchSize means the step is done for now.
+func (s *Store) SweepBatch(ctx context.Context, db Execer, step SweepStep, batchSize int, lifetime time.Duration) (int, error) {
 	if batchSize < 1 {
 		return 0, fmt.Errorf("pgstore: sweep batch size %d, want at least 1", batchSize)
 	}
-	sql := map[SweepStep]string{SweepTombstone: s.tombstone, SweepPurge: s.purge, SweepNaturalKeys: s.purgeNatural}[step]
-	tag, err := db.Exec(ctx, sql, timestamptz(at), int32(min(batchSize, 1<<30)))
+	batch := int32(min(batchSize, 1<<30))
+	var tag pgconn.CommandTag
+	var err error
+	switch step {
+	case SweepNaturalKeys:
+		tag, err = db.Exec(ctx, s.purgeNatural, lifetime.Seconds(), batch)
+	case SweepPurge:
+		tag, err = db.Exec(ctx, s.purge, batch)
+	case SweepTombstone:
+		tag, err = db.Exec(ctx, s.tombstone, batch)
+	default:
+		return 0, fmt.Errorf("pgstore: unknown sweep step %d", step)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("pgstore: sweep: %w", err)
 	}

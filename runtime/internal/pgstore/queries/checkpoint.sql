@@ -1,15 +1,17 @@
 -- name: InsertCheckpoint :one
 -- The advisory protocol's first checkpoint of a new operation: writes its
 -- record in progress and its progress row (the recovery point, its state,
--- the request, fencing token 1 and a lease from the database's now()), in
--- the business transaction, pipelined with its COMMIT. The record's
+-- the request, fencing token 1 and a lease from the database's now();
+-- the record's deadlines from now() too, as ClaimRecord's), in the
+-- business transaction, pipelined with its COMMIT. The record's
 -- primary key stays the final arbiter, as for InsertRecord.
 WITH record AS (
     INSERT INTO idempotency_record (
         scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
     )
     VALUES (@scope::text, @idempotency_key::text, @fingerprint::bytea, 'in_progress', @operation_id::uuid,
-            @operation::text, @created_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz)
+            @operation::text, now(), now() + make_interval(secs => @retention_seconds::float8),
+            now() + make_interval(secs => @purge_seconds::float8))
     RETURNING scope, idempotency_key, operation_id, operation
 )
 INSERT INTO idempotency_progress (
@@ -66,7 +68,7 @@ WITH progress AS (
 )
 UPDATE idempotency_record AS r
 SET state = @state::text, response_status = @response_status, response_headers = @response_headers,
-    response_body = @response_body, completed_at = @completed_at
+    response_body = @response_body, completed_at = statement_timestamp()
 FROM progress
 WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress';
 
@@ -85,7 +87,7 @@ WITH progress AS (
     RETURNING h.scope, h.idempotency_key
 )
 UPDATE idempotency_record AS r
-SET state = 'requires_recovery', completed_at = @halted_at
+SET state = 'requires_recovery', completed_at = statement_timestamp()
 FROM progress
 WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress';
 

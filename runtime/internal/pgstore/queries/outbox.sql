@@ -2,7 +2,7 @@
 -- Appends an effect to its operation's outbox rows, numbering it after the
 -- ones the operation already enqueued in this transaction. It is due at
 -- once on the database's clock (a host whose clock runs ahead would hold
--- it back); @created_at is the executor's reading, for the history.
+-- it back), and created then.
 -- @trace_context is the request's, for the worker's span to link to (an
 -- empty one is stored as NULL).
 INSERT INTO idempotency_outbox (
@@ -11,7 +11,7 @@ INSERT INTO idempotency_outbox (
 )
 SELECT @scope::text, @operation_id::uuid, n.seq, @effect::text,
        concat(@operation_id::uuid, '/', @effect::text, '/', n.seq),
-       @on_unknown::text, @payload::bytea, now(), @created_at::timestamptz,
+       @on_unknown::text, @payload::bytea, now(), now(),
        @operation::text, nullif(@trace_context::text, '')
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq

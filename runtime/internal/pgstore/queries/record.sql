@@ -6,12 +6,14 @@
 -- runs once the row is in, puts the previous lock_timeout back, so the
 -- business function's own lock waits are not cut short; all in this one
 -- statement. A claim that returns no row leaves the bound in place until
--- the caller rolls back.
+-- the caller rolls back. Its deadlines are the database's: retention and
+-- the tombstone period from now(), never a host's clock.
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
 )
 SELECT @scope::text, @idempotency_key::text, @fingerprint::bytea, 'in_progress', @operation_id::uuid, @operation::text,
-       @created_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz
+       now(), now() + make_interval(secs => @retention_seconds::float8),
+       now() + make_interval(secs => @purge_seconds::float8)
 FROM (
     SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
            set_config('lock_timeout', @lock_timeout::text, true) AS bounded
@@ -25,9 +27,10 @@ RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_l
 -- COMMITTED, it sees the record committed by the transaction the claim
 -- waited for; and after an advisory-protocol InsertRecord that met a
 -- unique violation. No row means no record holds the key: it went
--- (swept) since the claim.
+-- (swept) since the claim. read_at is the database's clock when the
+-- statement ran, which the caller compares expires_at with.
 SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
-       completed_at, expires_at
+       completed_at, expires_at, statement_timestamp()::timestamptz AS read_at
 FROM idempotency_record
 WHERE scope = @scope AND idempotency_key = @idempotency_key;
 
@@ -39,7 +42,7 @@ WHERE scope = @scope AND idempotency_key = @idempotency_key;
 -- the record is in progress.
 UPDATE idempotency_record
 SET state = @state::text, response_status = @response_status, response_headers = @response_headers,
-    response_body = @response_body, completed_at = @completed_at
+    response_body = @response_body, completed_at = statement_timestamp()
 WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @operation_id
   AND state = 'in_progress' AND @state::text IN ('completed', 'failed');
 
@@ -48,14 +51,15 @@ WHERE scope = @scope AND idempotency_key = @idempotency_key AND operation_id = @
 -- retention, leaving a compact tombstone due for deletion at purge_at;
 -- skips rows another transaction holds. An operation in progress after a
 -- checkpoint, or halted for support, keeps its record until it is decided:
--- a retry past retention is refused as expired all the same.
+-- a retry past retention is refused as expired all the same. Retention
+-- ends on the database's clock, whoever sweeps.
 UPDATE idempotency_record
 SET state = 'tombstone', response_status = NULL, response_headers = NULL,
     response_body = NULL, expires_at = purge_at
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= @now AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
+    WHERE r.expires_at <= now() AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
     ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
@@ -63,12 +67,12 @@ WHERE (scope, idempotency_key) IN (
 
 -- name: DeletePurged :execrows
 -- Deletes at most @batch_size tombstones whose tombstone period has ended
--- (a tombstone's expires_at is its purge_at).
+-- on the database's clock (a tombstone's expires_at is its purge_at).
 DELETE FROM idempotency_record
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= @now AND r.state = 'tombstone'
+    WHERE r.expires_at <= now() AND r.state = 'tombstone'
     ORDER BY r.expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED
@@ -88,7 +92,7 @@ WHERE (scope, idempotency_key) IN (
 -- trip and leaves the connection idle; the server logs the sentence as
 -- the error's text. opened is '' when the lock is held.
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock(@lock_key::bigint)::text
             ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
        END AS opened
@@ -101,7 +105,7 @@ LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @i
 -- another transaction holds ends the pipeline the same way as a record
 -- does, with its own sentence, so a refusal is one round trip too.
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        CASE WHEN r.operation_id IS NOT NULL
                 THEN set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
             WHEN pg_try_advisory_xact_lock(@lock_key::bigint) THEN ''
@@ -119,7 +123,7 @@ LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @i
 -- are not cut short. Its record columns are NULL when no record holds
 -- the key.
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
 FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS g
 LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @idempotency_key;
@@ -131,10 +135,13 @@ LEFT JOIN idempotency_record AS r ON r.scope = @scope AND r.idempotency_key = @i
 -- committed meanwhile fails this INSERT with a unique violation (SQLSTATE
 -- 23505), which aborts the transaction, business changes and all. The
 -- caller passes only completed or failed as the state (QueueInsert checks).
+-- Its times are the database's: created and its deadlines from now(), the
+-- transaction's start, completed at this statement.
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, operation, response_status, response_headers,
     response_body, created_at, completed_at, expires_at, purge_at
 )
 VALUES (@scope::text, @idempotency_key::text, @fingerprint::bytea, @state::text, @operation_id::uuid, @operation::text,
-        @response_status::integer, @response_headers::jsonb, @response_body::bytea, @created_at::timestamptz,
-        @completed_at::timestamptz, @expires_at::timestamptz, @purge_at::timestamptz);
+        @response_status::integer, @response_headers::jsonb, @response_body::bytea, now(), statement_timestamp(),
+        now() + make_interval(secs => @retention_seconds::float8),
+        now() + make_interval(secs => @purge_seconds::float8));

@@ -8,8 +8,10 @@
 -- do the same work: one primary-key probe that finds nothing under this
 -- scope and one try of a lock no one holds (another scope's attempt holds
 -- the hash of its own scope). A record of another operation under the
--- key is not this operation's attempt: it reads as no record.
+-- key is not this operation's attempt: it reads as no record. read_at is
+-- the database's clock, which decides expiry as it does for a retry.
 SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.response_body, r.expires_at,
+       statement_timestamp()::timestamptz AS read_at,
        (CASE WHEN r.operation_id IS NULL AND @probe_lock::boolean
              THEN NOT pg_try_advisory_xact_lock(@lock_key::bigint)
              ELSE false END)::boolean AS locked

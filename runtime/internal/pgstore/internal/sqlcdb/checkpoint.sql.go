@@ -14,13 +14,13 @@ import (
 const CompleteCheckpointed = `-- name: CompleteCheckpointed :execrows
 WITH progress AS (
     DELETE FROM idempotency_progress AS d
-    WHERE d.scope = $6 AND d.idempotency_key = $7 AND d.fencing_token = $8
+    WHERE d.scope = $5 AND d.idempotency_key = $6 AND d.fencing_token = $7
       AND $1::text IN ('completed', 'failed')
     RETURNING d.scope, d.idempotency_key
 )
 UPDATE idempotency_record AS r
 SET state = $1::text, response_status = $2, response_headers = $3,
-    response_body = $4, completed_at = $5
+    response_body = $4, completed_at = statement_timestamp()
 FROM progress
 WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress'
 `
@@ -30,7 +30,6 @@ type CompleteCheckpointedParams struct {
 	ResponseStatus  pgtype.Int4
 	ResponseHeaders []byte
 	ResponseBody    []byte
-	CompletedAt     pgtype.Timestamptz
 	Scope           string
 	IdempotencyKey  string
 	FencingToken    int64
@@ -46,7 +45,6 @@ func (q *Queries) CompleteCheckpointed(ctx context.Context, arg CompleteCheckpoi
 		arg.ResponseStatus,
 		arg.ResponseHeaders,
 		arg.ResponseBody,
-		arg.CompletedAt,
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.FencingToken,
@@ -117,19 +115,18 @@ func (q *Queries) GiveUpLease(ctx context.Context, arg GiveUpLeaseParams) error 
 const HaltOperation = `-- name: HaltOperation :execrows
 WITH progress AS (
     UPDATE idempotency_progress AS h
-    SET lease_until = 'infinity', checkpoint = $2::text, checkpoint_state = $3::bytea,
+    SET lease_until = 'infinity', checkpoint = $1::text, checkpoint_state = $2::bytea,
         updated_at = now()
-    WHERE h.scope = $4 AND h.idempotency_key = $5 AND h.fencing_token = $6
+    WHERE h.scope = $3 AND h.idempotency_key = $4 AND h.fencing_token = $5
     RETURNING h.scope, h.idempotency_key
 )
 UPDATE idempotency_record AS r
-SET state = 'requires_recovery', completed_at = $1
+SET state = 'requires_recovery', completed_at = statement_timestamp()
 FROM progress
 WHERE r.scope = progress.scope AND r.idempotency_key = progress.idempotency_key AND r.state = 'in_progress'
 `
 
 type HaltOperationParams struct {
-	HaltedAt        pgtype.Timestamptz
 	Checkpoint      string
 	CheckpointState []byte
 	Scope           string
@@ -145,7 +142,6 @@ type HaltOperationParams struct {
 // replaced.
 func (q *Queries) HaltOperation(ctx context.Context, arg HaltOperationParams) (int64, error) {
 	result, err := q.db.Exec(ctx, HaltOperation,
-		arg.HaltedAt,
 		arg.Checkpoint,
 		arg.CheckpointState,
 		arg.Scope,
@@ -164,7 +160,8 @@ WITH record AS (
         scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
     )
     VALUES ($6::text, $7::text, $8::bytea, 'in_progress', $9::uuid,
-            $10::text, $11::timestamptz, $12::timestamptz, $13::timestamptz)
+            $10::text, now(), now() + make_interval(secs => $11::float8),
+            now() + make_interval(secs => $12::float8))
     RETURNING scope, idempotency_key, operation_id, operation
 )
 INSERT INTO idempotency_progress (
@@ -179,25 +176,25 @@ RETURNING fencing_token
 `
 
 type InsertCheckpointParams struct {
-	LeaseSeconds    float64
-	Checkpoint      string
-	CheckpointState []byte
-	Request         []byte
-	TraceContext    string
-	Scope           string
-	IdempotencyKey  string
-	Fingerprint     []byte
-	OperationID     pgtype.UUID
-	Operation       string
-	CreatedAt       pgtype.Timestamptz
-	ExpiresAt       pgtype.Timestamptz
-	PurgeAt         pgtype.Timestamptz
+	LeaseSeconds     float64
+	Checkpoint       string
+	CheckpointState  []byte
+	Request          []byte
+	TraceContext     string
+	Scope            string
+	IdempotencyKey   string
+	Fingerprint      []byte
+	OperationID      pgtype.UUID
+	Operation        string
+	RetentionSeconds float64
+	PurgeSeconds     float64
 }
 
 // The advisory protocol's first checkpoint of a new operation: writes its
 // record in progress and its progress row (the recovery point, its state,
-// the request, fencing token 1 and a lease from the database's now()), in
-// the business transaction, pipelined with its COMMIT. The record's
+// the request, fencing token 1 and a lease from the database's now();
+// the record's deadlines from now() too, as ClaimRecord's), in the
+// business transaction, pipelined with its COMMIT. The record's
 // primary key stays the final arbiter, as for InsertRecord.
 func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointParams) (int64, error) {
 	row := q.db.QueryRow(ctx, InsertCheckpoint,
@@ -211,9 +208,8 @@ func (q *Queries) InsertCheckpoint(ctx context.Context, arg InsertCheckpointPara
 		arg.Fingerprint,
 		arg.OperationID,
 		arg.Operation,
-		arg.CreatedAt,
-		arg.ExpiresAt,
-		arg.PurgeAt,
+		arg.RetentionSeconds,
+		arg.PurgeSeconds,
 	)
 	var fencing_token int64
 	err := row.Scan(&fencing_token)

@@ -13,7 +13,7 @@ import (
 
 const ClaimNaturalKey = `-- name: ClaimNaturalKey :one
 INSERT INTO idempotency_natural_key (scope, operation, natural_key, operation_id, created_at)
-VALUES ($1::text, $2::text, $3::text, $4::uuid, $5::timestamptz)
+VALUES ($1::text, $2::text, $3::text, $4::uuid, now())
 ON CONFLICT (scope, operation, natural_key) DO NOTHING
 RETURNING operation_id
 `
@@ -23,7 +23,6 @@ type ClaimNaturalKeyParams struct {
 	Operation   string
 	NaturalKey  string
 	OperationID pgtype.UUID
-	CreatedAt   pgtype.Timestamptz
 }
 
 // Claims an entity's natural key for an operation; no row when another
@@ -35,33 +34,33 @@ func (q *Queries) ClaimNaturalKey(ctx context.Context, arg ClaimNaturalKeyParams
 		arg.Operation,
 		arg.NaturalKey,
 		arg.OperationID,
-		arg.CreatedAt,
 	)
 	var operation_id pgtype.UUID
 	err := row.Scan(&operation_id)
 	return operation_id, err
 }
 
-const DeleteNaturalKeysBefore = `-- name: DeleteNaturalKeysBefore :execrows
+const DeleteNaturalKeysPastLifetime = `-- name: DeleteNaturalKeysPastLifetime :execrows
 DELETE FROM idempotency_natural_key
 WHERE (scope, operation, natural_key) IN (
     SELECT n.scope, n.operation, n.natural_key
     FROM idempotency_natural_key AS n
-    WHERE n.created_at <= $1::timestamptz
+    WHERE n.created_at <= now() - make_interval(secs => $1::float8)
     LIMIT $2::integer
     FOR UPDATE SKIP LOCKED
 )
 `
 
-type DeleteNaturalKeysBeforeParams struct {
-	Before    pgtype.Timestamptz
-	BatchSize int32
+type DeleteNaturalKeysPastLifetimeParams struct {
+	LifetimeSeconds float64
+	BatchSize       int32
 }
 
-// Deletes at most @batch_size natural-key rows claimed before @before, the
-// end of their lifetime; skips rows another transaction holds.
-func (q *Queries) DeleteNaturalKeysBefore(ctx context.Context, arg DeleteNaturalKeysBeforeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, DeleteNaturalKeysBefore, arg.Before, arg.BatchSize)
+// Deletes at most @batch_size natural-key rows claimed more than
+// @lifetime_seconds ago on the database's clock, the end of their
+// lifetime; skips rows another transaction holds.
+func (q *Queries) DeleteNaturalKeysPastLifetime(ctx context.Context, arg DeleteNaturalKeysPastLifetimeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, DeleteNaturalKeysPastLifetime, arg.LifetimeSeconds, arg.BatchSize)
 	if err != nil {
 		return 0, err
 	}

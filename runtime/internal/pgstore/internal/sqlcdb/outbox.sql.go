@@ -18,8 +18,8 @@ INSERT INTO idempotency_outbox (
 )
 SELECT $1::text, $2::uuid, n.seq, $3::text,
        concat($2::uuid, '/', $3::text, '/', n.seq),
-       $4::text, $5::bytea, now(), $6::timestamptz,
-       $7::text, nullif($8::text, '')
+       $4::text, $5::bytea, now(), now(),
+       $6::text, nullif($7::text, '')
 FROM (
     SELECT (coalesce(max(o.seq), 0) + 1)::integer AS seq
     FROM idempotency_outbox AS o
@@ -34,7 +34,6 @@ type EnqueueEffectParams struct {
 	Effect       string
 	OnUnknown    string
 	Payload      []byte
-	CreatedAt    pgtype.Timestamptz
 	Operation    string
 	TraceContext string
 }
@@ -42,7 +41,7 @@ type EnqueueEffectParams struct {
 // Appends an effect to its operation's outbox rows, numbering it after the
 // ones the operation already enqueued in this transaction. It is due at
 // once on the database's clock (a host whose clock runs ahead would hold
-// it back); @created_at is the executor's reading, for the history.
+// it back), and created then.
 // @trace_context is the request's, for the worker's span to link to (an
 // empty one is stored as NULL).
 func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (string, error) {
@@ -52,7 +51,6 @@ func (q *Queries) EnqueueEffect(ctx context.Context, arg EnqueueEffectParams) (s
 		arg.Effect,
 		arg.OnUnknown,
 		arg.Payload,
-		arg.CreatedAt,
 		arg.Operation,
 		arg.TraceContext,
 	)

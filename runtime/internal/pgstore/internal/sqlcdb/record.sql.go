@@ -16,25 +16,25 @@ INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
 )
 SELECT $1::text, $2::text, $3::bytea, 'in_progress', $4::uuid, $5::text,
-       $6::timestamptz, $7::timestamptz, $8::timestamptz
+       now(), now() + make_interval(secs => $6::float8),
+       now() + make_interval(secs => $7::float8)
 FROM (
     SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
-           set_config('lock_timeout', $9::text, true) AS bounded
+           set_config('lock_timeout', $8::text, true) AS bounded
 ) AS claim_lock_timeout
 ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout
 `
 
 type ClaimRecordParams struct {
-	Scope          string
-	IdempotencyKey string
-	Fingerprint    []byte
-	OperationID    pgtype.UUID
-	Operation      string
-	CreatedAt      pgtype.Timestamptz
-	ExpiresAt      pgtype.Timestamptz
-	PurgeAt        pgtype.Timestamptz
-	LockTimeout    string
+	Scope            string
+	IdempotencyKey   string
+	Fingerprint      []byte
+	OperationID      pgtype.UUID
+	Operation        string
+	RetentionSeconds float64
+	PurgeSeconds     float64
+	LockTimeout      string
 }
 
 type ClaimRecordRow struct {
@@ -49,7 +49,8 @@ type ClaimRecordRow struct {
 // runs once the row is in, puts the previous lock_timeout back, so the
 // business function's own lock waits are not cut short; all in this one
 // statement. A claim that returns no row leaves the bound in place until
-// the caller rolls back.
+// the caller rolls back. Its deadlines are the database's: retention and
+// the tombstone period from now(), never a host's clock.
 func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (ClaimRecordRow, error) {
 	row := q.db.QueryRow(ctx, ClaimRecord,
 		arg.Scope,
@@ -57,9 +58,8 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 		arg.Fingerprint,
 		arg.OperationID,
 		arg.Operation,
-		arg.CreatedAt,
-		arg.ExpiresAt,
-		arg.PurgeAt,
+		arg.RetentionSeconds,
+		arg.PurgeSeconds,
 		arg.LockTimeout,
 	)
 	var i ClaimRecordRow
@@ -70,8 +70,8 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 const CompleteRecord = `-- name: CompleteRecord :exec
 UPDATE idempotency_record
 SET state = $1::text, response_status = $2, response_headers = $3,
-    response_body = $4, completed_at = $5
-WHERE scope = $6 AND idempotency_key = $7 AND operation_id = $8
+    response_body = $4, completed_at = statement_timestamp()
+WHERE scope = $5 AND idempotency_key = $6 AND operation_id = $7
   AND state = 'in_progress' AND $1::text IN ('completed', 'failed')
 `
 
@@ -80,7 +80,6 @@ type CompleteRecordParams struct {
 	ResponseStatus  pgtype.Int4
 	ResponseHeaders []byte
 	ResponseBody    []byte
-	CompletedAt     pgtype.Timestamptz
 	Scope           string
 	IdempotencyKey  string
 	OperationID     pgtype.UUID
@@ -97,7 +96,6 @@ func (q *Queries) CompleteRecord(ctx context.Context, arg CompleteRecordParams) 
 		arg.ResponseStatus,
 		arg.ResponseHeaders,
 		arg.ResponseBody,
-		arg.CompletedAt,
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.OperationID,
@@ -110,22 +108,17 @@ DELETE FROM idempotency_record
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= $1 AND r.state = 'tombstone'
+    WHERE r.expires_at <= now() AND r.state = 'tombstone'
     ORDER BY r.expires_at
-    LIMIT $2
+    LIMIT $1
     FOR UPDATE SKIP LOCKED
 )
 `
 
-type DeletePurgedParams struct {
-	Now       pgtype.Timestamptz
-	BatchSize int32
-}
-
 // Deletes at most @batch_size tombstones whose tombstone period has ended
-// (a tombstone's expires_at is its purge_at).
-func (q *Queries) DeletePurged(ctx context.Context, arg DeletePurgedParams) (int64, error) {
-	result, err := q.db.Exec(ctx, DeletePurged, arg.Now, arg.BatchSize)
+// on the database's clock (a tombstone's expires_at is its purge_at).
+func (q *Queries) DeletePurged(ctx context.Context, batchSize int32) (int64, error) {
+	result, err := q.db.Exec(ctx, DeletePurged, batchSize)
 	if err != nil {
 		return 0, err
 	}
@@ -134,7 +127,7 @@ func (q *Queries) DeletePurged(ctx context.Context, arg DeletePurgedParams) (int
 
 const GetRecord = `-- name: GetRecord :one
 SELECT operation_id, fingerprint, state, response_status, response_headers, response_body,
-       completed_at, expires_at
+       completed_at, expires_at, statement_timestamp()::timestamptz AS read_at
 FROM idempotency_record
 WHERE scope = $1 AND idempotency_key = $2
 `
@@ -153,6 +146,7 @@ type GetRecordRow struct {
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
 }
 
 // Reads the committed record that holds (scope, key): after a ClaimRecord
@@ -160,7 +154,8 @@ type GetRecordRow struct {
 // COMMITTED, it sees the record committed by the transaction the claim
 // waited for; and after an advisory-protocol InsertRecord that met a
 // unique violation. No row means no record holds the key: it went
-// (swept) since the claim.
+// (swept) since the claim. read_at is the database's clock when the
+// statement ran, which the caller compares expires_at with.
 func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecordRow, error) {
 	row := q.db.QueryRow(ctx, GetRecord, arg.Scope, arg.IdempotencyKey)
 	var i GetRecordRow
@@ -173,6 +168,7 @@ func (q *Queries) GetRecord(ctx context.Context, arg GetRecordParams) (GetRecord
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
+		&i.ReadAt,
 	)
 	return i, err
 }
@@ -183,24 +179,23 @@ INSERT INTO idempotency_record (
     response_body, created_at, completed_at, expires_at, purge_at
 )
 VALUES ($1::text, $2::text, $3::bytea, $4::text, $5::uuid, $6::text,
-        $7::integer, $8::jsonb, $9::bytea, $10::timestamptz,
-        $11::timestamptz, $12::timestamptz, $13::timestamptz)
+        $7::integer, $8::jsonb, $9::bytea, now(), statement_timestamp(),
+        now() + make_interval(secs => $10::float8),
+        now() + make_interval(secs => $11::float8))
 `
 
 type InsertRecordParams struct {
-	Scope           string
-	IdempotencyKey  string
-	Fingerprint     []byte
-	State           string
-	OperationID     pgtype.UUID
-	Operation       string
-	ResponseStatus  int32
-	ResponseHeaders []byte
-	ResponseBody    []byte
-	CreatedAt       pgtype.Timestamptz
-	CompletedAt     pgtype.Timestamptz
-	ExpiresAt       pgtype.Timestamptz
-	PurgeAt         pgtype.Timestamptz
+	Scope            string
+	IdempotencyKey   string
+	Fingerprint      []byte
+	State            string
+	OperationID      pgtype.UUID
+	Operation        string
+	ResponseStatus   int32
+	ResponseHeaders  []byte
+	ResponseBody     []byte
+	RetentionSeconds float64
+	PurgeSeconds     float64
 }
 
 // Writes the record of a new operation once, completed or failed with its
@@ -209,6 +204,8 @@ type InsertRecordParams struct {
 // committed meanwhile fails this INSERT with a unique violation (SQLSTATE
 // 23505), which aborts the transaction, business changes and all. The
 // caller passes only completed or failed as the state (QueueInsert checks).
+// Its times are the database's: created and its deadlines from now(), the
+// transaction's start, completed at this statement.
 func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) error {
 	_, err := q.db.Exec(ctx, InsertRecord,
 		arg.Scope,
@@ -220,17 +217,15 @@ func (q *Queries) InsertRecord(ctx context.Context, arg InsertRecordParams) erro
 		arg.ResponseStatus,
 		arg.ResponseHeaders,
 		arg.ResponseBody,
-		arg.CreatedAt,
-		arg.CompletedAt,
-		arg.ExpiresAt,
-		arg.PurgeAt,
+		arg.RetentionSeconds,
+		arg.PurgeSeconds,
 	)
 	return err
 }
 
 const OpenKey = `-- name: OpenKey :one
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock($1::bigint)::text
             ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
        END AS opened
@@ -255,6 +250,7 @@ type OpenKeyRow struct {
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
 	Opened          interface{}
 }
 
@@ -287,6 +283,7 @@ func (q *Queries) OpenKey(ctx context.Context, arg OpenKeyParams) (OpenKeyRow, e
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
+		&i.ReadAt,
 		&i.Opened,
 	)
 	return i, err
@@ -294,7 +291,7 @@ func (q *Queries) OpenKey(ctx context.Context, arg OpenKeyParams) (OpenKeyRow, e
 
 const RecheckKey = `-- name: RecheckKey :one
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored
 FROM (SELECT WHERE nullif(current_setting('idem.replay', true), '')::integer IS NULL) AS g
 LEFT JOIN idempotency_record AS r ON r.scope = $1 AND r.idempotency_key = $2
@@ -314,6 +311,7 @@ type RecheckKeyRow struct {
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
 	Restored        string
 }
 
@@ -336,6 +334,7 @@ func (q *Queries) RecheckKey(ctx context.Context, arg RecheckKeyParams) (Recheck
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
+		&i.ReadAt,
 		&i.Restored,
 	)
 	return i, err
@@ -348,25 +347,21 @@ SET state = 'tombstone', response_status = NULL, response_headers = NULL,
 WHERE (scope, idempotency_key) IN (
     SELECT r.scope, r.idempotency_key
     FROM idempotency_record AS r
-    WHERE r.expires_at <= $1 AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
+    WHERE r.expires_at <= now() AND r.state NOT IN ('tombstone', 'in_progress', 'requires_recovery')
     ORDER BY r.expires_at
-    LIMIT $2
+    LIMIT $1
     FOR UPDATE SKIP LOCKED
 )
 `
-
-type TombstoneExpiredParams struct {
-	Now       pgtype.Timestamptz
-	BatchSize int32
-}
 
 // Drops the stored response of at most @batch_size decided records past
 // retention, leaving a compact tombstone due for deletion at purge_at;
 // skips rows another transaction holds. An operation in progress after a
 // checkpoint, or halted for support, keeps its record until it is decided:
-// a retry past retention is refused as expired all the same.
-func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredParams) (int64, error) {
-	result, err := q.db.Exec(ctx, TombstoneExpired, arg.Now, arg.BatchSize)
+// a retry past retention is refused as expired all the same. Retention
+// ends on the database's clock, whoever sweeps.
+func (q *Queries) TombstoneExpired(ctx context.Context, batchSize int32) (int64, error) {
+	result, err := q.db.Exec(ctx, TombstoneExpired, batchSize)
 	if err != nil {
 		return 0, err
 	}
@@ -375,7 +370,7 @@ func (q *Queries) TombstoneExpired(ctx context.Context, arg TombstoneExpiredPara
 
 const TryOpenKey = `-- name: TryOpenKey :one
 SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_headers, r.response_body,
-       r.completed_at, r.expires_at,
+       r.completed_at, r.expires_at, statement_timestamp()::timestamptz AS read_at,
        CASE WHEN r.operation_id IS NOT NULL
                 THEN set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
             WHEN pg_try_advisory_xact_lock($1::bigint) THEN ''
@@ -400,6 +395,7 @@ type TryOpenKeyRow struct {
 	ResponseBody    []byte
 	CompletedAt     pgtype.Timestamptz
 	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
 	Opened          interface{}
 }
 
@@ -418,6 +414,7 @@ func (q *Queries) TryOpenKey(ctx context.Context, arg TryOpenKeyParams) (TryOpen
 		&i.ResponseBody,
 		&i.CompletedAt,
 		&i.ExpiresAt,
+		&i.ReadAt,
 		&i.Opened,
 	)
 	return i, err

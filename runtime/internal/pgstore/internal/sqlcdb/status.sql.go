@@ -13,6 +13,7 @@ import (
 
 const GetStatus = `-- name: GetStatus :one
 SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.response_body, r.expires_at,
+       statement_timestamp()::timestamptz AS read_at,
        (CASE WHEN r.operation_id IS NULL AND $1::boolean
              THEN NOT pg_try_advisory_xact_lock($2::bigint)
              ELSE false END)::boolean AS locked
@@ -36,6 +37,7 @@ type GetStatusRow struct {
 	ResponseHeaders []byte
 	ResponseBody    []byte
 	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
 	Locked          bool
 }
 
@@ -48,7 +50,8 @@ type GetStatusRow struct {
 // do the same work: one primary-key probe that finds nothing under this
 // scope and one try of a lock no one holds (another scope's attempt holds
 // the hash of its own scope). A record of another operation under the
-// key is not this operation's attempt: it reads as no record.
+// key is not this operation's attempt: it reads as no record. read_at is
+// the database's clock, which decides expiry as it does for a retry.
 func (q *Queries) GetStatus(ctx context.Context, arg GetStatusParams) (GetStatusRow, error) {
 	row := q.db.QueryRow(ctx, GetStatus,
 		arg.ProbeLock,
@@ -65,6 +68,7 @@ func (q *Queries) GetStatus(ctx context.Context, arg GetStatusParams) (GetStatus
 		&i.ResponseHeaders,
 		&i.ResponseBody,
 		&i.ExpiresAt,
+		&i.ReadAt,
 		&i.Locked,
 	)
 	return i, err
