@@ -105,8 +105,9 @@ type ListOperationsRow struct {
 // written before it kept one, its outbox rows'; the effect counts come
 // from its outbox rows; the stored response's headers and body, and the
 // request an operation in progress after a recovery point keeps for the
-// completer, only when @with_response. A link matches the stored response's Location, whole or
-// as its last path segments (/orders/42 is found by 42 and by orders/42);
+// completer, only when @with_response. A link matches the stored
+// response's Location, whole or as its last path segments (/orders/42 is
+// found by 42 and by orders/42);
 // it reads every record of the other filters' choice, so support narrows
 // by scope or age on a large table.
 func (q *Queries) ListOperations(ctx context.Context, arg ListOperationsParams) ([]ListOperationsRow, error) {
