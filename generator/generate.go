@@ -141,8 +141,9 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // generatedCodeVersion is the version of the generated code's contract with
 // the runtime; it changes when generated code needs a different runtime API.
 // Version 3 describes answers to the runtime (idemimpl.Answer, Respond) and
-// mounts through it (Route, Mount, Routes, Register).
-const generatedCodeVersion = 3
+// mounts through it (Route, Mount, Routes, Register); version 4 binds
+// status routes (BindStatus) and replay: current hooks (CurrentFunc).
+const generatedCodeVersion = 4
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives
 // orders, examples/orders/openapi.yaml gives openapi.

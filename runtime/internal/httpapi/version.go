@@ -13,8 +13,9 @@ package httpapi
 type EnforceVersion uint
 
 // The range of generated-code versions this runtime runs. Version 2 is
-// the split into runtime/idem and runtime/idemimpl.
+// the split into runtime/idem and runtime/idemimpl; version 4 adds status
+// routes and replay: current.
 const (
 	MinGeneratedVersion = 2
-	MaxGeneratedVersion = 3
+	MaxGeneratedVersion = 4
 )
