@@ -281,3 +281,65 @@ func TestConsoleResumesAHaltedOperation(t *testing.T) {
 		t.Errorf("after resume: %s, audit by %s for %q", state, actor, reason)
 	}
 }
+
+// A halted operation is resolved from its page as completed with the
+// answer support gives, after a confirmation that shows that answer; the
+// record then holds it for every retry, with its audit row; an answer the
+// library refuses is a 400 that writes nothing.
+func TestConsoleResolvesAHaltedOperationWithAnAnswer(t *testing.T) {
+	srv, pool := newConsole(t)
+	if _, err := pool.Exec(t.Context(), haltedSeed); err != nil {
+		t.Fatal(err)
+	}
+	const id = "33333333-3333-4333-8333-333333333333"
+	c := newClient(t, srv, "act")
+	_, page := c.do("GET", "/operations/"+id, nil, nil)
+	if !strings.Contains(page, `value="resolve-completed"`) || !strings.Contains(page, `value="resolve-refused"`) {
+		t.Fatalf("no resolve form on a halted operation's page:\n%s", page)
+	}
+	csrf := csrfField.FindStringSubmatch(page)[1]
+	form := url.Values{"csrf": {csrf}, "action": {"resolve-completed"}, "target": {id}, "operation": {id},
+		"reason": {"the bank confirms charge ch_1"}, "status": {"201"}, "content_type": {"application/json"},
+		"body": {`{"id":7,"status":"approved","note":"<b>x</b>"}`}}
+	if code, body := c.do("POST", "/actions", form, nil); code != http.StatusOK || !strings.Contains(body, `id="confirm-button"`) ||
+		!strings.Contains(body, html.EscapeString(`{"id":7,"status":"approved","note":"<b>x</b>"}`)) || strings.Contains(body, "<b>x</b>") {
+		t.Fatalf("the confirmation does not show the answer, escaped: %d\n%s", code, body)
+	}
+
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("confirm", "yes")
+	bad.Set("body", `{"id":7`)
+	if code, _ := c.do("POST", "/actions", bad, nil); code != http.StatusBadRequest {
+		t.Errorf("a JSON answer that is not JSON: %d, want 400", code)
+	}
+	bad.Set("status", "two hundred")
+	if code, _ := c.do("POST", "/actions", bad, nil); code != http.StatusBadRequest {
+		t.Errorf("a status that is not a number: %d, want 400", code)
+	}
+	var audits int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM support.idempotency_operation_audit`).Scan(&audits); err != nil || audits != 0 {
+		t.Fatalf("refused resolutions wrote %d audit rows (%v)", audits, err)
+	}
+
+	form.Set("confirm", "yes")
+	if code, body := c.do("POST", "/actions", form, nil); code != http.StatusSeeOther {
+		t.Fatalf("resolve: %d, want 303\n%s", code, body)
+	}
+	var state, actor, reason, body string
+	var status int
+	if err := pool.QueryRow(t.Context(), `SELECT r.state, r.response_status, convert_from(r.response_body, 'UTF8'), a.actor, a.reason
+	    FROM support.idempotency_record AS r JOIN support.idempotency_operation_audit AS a USING (scope, operation_id)`).
+		Scan(&state, &status, &body, &actor, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if state != "completed" || status != 201 || body != `{"id":7,"status":"approved","note":"<b>x</b>"}` || actor != "alice" ||
+		reason != "the bank confirms charge ch_1" {
+		t.Errorf("after resolve: %s %d %s, audit by %s for %q", state, status, body, actor, reason)
+	}
+	if _, page := c.do("GET", "/operations/"+id, nil, nil); strings.Contains(page, `id="resolve-operation"`) {
+		t.Errorf("a resolved operation still offers resolution")
+	}
+}

@@ -2,9 +2,11 @@ package console
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,20 +61,46 @@ func (c *console) operation(w http.ResponseWriter, r *http.Request) {
 	}
 	p := principal(r)
 	c.render(w, "operation.html", map[string]any{"Prefix": c.cfg.Prefix, "Op": op, "CanAct": p.Role >= RoleAct,
-		"Actor": p.Name, "CSRF": c.csrfToken(w, r), "Resumable": op.State == idemops.OperationRequiresRecovery && op.Progress != nil})
+		"Actor": p.Name, "CSRF": c.csrfToken(w, r), "Resumable": op.State == idemops.OperationRequiresRecovery && op.Progress != nil,
+		"Resolvable": op.State == idemops.OperationRequiresRecovery})
 }
 
 // maxForm bounds an action form's body: a reason and an actor, which the
-// library bounds far below it, and the names of what is acted on.
+// library bounds far below it, the names of what is acted on, and an
+// operation's resolution (a larger answer: idemgen ops resolve
+// --body-file).
 const maxForm = 64 << 10
 
 // actions are what the action form asks for: its label on the
 // confirmation page.
 var actions = map[string]string{
-	"resolve-done":   "Resolve the effect as done (it happened)",
-	"resolve-failed": "Resolve the effect as failed (it did not and will not)",
-	"retry":          "Retry the effect: the worker calls the provider again under the same effect key",
-	"resume":         "Resume the operation from its last recovery point: the unknown call is made again with the same step key",
+	"resolve-done":      "Resolve the effect as done (it happened)",
+	"resolve-failed":    "Resolve the effect as failed (it did not and will not)",
+	"retry":             "Retry the effect: the worker calls the provider again under the same effect key",
+	"resume":            "Resume the operation from its last recovery point: the unknown call is made again with the same step key",
+	"resolve-completed": "Resolve the operation as completed: it is not run again, and every retry receives the answer below",
+	"resolve-refused":   "Resolve the operation as failed: it is not run again, and every retry receives the problem below",
+}
+
+// resolutionFields are the form fields of an operation's resolution, in
+// the order the confirmation shows them: the answer's or the problem's.
+var resolutionFields = map[string][]string{
+	"resolve-completed": {"status", "content_type", "body"},
+	"resolve-refused":   {"status", "title", "detail"},
+}
+
+// resolution reads an operation's resolution from the form of kind.
+func resolution(kind string, r *http.Request) (idemops.Resolution, error) {
+	code, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("status")))
+	if err != nil {
+		return idemops.Resolution{}, fmt.Errorf("status %q: want an HTTP status such as 201", r.PostFormValue("status"))
+	}
+	if kind == "resolve-completed" {
+		return idemops.Resolution{To: idemops.OperationCompleted, Answer: idemops.Answer{Status: code,
+			ContentType: strings.TrimSpace(r.PostFormValue("content_type")), Body: []byte(r.PostFormValue("body"))}}, nil
+	}
+	return idemops.Resolution{To: idemops.OperationFailed, Problem: idemops.Problem{Status: code,
+		Title: r.PostFormValue("title"), Detail: r.PostFormValue("detail")}}, nil
 }
 
 // action takes a support action: the first POST shows what it will do
@@ -103,13 +131,27 @@ func (c *console) action(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, http.StatusBadRequest, "An action needs a reason and an actor: both go to the audit table.")
 		return
 	}
+	var res idemops.Resolution
+	var fields [][2]string
+	if names, ok := resolutionFields[kind]; ok {
+		var err error
+		if res, err = resolution(kind, r); err != nil {
+			c.refuse(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		for _, n := range names {
+			fields = append(fields, [2]string{n, r.PostFormValue(n)})
+		}
+	}
 	if r.PostFormValue("confirm") != "yes" {
 		c.render(w, "confirm.html", map[string]any{"Prefix": c.cfg.Prefix, "Label": label, "Action": kind, "Target": target,
-			"Operation": opID, "Reason": a.Reason, "Actor": a.Actor, "CSRF": c.csrfToken(w, r)})
+			"Operation": opID, "Reason": a.Reason, "Actor": a.Actor, "CSRF": c.csrfToken(w, r), "Fields": fields})
 		return
 	}
 	var err error
 	switch kind {
+	case "resolve-completed", "resolve-refused":
+		_, err = c.cfg.Ops.ResolveOperation(r.Context(), target, res, a)
 	case "resolve-done":
 		_, err = c.cfg.Ops.Resolve(r.Context(), target, idemops.EffectDone, a)
 	case "resolve-failed":
