@@ -43,11 +43,32 @@ type Config struct {
 	RecordDelay     time.Duration                   // how long an outcome may wait for others to share its statement; 10ms, and never past its call's deadline
 }
 
+// probeWindow is how many due effects past its cursor a claim reads to
+// find the scopes queued behind the oldest ones (see ClaimEffects): a
+// small scope's effects behind a large scope's backlog of n are found
+// within n/probeWindow claims, and each claim reads at most this many
+// rows more than it claims (docs/benchmarks.md measures the cost).
+const probeWindow = 256
+
 // Worker executes due effects; see Run.
 type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
+	// The claims' fairness state, which only Run's goroutine uses: the
+	// position past which the next claim's probe reads, and whether its
+	// rows go first within a turn.
+	probe      probeCursor
+	probeFirst bool
+}
+
+// probeCursor is a position in the order the claim reads due effects in:
+// due time, then key.
+type probeCursor struct {
+	at          pgtype.Timestamptz
+	scope       string
+	operationID pgtype.UUID
+	seq         int32
 }
 
 // New checks cfg and fills in its defaults.
@@ -93,6 +114,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg:     cfg,
 		effects: slices.Sorted(maps.Keys(cfg.Providers)),
 		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
+		probe:   probeFromStart,
 	}, nil
 }
 
@@ -228,14 +250,27 @@ type claimed struct {
 	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends
 }
 
-// claimDue claims up to n due effects.
+// probeFromStart is the probe cursor before every due effect.
+var probeFromStart = probeCursor{at: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true},
+	operationID: pgtype.UUID{Valid: true}}
+
+// claimDue claims up to n due effects, scopes taking turns, and moves the
+// probe cursor on.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
 	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
-		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
+		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
+		AfterAt: w.probe.at, AfterScope: w.probe.scope, AfterID: w.probe.operationID, AfterSeq: w.probe.seq,
+		ProbeWindow: probeWindow, ProbeFirst: w.probeFirst})
 	if err != nil {
 		return nil, err
+	}
+	w.probeFirst = !w.probeFirst
+	w.probe = probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
+	if len(rows) > 0 {
+		r := rows[0]
+		w.probe = probeCursor{at: r.NextAt, scope: r.NextScope, operationID: r.NextID, seq: r.NextSeq}
 	}
 	out := make([]claimed, len(rows))
 	for i, r := range rows {

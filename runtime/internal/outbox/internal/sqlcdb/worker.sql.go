@@ -12,17 +12,55 @@ import (
 )
 
 const claimEffects = `-- name: ClaimEffects :many
-WITH due AS (
-    SELECT scope, operation_id, seq FROM idempotency_outbox
+WITH head AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
-    ORDER BY available_at
+    ORDER BY available_at, scope, operation_id, seq
     LIMIT $2::integer
-    FOR UPDATE SKIP LOCKED
+), probe AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
+    WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
+      AND (available_at, scope, operation_id, seq)
+          > ($3::timestamptz, $4::text, $5::uuid, $6::integer)
+    ORDER BY available_at, scope, operation_id, seq
+    LIMIT $7::integer
+), beyond AS (
+    SELECT scope, operation_id, seq, available_at FROM probe AS p
+    WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = p.scope AND h.operation_id = p.operation_id AND h.seq = p.seq)
+), turns AS (
+    SELECT scope, operation_id, seq, available_at, from_probe,
+           row_number() OVER (PARTITION BY scope ORDER BY available_at, operation_id, seq) AS turn
+    FROM (SELECT scope, operation_id, seq, available_at, false AS from_probe FROM head UNION ALL SELECT scope, operation_id, seq, available_at, true FROM beyond) AS candidates
+    ORDER BY turn, from_probe <> $8::boolean, available_at, scope, operation_id, seq
+), due AS (
+    SELECT d.scope, d.operation_id, d.seq, t.available_at AS due_at, t.from_probe
+    FROM turns AS t CROSS JOIN LATERAL (
+        SELECT o.scope, o.operation_id, o.seq FROM idempotency_outbox AS o
+        WHERE o.scope = t.scope AND o.operation_id = t.operation_id AND o.seq = t.seq
+          AND o.state = 'pending' AND o.available_at <= now()
+        FOR UPDATE SKIP LOCKED
+    ) AS d
+    LIMIT $2::integer
+), next AS (
+    SELECT at, scope, operation_id, seq FROM (
+        (SELECT due_at AS at, scope, operation_id, seq, 1 AS rule FROM due WHERE from_probe
+         ORDER BY due_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+        UNION ALL
+        SELECT $3::timestamptz, $4::text, $5::uuid, $6::integer, 2
+        WHERE EXISTS (SELECT FROM beyond AS b WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = b.scope))
+        UNION ALL
+        (SELECT available_at, scope, operation_id, seq, 3 FROM probe
+         WHERE (SELECT count(*) FROM probe) = $7::integer
+         ORDER BY available_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+        UNION ALL
+        SELECT '-infinity'::timestamptz, '', '00000000-0000-0000-0000-000000000000'::uuid, 0, 4
+    ) AS rules
+    ORDER BY rule LIMIT 1
 ), claimed AS (
     UPDATE idempotency_outbox AS o
-    SET available_at = now() + make_interval(secs => $3::float8),
-        lease_until = now() + make_interval(secs => $3::float8),
-        leased_by = $4::text, updated_at = now(),
+    SET available_at = now() + make_interval(secs => $9::float8),
+        lease_until = now() + make_interval(secs => $9::float8),
+        leased_by = $10::text, updated_at = now(),
         fencing_token = o.fencing_token + 1, attempts = o.attempts + 1,
         last_outcome = CASE WHEN o.lease_until IS NOT NULL THEN 'lost' ELSE o.last_outcome END
     FROM due
@@ -37,17 +75,23 @@ WITH due AS (
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $4::text, now()
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $10::text, now()
     FROM claimed AS c
 )
-SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome,
-       trace_context
-FROM claimed
+SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
+       c.fencing_token, c.last_outcome, c.trace_context, next.at AS next_at, next.scope AS next_scope, next.operation_id AS next_id, next.seq AS next_seq
+FROM claimed AS c, next
 `
 
 type ClaimEffectsParams struct {
 	Effects      []string
 	MaxClaims    int32
+	AfterAt      pgtype.Timestamptz
+	AfterScope   string
+	AfterID      pgtype.UUID
+	AfterSeq     int32
+	ProbeWindow  int32
+	ProbeFirst   bool
 	LeaseSeconds float64
 	Worker       string
 }
@@ -65,6 +109,10 @@ type ClaimEffectsRow struct {
 	FencingToken int64
 	LastOutcome  string
 	TraceContext string
+	NextAt       pgtype.Timestamptz
+	NextScope    string
+	NextID       pgtype.UUID
+	NextSeq      int32
 }
 
 // Claims up to @max_claims due effects of the names in @effects for worker
@@ -78,10 +126,38 @@ type ClaimEffectsRow struct {
 // call is told apart from the first. Due times and leases are read and
 // written on the database's clock, never a worker's: a worker whose clock
 // runs ahead cannot take over an effect another worker still holds.
+//
+// Scopes take turns: the candidates are the @max_claims oldest due
+// effects (the head) and a probe of the next @probe_window due effects
+// past the worker's cursor (@after_at, @after_scope, @after_id,
+// @after_seq: a position in the order of due time and key, so that
+// effects enqueued together, which share their due time, are told
+// apart); each scope's oldest candidate goes first, then each scope's
+// second, and so on. Within a turn the head's rows go first, or the
+// probe's when @probe_first (the worker alternates it, so that a claim of
+// one effect serves the probe's scopes every other time), oldest first.
+// Each candidate is locked (SKIP LOCKED) in that order, only until
+// @max_claims are. A small scope's effects enqueued behind a large
+// scope's backlog are thus claimed once the probe reaches them, not after
+// the backlog.
+//
+// next_* is the next cursor: the last effect claimed from the probe, so
+// that the probe moves on past what it took; with none, the cursor again
+// while the probe holds a scope the head does not (it waits for its
+// turn); else the probe's last row when the probe was full, so that it
+// moves on by a window; else the start (-infinity), so that it starts
+// over. Both reads are bounded scans of the pending index: a claim costs
+// O(@probe_window) however long the backlog.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimEffects,
 		arg.Effects,
 		arg.MaxClaims,
+		arg.AfterAt,
+		arg.AfterScope,
+		arg.AfterID,
+		arg.AfterSeq,
+		arg.ProbeWindow,
+		arg.ProbeFirst,
 		arg.LeaseSeconds,
 		arg.Worker,
 	)
@@ -105,6 +181,10 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 			&i.FencingToken,
 			&i.LastOutcome,
 			&i.TraceContext,
+			&i.NextAt,
+			&i.NextScope,
+			&i.NextID,
+			&i.NextSeq,
 		); err != nil {
 			return nil, err
 		}
