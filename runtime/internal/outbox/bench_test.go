@@ -183,7 +183,7 @@ func benchSQLBatches(b *testing.B) {
 	drain(b, pool, 4, func(ctx context.Context) (int, error) {
 		rows, err := q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: []string{"email"},
 			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql", ProbeWindow: outbox.ProbeWindow,
-			AfterAt: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}, AfterID: pgtype.UUID{Valid: true}}) // a probe from the start each time: the most it reads
+			ProbeAfter: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}}) // a probe from the start each time
 		if err != nil || len(rows) == 0 {
 			return 0, err
 		}

@@ -54,9 +54,10 @@ func TestASmallScopeIsNotQueuedBehindALargeScopesBacklog(t *testing.T) {
 				return count(t, pool, `SELECT count(*) FROM idempotency_outbox WHERE scope = 'small' AND state = 'done'`) == few
 			})
 			stop()
-			// The probe moves on by a window every claim until it reaches
-			// the small scope, then serves it at least every other claim.
-			within := backlog/outbox.ProbeWindow + 1 + 2*few
+			// Every other claim probes: the probe moves on by a window
+			// each time until it reaches the small scope, then serves it
+			// at least each time.
+			within := 2*(backlog/outbox.ProbeWindow+1) + 2*few
 			last := count(t, pool, `SELECT max(claim) FROM (
 	SELECT scope, dense_rank() OVER (ORDER BY started_at) AS claim FROM idempotency_effect_attempt) AS a
 WHERE scope = 'small'`)

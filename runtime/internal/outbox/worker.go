@@ -43,32 +43,24 @@ type Config struct {
 	RecordDelay     time.Duration                   // how long an outcome may wait for others to share its statement; 10ms, and never past its call's deadline
 }
 
-// probeWindow is how many due effects past its cursor a claim reads to
-// find the scopes queued behind the oldest ones (see ClaimEffects): a
-// small scope's effects behind a large scope's backlog of n are found
-// within n/probeWindow claims, and each claim reads at most this many
-// rows more than it claims (docs/benchmarks.md measures the cost).
-const probeWindow = 256
+// probeWindow is how many due effects past its cursor every other claim
+// reads to find the scopes queued behind the oldest ones (see
+// ClaimEffects): a small scope's effects behind a large scope's backlog
+// of n are found within 2n/probeWindow claims. The claims in between read
+// no probe (the probe's rows are what a claim costs more than a
+// first-in-first-out one: docs/benchmarks.md).
+const probeWindow = 128
 
 // Worker executes due effects; see Run.
 type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
-	// The claims' fairness state, which only Run's goroutine uses: the
-	// position past which the next claim's probe reads, and whether its
-	// rows go first within a turn.
-	probe      probeCursor
-	probeFirst bool
-}
-
-// probeCursor is a position in the order the claim reads due effects in:
-// due time, then key.
-type probeCursor struct {
-	at          pgtype.Timestamptz
-	scope       string
-	operationID pgtype.UUID
-	seq         int32
+	// The claims' fairness state, which only Run's goroutine uses: the due
+	// time after which the next probe reads, and whether the next claim
+	// probes.
+	probe   pgtype.Timestamptz
+	probing bool
 }
 
 // New checks cfg and fills in its defaults.
@@ -251,34 +243,46 @@ type claimed struct {
 }
 
 // probeFromStart is the probe cursor before every due effect.
-var probeFromStart = probeCursor{at: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true},
-	operationID: pgtype.UUID{Valid: true}}
+var probeFromStart = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
 
-// claimDue claims up to n due effects, scopes taking turns, and moves the
-// probe cursor on.
+// claimDue claims up to n due effects, scopes taking turns; every other
+// claim probes, its rows going first within a turn, and moves the probe
+// cursor on.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
+	probing := w.probing
+	w.probing = !probing
+	window := 0
+	if probing {
+		window = probeWindow
+	}
 	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
 		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
-		AfterAt: w.probe.at, AfterScope: w.probe.scope, AfterID: w.probe.operationID, AfterSeq: w.probe.seq,
-		ProbeWindow: probeWindow, ProbeFirst: w.probeFirst})
-	if err != nil {
-		return nil, err
+		ProbeAfter: w.probe, ProbeWindow: int32(window), ProbeFirst: probing})
+	if err != nil || !probing {
+		return w.claimedOf(rows, recordBy), err
 	}
-	w.probeFirst = !w.probeFirst
 	w.probe = probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
 	if len(rows) > 0 {
-		r := rows[0]
-		w.probe = probeCursor{at: r.NextAt, scope: r.NextScope, operationID: r.NextID, seq: r.NextSeq}
+		w.probe = rows[0].NextAt
+		if rows[0].NextInclusive { // the probe reads after its bound: a microsecond (timestamptz's unit) before
+			w.probe.Time = w.probe.Time.Add(-time.Microsecond)
+		}
 	}
+	return w.claimedOf(rows, recordBy), nil
+}
+
+// claimedOf is the effects of a claim's rows, each to be recorded by
+// recordBy.
+func (w *Worker) claimedOf(rows []sqlcdb.ClaimEffectsRow, recordBy time.Time) []claimed {
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
 		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
 			lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
 	}
-	return out, nil
+	return out
 }
 
 // readGauge reports the age of the oldest due effect.

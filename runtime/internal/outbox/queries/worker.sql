@@ -13,45 +13,45 @@
 --
 -- Scopes take turns: the candidates are the @max_claims oldest due
 -- effects (the head) and a probe of the next @probe_window due effects
--- past the worker's cursor (@after_at, @after_scope, @after_id,
--- @after_seq: a position in the order of due time and key, so that
--- effects enqueued together, which share their due time, are told
--- apart); each scope's oldest candidate goes first, then each scope's
--- second, and so on. Within a turn the head's rows go first, or the
--- probe's when @probe_first (the worker alternates it, so that a claim of
--- one effect serves the probe's scopes every other time), oldest first.
--- Each candidate is locked (SKIP LOCKED) in that order, only until
--- @max_claims are. A small scope's effects enqueued behind a large
--- scope's backlog are thus claimed once the probe reaches them, not after
--- the backlog.
+-- after @probe_after, the worker's cursor; each scope's oldest candidate
+-- goes first, then each scope's second, and so on. Within a turn the
+-- head's rows go first, or the probe's when @probe_first (the worker
+-- alternates it, so that a claim of one effect serves the probe's scopes
+-- every other time). Each candidate is locked (SKIP LOCKED) in that
+-- order, only until @max_claims are. A small scope's effects enqueued
+-- behind a large scope's backlog are thus claimed once the probe reaches
+-- them, not after the backlog.
 --
--- next_* is the next cursor: the last effect claimed from the probe, so
--- that the probe moves on past what it took; with none, the cursor again
--- while the probe holds a scope the head does not (it waits for its
--- turn); else the probe's last row when the probe was full, so that it
--- moves on by a window; else the start (-infinity), so that it starts
--- over. Both reads are bounded scans of the pending index: a claim costs
--- O(@probe_window) however long the backlog.
+-- next_at is the next cursor, and next_inclusive whether effects due at
+-- exactly next_at are still to be read (effects enqueued in one
+-- transaction share their due time): the first effect claimed of a
+-- scope the head does not hold (inclusive), so that the probe reads on
+-- from what it took; with
+-- none, @probe_after again while the probe holds a scope the head does
+-- not (it waits for its turn); else the probe's last due time when the
+-- probe was full, so that it moves on by a window; else -infinity, so
+-- that it starts over. Both reads are index scans of the pending index
+-- that stop at their limits: a claim costs O(@max_claims +
+-- @probe_window) however long the backlog.
 WITH head AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
-    ORDER BY available_at, scope, operation_id, seq
+    ORDER BY available_at
     LIMIT @max_claims::integer
 ), probe AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
-      AND (available_at, scope, operation_id, seq)
-          > (@after_at::timestamptz, @after_scope::text, @after_id::uuid, @after_seq::integer)
-    ORDER BY available_at, scope, operation_id, seq
+      AND available_at > @probe_after::timestamptz
+    ORDER BY available_at
     LIMIT @probe_window::integer
 ), beyond AS (
     SELECT * FROM probe AS p
     WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = p.scope AND h.operation_id = p.operation_id AND h.seq = p.seq)
 ), turns AS (
     SELECT scope, operation_id, seq, available_at, from_probe,
-           row_number() OVER (PARTITION BY scope ORDER BY available_at, operation_id, seq) AS turn
+           row_number() OVER (PARTITION BY scope ORDER BY available_at, from_probe, operation_id, seq) AS turn
     FROM (SELECT *, false AS from_probe FROM head UNION ALL SELECT *, true FROM beyond) AS candidates
-    ORDER BY turn, from_probe <> @probe_first::boolean, available_at, scope, operation_id, seq
+    ORDER BY turn, from_probe <> @probe_first::boolean, available_at
 ), due AS (
     SELECT d.scope, d.operation_id, d.seq, t.available_at AS due_at, t.from_probe
     FROM turns AS t CROSS JOIN LATERAL (
@@ -62,18 +62,16 @@ WITH head AS (
     ) AS d
     LIMIT @max_claims::integer
 ), next AS (
-    SELECT at, scope, operation_id, seq FROM (
-        (SELECT due_at AS at, scope, operation_id, seq, 1 AS rule FROM due WHERE from_probe
-         ORDER BY due_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+    SELECT at, inclusive FROM (
+        SELECT min(due_at) AS at, true AS inclusive, 1 AS rule FROM due
+        WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = due.scope) HAVING count(*) > 0
         UNION ALL
-        SELECT @after_at::timestamptz, @after_scope::text, @after_id::uuid, @after_seq::integer, 2
+        SELECT @probe_after::timestamptz, false, 2
         WHERE EXISTS (SELECT FROM beyond AS b WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = b.scope))
         UNION ALL
-        (SELECT available_at, scope, operation_id, seq, 3 FROM probe
-         WHERE (SELECT count(*) FROM probe) = @probe_window::integer
-         ORDER BY available_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+        SELECT max(available_at), false, 3 FROM probe HAVING count(*) = @probe_window::integer
         UNION ALL
-        SELECT '-infinity'::timestamptz, '', '00000000-0000-0000-0000-000000000000'::uuid, 0, 4
+        SELECT '-infinity'::timestamptz, false, 4
     ) AS rules
     ORDER BY rule LIMIT 1
 ), claimed AS (
@@ -99,7 +97,7 @@ WITH head AS (
     FROM claimed AS c
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, next.at AS next_at, next.scope AS next_scope, next.operation_id AS next_id, next.seq AS next_seq
+       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
 FROM claimed AS c, next;
 
 -- name: RecordOutcomes :many

@@ -15,23 +15,22 @@ const claimEffects = `-- name: ClaimEffects :many
 WITH head AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
-    ORDER BY available_at, scope, operation_id, seq
+    ORDER BY available_at
     LIMIT $2::integer
 ), probe AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
-      AND (available_at, scope, operation_id, seq)
-          > ($3::timestamptz, $4::text, $5::uuid, $6::integer)
-    ORDER BY available_at, scope, operation_id, seq
-    LIMIT $7::integer
+      AND available_at > $3::timestamptz
+    ORDER BY available_at
+    LIMIT $4::integer
 ), beyond AS (
     SELECT scope, operation_id, seq, available_at FROM probe AS p
     WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = p.scope AND h.operation_id = p.operation_id AND h.seq = p.seq)
 ), turns AS (
     SELECT scope, operation_id, seq, available_at, from_probe,
-           row_number() OVER (PARTITION BY scope ORDER BY available_at, operation_id, seq) AS turn
+           row_number() OVER (PARTITION BY scope ORDER BY available_at, from_probe, operation_id, seq) AS turn
     FROM (SELECT scope, operation_id, seq, available_at, false AS from_probe FROM head UNION ALL SELECT scope, operation_id, seq, available_at, true FROM beyond) AS candidates
-    ORDER BY turn, from_probe <> $8::boolean, available_at, scope, operation_id, seq
+    ORDER BY turn, from_probe <> $5::boolean, available_at
 ), due AS (
     SELECT d.scope, d.operation_id, d.seq, t.available_at AS due_at, t.from_probe
     FROM turns AS t CROSS JOIN LATERAL (
@@ -42,25 +41,23 @@ WITH head AS (
     ) AS d
     LIMIT $2::integer
 ), next AS (
-    SELECT at, scope, operation_id, seq FROM (
-        (SELECT due_at AS at, scope, operation_id, seq, 1 AS rule FROM due WHERE from_probe
-         ORDER BY due_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+    SELECT at, inclusive FROM (
+        SELECT min(due_at) AS at, true AS inclusive, 1 AS rule FROM due
+        WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = due.scope) HAVING count(*) > 0
         UNION ALL
-        SELECT $3::timestamptz, $4::text, $5::uuid, $6::integer, 2
+        SELECT $3::timestamptz, false, 2
         WHERE EXISTS (SELECT FROM beyond AS b WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = b.scope))
         UNION ALL
-        (SELECT available_at, scope, operation_id, seq, 3 FROM probe
-         WHERE (SELECT count(*) FROM probe) = $7::integer
-         ORDER BY available_at DESC, scope DESC, operation_id DESC, seq DESC LIMIT 1)
+        SELECT max(available_at), false, 3 FROM probe HAVING count(*) = $4::integer
         UNION ALL
-        SELECT '-infinity'::timestamptz, '', '00000000-0000-0000-0000-000000000000'::uuid, 0, 4
+        SELECT '-infinity'::timestamptz, false, 4
     ) AS rules
     ORDER BY rule LIMIT 1
 ), claimed AS (
     UPDATE idempotency_outbox AS o
-    SET available_at = now() + make_interval(secs => $9::float8),
-        lease_until = now() + make_interval(secs => $9::float8),
-        leased_by = $10::text, updated_at = now(),
+    SET available_at = now() + make_interval(secs => $6::float8),
+        lease_until = now() + make_interval(secs => $6::float8),
+        leased_by = $7::text, updated_at = now(),
         fencing_token = o.fencing_token + 1, attempts = o.attempts + 1,
         last_outcome = CASE WHEN o.lease_until IS NOT NULL THEN 'lost' ELSE o.last_outcome END
     FROM due
@@ -75,21 +72,18 @@ WITH head AS (
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $10::text, now()
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $7::text, now()
     FROM claimed AS c
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, next.at AS next_at, next.scope AS next_scope, next.operation_id AS next_id, next.seq AS next_seq
+       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
 FROM claimed AS c, next
 `
 
 type ClaimEffectsParams struct {
 	Effects      []string
 	MaxClaims    int32
-	AfterAt      pgtype.Timestamptz
-	AfterScope   string
-	AfterID      pgtype.UUID
-	AfterSeq     int32
+	ProbeAfter   pgtype.Timestamptz
 	ProbeWindow  int32
 	ProbeFirst   bool
 	LeaseSeconds float64
@@ -97,22 +91,20 @@ type ClaimEffectsParams struct {
 }
 
 type ClaimEffectsRow struct {
-	Scope        string
-	OperationID  pgtype.UUID
-	Seq          int32
-	Operation    string
-	Effect       string
-	EffectKey    string
-	OnUnknown    string
-	Payload      []byte
-	Attempts     int32
-	FencingToken int64
-	LastOutcome  string
-	TraceContext string
-	NextAt       pgtype.Timestamptz
-	NextScope    string
-	NextID       pgtype.UUID
-	NextSeq      int32
+	Scope         string
+	OperationID   pgtype.UUID
+	Seq           int32
+	Operation     string
+	Effect        string
+	EffectKey     string
+	OnUnknown     string
+	Payload       []byte
+	Attempts      int32
+	FencingToken  int64
+	LastOutcome   string
+	TraceContext  string
+	NextAt        pgtype.Timestamptz
+	NextInclusive bool
 }
 
 // Claims up to @max_claims due effects of the names in @effects for worker
@@ -129,33 +121,31 @@ type ClaimEffectsRow struct {
 //
 // Scopes take turns: the candidates are the @max_claims oldest due
 // effects (the head) and a probe of the next @probe_window due effects
-// past the worker's cursor (@after_at, @after_scope, @after_id,
-// @after_seq: a position in the order of due time and key, so that
-// effects enqueued together, which share their due time, are told
-// apart); each scope's oldest candidate goes first, then each scope's
-// second, and so on. Within a turn the head's rows go first, or the
-// probe's when @probe_first (the worker alternates it, so that a claim of
-// one effect serves the probe's scopes every other time), oldest first.
-// Each candidate is locked (SKIP LOCKED) in that order, only until
-// @max_claims are. A small scope's effects enqueued behind a large
-// scope's backlog are thus claimed once the probe reaches them, not after
-// the backlog.
+// after @probe_after, the worker's cursor; each scope's oldest candidate
+// goes first, then each scope's second, and so on. Within a turn the
+// head's rows go first, or the probe's when @probe_first (the worker
+// alternates it, so that a claim of one effect serves the probe's scopes
+// every other time). Each candidate is locked (SKIP LOCKED) in that
+// order, only until @max_claims are. A small scope's effects enqueued
+// behind a large scope's backlog are thus claimed once the probe reaches
+// them, not after the backlog.
 //
-// next_* is the next cursor: the last effect claimed from the probe, so
-// that the probe moves on past what it took; with none, the cursor again
-// while the probe holds a scope the head does not (it waits for its
-// turn); else the probe's last row when the probe was full, so that it
-// moves on by a window; else the start (-infinity), so that it starts
-// over. Both reads are bounded scans of the pending index: a claim costs
-// O(@probe_window) however long the backlog.
+// next_at is the next cursor, and next_inclusive whether effects due at
+// exactly next_at are still to be read (effects enqueued in one
+// transaction share their due time): the first effect claimed of a
+// scope the head does not hold (inclusive), so that the probe reads on
+// from what it took; with
+// none, @probe_after again while the probe holds a scope the head does
+// not (it waits for its turn); else the probe's last due time when the
+// probe was full, so that it moves on by a window; else -infinity, so
+// that it starts over. Both reads are index scans of the pending index
+// that stop at their limits: a claim costs O(@max_claims +
+// @probe_window) however long the backlog.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimEffects,
 		arg.Effects,
 		arg.MaxClaims,
-		arg.AfterAt,
-		arg.AfterScope,
-		arg.AfterID,
-		arg.AfterSeq,
+		arg.ProbeAfter,
 		arg.ProbeWindow,
 		arg.ProbeFirst,
 		arg.LeaseSeconds,
@@ -182,9 +172,7 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 			&i.LastOutcome,
 			&i.TraceContext,
 			&i.NextAt,
-			&i.NextScope,
-			&i.NextID,
-			&i.NextSeq,
+			&i.NextInclusive,
 		); err != nil {
 			return nil, err
 		}
