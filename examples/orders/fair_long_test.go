@@ -55,17 +55,21 @@ func (s slowShop) CreateOrder(ctx context.Context, tx pgx.Tx, op *shop.CreateOrd
 	return s.Service.CreateOrder(ctx, tx, op, req)
 }
 
-// fairCall is how long a provider takes to answer, like a mail service's
-// API: the worker's 8 calls at once then run about 160 effects a second,
-// fewer than tenant a's load enqueues, so that a backlog forms.
+// fairCall is how long a provider takes to answer in
+// TestFairEffectsBehindABacklog, like a mail service's API: the worker's 8
+// calls at once then run at most 160 effects a second, fewer than tenant
+// a's load enqueues, so that a backlog forms.
 const fairCall = 50 * time.Millisecond
 
-// slowed is a provider that answers after fairCall.
-type slowed struct{ idem.Provider }
+// slowed is a provider that answers after call.
+type slowed struct {
+	idem.Provider
+	call time.Duration
+}
 
 func (p slowed) Do(ctx context.Context, c idem.EffectCall) idem.EffectOutcome {
 	select {
-	case <-time.After(fairCall):
+	case <-time.After(p.call):
 	case <-ctx.Done():
 		return idem.EffectUnknown(ctx.Err())
 	}
@@ -78,19 +82,19 @@ type slowedVerifier struct {
 	idem.Verifier
 }
 
-// slowProvider is p answering after fairCall, verifying when p does.
-func slowProvider(p idem.Provider) idem.Provider {
+// slowProvider is p answering after call, verifying when p does.
+func slowProvider(p idem.Provider, call time.Duration) idem.Provider {
 	if v, ok := p.(idem.Verifier); ok {
-		return slowedVerifier{slowed{p}, v}
+		return slowedVerifier{slowed{p, call}, v}
 	}
-	return slowed{p}
+	return slowed{p, call}
 }
 
 // startFairServer serves the example's operations with slowShop, as
 // newService builds them (its pool of the default size, the default
 // Config), on the database url, and runs its effect worker unless
-// noWorker.
-func startFairServer(t *testing.T, url string, noWorker bool) (addr string, pool *pgxpool.Pool) {
+// noWorker, its providers answering after call.
+func startFairServer(t *testing.T, url string, noWorker bool, call time.Duration) (addr string, pool *pgxpool.Pool) {
 	t.Helper()
 	pool, err := pgxpool.New(t.Context(), url)
 	if err != nil {
@@ -130,7 +134,7 @@ func startFairServer(t *testing.T, url string, noWorker bool) (addr string, pool
 	t.Cleanup(wpool.Close)
 	provs := shop.Providers(providers.New(wpool))
 	for name, p := range provs {
-		provs[name] = slowProvider(p)
+		provs[name] = slowProvider(p, call)
 	}
 	worker, err := idem.NewWorker(idem.WorkerConfig{Pool: wpool, Schema: idempotencySchema, Providers: provs, Logger: log,
 		Lease: time.Minute})
@@ -283,8 +287,8 @@ func fairMs(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Mi
 // docs/benchmarks.md, not assertions on a shared machine.
 func TestFairShareUnderAStorm(t *testing.T) {
 	url := pgtest.Database(t)
-	addr, pool := startFairServer(t, url, false)
-	own, _ := startFairServer(t, url, true)
+	addr, pool := startFairServer(t, url, false, 0)
+	own, _ := startFairServer(t, url, true, 0)
 	t.Logf("GOMAXPROCS %d, pool MaxConns %d", runtime.GOMAXPROCS(0), pool.Config().MaxConns)
 	client := &http.Client{Timeout: time.Minute}
 	phases := []struct {
@@ -368,7 +372,7 @@ func fairWaitFor(t *testing.T, what string, within time.Duration, cond func() bo
 // outcome's record (updated_at), both read on this host. Figures only.
 func TestFairEffectsBehindABacklog(t *testing.T) {
 	const fairBacklog, fairFew = 1500, 5
-	addr, pool := startFairServer(t, pgtest.Database(t), false)
+	addr, pool := startFairServer(t, pgtest.Database(t), false, fairCall)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: fairStorm}, Timeout: time.Minute}
 	sendB := func(phase string) {
 		for i := range fairFew {
