@@ -16,8 +16,9 @@
 -- after @probe_after, the worker's cursor; each scope's oldest candidate
 -- goes first, then each scope's second, and so on. Within a turn the
 -- head's rows go first, or the probe's when @probe_first (the worker
--- alternates it, so that a claim of one effect serves the probe's scopes
--- every other time). Each candidate is locked (SKIP LOCKED) in that
+-- probes every other claim, @probe_window 0 in between, and passes true
+-- when it does, so that even a claim of one effect serves the probe's
+-- scopes). Each candidate is locked (SKIP LOCKED) in that
 -- order, only until @max_claims are. A small scope's effects enqueued
 -- behind a large scope's backlog are thus claimed once the probe reaches
 -- them, not after the backlog.
@@ -26,11 +27,10 @@
 -- exactly next_at are still to be read (effects enqueued in one
 -- transaction share their due time): the first effect claimed of a
 -- scope the head does not hold (inclusive), so that the probe reads on
--- from what it took; with
--- none, @probe_after again while the probe holds a scope the head does
--- not (it waits for its turn); else the probe's last due time when the
--- probe was full, so that it moves on by a window; else -infinity, so
--- that it starts over. Both reads are index scans of the pending index
+-- from what it took; with none, @probe_after again while the probe holds
+-- a scope the head does not (it waits for its turn); else the probe's
+-- last due time when the probe was full, so that it moves on by a
+-- window; else -infinity, so that it starts over. Both reads are index scans of the pending index
 -- that stop at their limits: a claim costs O(@max_claims +
 -- @probe_window) however long the backlog.
 WITH head AS (
