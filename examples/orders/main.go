@@ -9,7 +9,8 @@
 //
 //	go run ./examples/orders -addr 127.0.0.1:8080
 //
-// The process also runs the effect worker (effects.go): the demo providers
+// The process also runs the effect worker (effects.go), on a pool of its
+// own, so that requests never wait behind its work: the demo providers
 // in providers/ record every call in the table provider_calls.
 //
 // It is meant to be copied: the server's limits are in server.go, the
@@ -72,7 +73,16 @@ func run(ctx context.Context, addr string, lease time.Duration, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	worker, err := newWorker(pool, lease, log)
+	// The effect worker has a pool of its own: on the service's, its
+	// claims, records and calls would wait for the same few connections
+	// as the requests, and a tenant whose orders fill the outbox would
+	// slow every other tenant's requests (docs/benchmarks.md, issue 23).
+	workerPool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer workerPool.Close()
+	worker, err := newWorker(workerPool, lease, log)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/outbox"
 	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
@@ -181,7 +182,8 @@ func benchSQLBatches(b *testing.B) {
 	q := sqlcdb.New(tracedPool(b, cs, count))
 	drain(b, pool, 4, func(ctx context.Context) (int, error) {
 		rows, err := q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: []string{"email"},
-			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql"})
+			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql", ProbeWindow: outbox.ProbeWindow,
+			ProbeAfter: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}}) // a probe from the start each time
 		if err != nil || len(rows) == 0 {
 			return 0, err
 		}

@@ -43,11 +43,24 @@ type Config struct {
 	RecordDelay     time.Duration                   // how long an outcome may wait for others to share its statement; 10ms, and never past its call's deadline
 }
 
+// probeWindow is how many due effects past its cursor every other claim
+// reads to find the scopes queued behind the oldest ones (see
+// ClaimEffects): a small scope's effects behind a large scope's backlog
+// of n are found within 2n/probeWindow claims. The claims in between read
+// no probe (the probe's rows are what a claim costs more than a
+// first-in-first-out one: docs/benchmarks.md).
+const probeWindow = 128
+
 // Worker executes due effects; see Run.
 type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
+	// The claims' fairness state, which only Run's goroutine uses: the due
+	// time after which the next probe reads, and whether the next claim
+	// probes.
+	probe   pgtype.Timestamptz
+	probing bool
 }
 
 // New checks cfg and fills in its defaults.
@@ -93,6 +106,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg:     cfg,
 		effects: slices.Sorted(maps.Keys(cfg.Providers)),
 		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
+		probe:   probeFromStart,
 	}, nil
 }
 
@@ -228,22 +242,47 @@ type claimed struct {
 	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends
 }
 
-// claimDue claims up to n due effects.
+// probeFromStart is the probe cursor before every due effect.
+var probeFromStart = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
+
+// claimDue claims up to n due effects, scopes taking turns; every other
+// claim probes, its rows going first within a turn, and moves the probe
+// cursor on.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
-	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
-		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
-	if err != nil {
-		return nil, err
+	probing := w.probing
+	w.probing = !probing
+	window := 0
+	if probing {
+		window = probeWindow
 	}
+	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
+		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
+		ProbeAfter: w.probe, ProbeWindow: int32(window), ProbeFirst: probing})
+	if err != nil || !probing {
+		return w.claimedOf(rows, recordBy), err
+	}
+	w.probe = probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
+	if len(rows) > 0 {
+		w.probe = rows[0].NextAt
+		if rows[0].NextInclusive { // the probe reads after its bound: a microsecond (timestamptz's unit) before
+			w.probe.Time = w.probe.Time.Add(-time.Microsecond)
+		}
+	}
+	return w.claimedOf(rows, recordBy), nil
+}
+
+// claimedOf is the effects of a claim's rows, each to be recorded by
+// recordBy.
+func (w *Worker) claimedOf(rows []sqlcdb.ClaimEffectsRow, recordBy time.Time) []claimed {
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
 		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
 			lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
 	}
-	return out, nil
+	return out
 }
 
 // readGauge reports the age of the oldest due effect.

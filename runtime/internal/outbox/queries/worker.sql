@@ -10,12 +10,70 @@
 -- call is told apart from the first. Due times and leases are read and
 -- written on the database's clock, never a worker's: a worker whose clock
 -- runs ahead cannot take over an effect another worker still holds.
-WITH due AS (
-    SELECT scope, operation_id, seq FROM idempotency_outbox
+--
+-- Scopes take turns: the candidates are the @max_claims oldest due
+-- effects (the head) and a probe of the next @probe_window due effects
+-- after @probe_after, the worker's cursor; each scope's oldest candidate
+-- goes first, then each scope's second, and so on. Within a turn the
+-- head's rows go first, or the probe's when @probe_first (the worker
+-- probes every other claim, @probe_window 0 in between, and passes true
+-- when it does, so that even a claim of one effect serves the probe's
+-- scopes). Each candidate is locked (SKIP LOCKED) in that
+-- order, only until @max_claims are. A small scope's effects enqueued
+-- behind a large scope's backlog are thus claimed once the probe reaches
+-- them, not after the backlog.
+--
+-- next_at is the next cursor, and next_inclusive whether effects due at
+-- exactly next_at are still to be read (effects enqueued in one
+-- transaction share their due time): the first effect claimed of a
+-- scope the head does not hold (inclusive), so that the probe reads on
+-- from what it took; with none, @probe_after again while the probe holds
+-- a scope the head does not (it waits for its turn); else the probe's
+-- last due time when the probe was full, so that it moves on by a
+-- window; else -infinity, so that it starts over. Both reads are index scans of the pending index
+-- that stop at their limits: a claim costs O(@max_claims +
+-- @probe_window) however long the backlog.
+WITH head AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
     ORDER BY available_at
     LIMIT @max_claims::integer
-    FOR UPDATE SKIP LOCKED
+), probe AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
+    WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
+      AND available_at > @probe_after::timestamptz
+    ORDER BY available_at
+    LIMIT @probe_window::integer
+), beyond AS (
+    SELECT * FROM probe AS p
+    WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = p.scope AND h.operation_id = p.operation_id AND h.seq = p.seq)
+), turns AS (
+    SELECT scope, operation_id, seq, available_at, from_probe,
+           row_number() OVER (PARTITION BY scope ORDER BY available_at, from_probe, operation_id, seq) AS turn
+    FROM (SELECT *, false AS from_probe FROM head UNION ALL SELECT *, true FROM beyond) AS candidates
+    ORDER BY turn, from_probe <> @probe_first::boolean, available_at
+), due AS (
+    SELECT d.scope, d.operation_id, d.seq, t.available_at AS due_at, t.from_probe
+    FROM turns AS t CROSS JOIN LATERAL (
+        SELECT o.scope, o.operation_id, o.seq FROM idempotency_outbox AS o
+        WHERE o.scope = t.scope AND o.operation_id = t.operation_id AND o.seq = t.seq
+          AND o.state = 'pending' AND o.available_at <= now()
+        FOR UPDATE SKIP LOCKED
+    ) AS d
+    LIMIT @max_claims::integer
+), next AS (
+    SELECT at, inclusive FROM (
+        SELECT min(due_at) AS at, true AS inclusive, 1 AS rule FROM due
+        WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = due.scope) HAVING count(*) > 0
+        UNION ALL
+        SELECT @probe_after::timestamptz, false, 2
+        WHERE EXISTS (SELECT FROM beyond AS b WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = b.scope))
+        UNION ALL
+        SELECT max(available_at), false, 3 FROM probe HAVING count(*) = @probe_window::integer
+        UNION ALL
+        SELECT '-infinity'::timestamptz, false, 4
+    ) AS rules
+    ORDER BY rule LIMIT 1
 ), claimed AS (
     UPDATE idempotency_outbox AS o
     SET available_at = now() + make_interval(secs => @lease_seconds::float8),
@@ -38,9 +96,9 @@ WITH due AS (
     SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, @worker::text, now()
     FROM claimed AS c
 )
-SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome,
-       trace_context
-FROM claimed;
+SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
+       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
+FROM claimed AS c, next;
 
 -- name: RecordOutcomes :many
 -- Records the outcomes of many attempts in one statement. Element i of

@@ -12,17 +12,52 @@ import (
 )
 
 const claimEffects = `-- name: ClaimEffects :many
-WITH due AS (
-    SELECT scope, operation_id, seq FROM idempotency_outbox
+WITH head AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
     ORDER BY available_at
     LIMIT $2::integer
-    FOR UPDATE SKIP LOCKED
+), probe AS (
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
+    WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
+      AND available_at > $3::timestamptz
+    ORDER BY available_at
+    LIMIT $4::integer
+), beyond AS (
+    SELECT scope, operation_id, seq, available_at FROM probe AS p
+    WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = p.scope AND h.operation_id = p.operation_id AND h.seq = p.seq)
+), turns AS (
+    SELECT scope, operation_id, seq, available_at, from_probe,
+           row_number() OVER (PARTITION BY scope ORDER BY available_at, from_probe, operation_id, seq) AS turn
+    FROM (SELECT scope, operation_id, seq, available_at, false AS from_probe FROM head UNION ALL SELECT scope, operation_id, seq, available_at, true FROM beyond) AS candidates
+    ORDER BY turn, from_probe <> $5::boolean, available_at
+), due AS (
+    SELECT d.scope, d.operation_id, d.seq, t.available_at AS due_at, t.from_probe
+    FROM turns AS t CROSS JOIN LATERAL (
+        SELECT o.scope, o.operation_id, o.seq FROM idempotency_outbox AS o
+        WHERE o.scope = t.scope AND o.operation_id = t.operation_id AND o.seq = t.seq
+          AND o.state = 'pending' AND o.available_at <= now()
+        FOR UPDATE SKIP LOCKED
+    ) AS d
+    LIMIT $2::integer
+), next AS (
+    SELECT at, inclusive FROM (
+        SELECT min(due_at) AS at, true AS inclusive, 1 AS rule FROM due
+        WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = due.scope) HAVING count(*) > 0
+        UNION ALL
+        SELECT $3::timestamptz, false, 2
+        WHERE EXISTS (SELECT FROM beyond AS b WHERE NOT EXISTS (SELECT FROM head AS h WHERE h.scope = b.scope))
+        UNION ALL
+        SELECT max(available_at), false, 3 FROM probe HAVING count(*) = $4::integer
+        UNION ALL
+        SELECT '-infinity'::timestamptz, false, 4
+    ) AS rules
+    ORDER BY rule LIMIT 1
 ), claimed AS (
     UPDATE idempotency_outbox AS o
-    SET available_at = now() + make_interval(secs => $3::float8),
-        lease_until = now() + make_interval(secs => $3::float8),
-        leased_by = $4::text, updated_at = now(),
+    SET available_at = now() + make_interval(secs => $6::float8),
+        lease_until = now() + make_interval(secs => $6::float8),
+        leased_by = $7::text, updated_at = now(),
         fencing_token = o.fencing_token + 1, attempts = o.attempts + 1,
         last_outcome = CASE WHEN o.lease_until IS NOT NULL THEN 'lost' ELSE o.last_outcome END
     FROM due
@@ -37,34 +72,39 @@ WITH due AS (
       AND t.fencing_token < c.fencing_token AND t.outcome IS NULL
 ), started AS (
     INSERT INTO idempotency_effect_attempt (scope, operation_id, seq, fencing_token, attempt, worker, started_at)
-    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $4::text, now()
+    SELECT c.scope, c.operation_id, c.seq, c.fencing_token, c.fencing_token, $7::text, now()
     FROM claimed AS c
 )
-SELECT scope, operation_id, seq, operation, effect, effect_key, on_unknown, payload, attempts, fencing_token, last_outcome,
-       trace_context
-FROM claimed
+SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
+       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
+FROM claimed AS c, next
 `
 
 type ClaimEffectsParams struct {
 	Effects      []string
 	MaxClaims    int32
+	ProbeAfter   pgtype.Timestamptz
+	ProbeWindow  int32
+	ProbeFirst   bool
 	LeaseSeconds float64
 	Worker       string
 }
 
 type ClaimEffectsRow struct {
-	Scope        string
-	OperationID  pgtype.UUID
-	Seq          int32
-	Operation    string
-	Effect       string
-	EffectKey    string
-	OnUnknown    string
-	Payload      []byte
-	Attempts     int32
-	FencingToken int64
-	LastOutcome  string
-	TraceContext string
+	Scope         string
+	OperationID   pgtype.UUID
+	Seq           int32
+	Operation     string
+	Effect        string
+	EffectKey     string
+	OnUnknown     string
+	Payload       []byte
+	Attempts      int32
+	FencingToken  int64
+	LastOutcome   string
+	TraceContext  string
+	NextAt        pgtype.Timestamptz
+	NextInclusive bool
 }
 
 // Claims up to @max_claims due effects of the names in @effects for worker
@@ -78,10 +118,36 @@ type ClaimEffectsRow struct {
 // call is told apart from the first. Due times and leases are read and
 // written on the database's clock, never a worker's: a worker whose clock
 // runs ahead cannot take over an effect another worker still holds.
+//
+// Scopes take turns: the candidates are the @max_claims oldest due
+// effects (the head) and a probe of the next @probe_window due effects
+// after @probe_after, the worker's cursor; each scope's oldest candidate
+// goes first, then each scope's second, and so on. Within a turn the
+// head's rows go first, or the probe's when @probe_first (the worker
+// probes every other claim, @probe_window 0 in between, and passes true
+// when it does, so that even a claim of one effect serves the probe's
+// scopes). Each candidate is locked (SKIP LOCKED) in that
+// order, only until @max_claims are. A small scope's effects enqueued
+// behind a large scope's backlog are thus claimed once the probe reaches
+// them, not after the backlog.
+//
+// next_at is the next cursor, and next_inclusive whether effects due at
+// exactly next_at are still to be read (effects enqueued in one
+// transaction share their due time): the first effect claimed of a
+// scope the head does not hold (inclusive), so that the probe reads on
+// from what it took; with none, @probe_after again while the probe holds
+// a scope the head does not (it waits for its turn); else the probe's
+// last due time when the probe was full, so that it moves on by a
+// window; else -infinity, so that it starts over. Both reads are index scans of the pending index
+// that stop at their limits: a claim costs O(@max_claims +
+// @probe_window) however long the backlog.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimEffects,
 		arg.Effects,
 		arg.MaxClaims,
+		arg.ProbeAfter,
+		arg.ProbeWindow,
+		arg.ProbeFirst,
 		arg.LeaseSeconds,
 		arg.Worker,
 	)
@@ -105,6 +171,8 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 			&i.FencingToken,
 			&i.LastOutcome,
 			&i.TraceContext,
+			&i.NextAt,
+			&i.NextInclusive,
 		); err != nil {
 			return nil, err
 		}

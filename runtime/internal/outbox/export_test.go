@@ -1,0 +1,4 @@
+package outbox
+
+// ProbeWindow is probeWindow, for the fairness test's bound.
+const ProbeWindow = probeWindow
