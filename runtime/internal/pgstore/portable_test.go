@@ -42,7 +42,7 @@ var allowed = []struct {
 	{"runtime/internal/pgstore/queries/record.sql", "TryOpenKey", "pg_advisory_*",
 		"the advisory protocol under the reject policy; claim-first never sends it"},
 	{"runtime/internal/pgstore/queries/status.sql", "GetStatus", "pg_advisory_*",
-		"the status route's probe, evaluated only when @probe_lock is true (the advisory protocol)"},
+		"the status route's lock probe, sent only under the advisory protocol; claim-first sends GetStatusRecord"},
 	{"runtime/schema/migrate.go", "applyStep", "pg_advisory_*",
 		"schema.Migrate (idem.Migrate) serialises instances on PostgreSQL; on the distributed engines apply the generated migrations instead"},
 	{"runtime/schema/migrate.go", "lockKey", "hashtextextended",
