@@ -20,15 +20,22 @@ type Looked struct {
 	Locked bool
 }
 
-// LookUp reads, in one statement on conn (GetStatus), the committed record
-// of operation under (scope, key) and, without one and when probeLock is
-// set, whether an attempt holds the key's advisory lock. It never waits
-// for a lock and writes nothing.
+// LookUp reads, in one statement on conn, the committed record of
+// operation under (scope, key) and, without one and when probeLock is set,
+// whether an attempt holds the key's advisory lock (GetStatus); without
+// probeLock it sends GetStatusRecord, which names no advisory-lock
+// function. It never waits for a lock and writes nothing.
 func (s *Store) LookUp(ctx context.Context, conn *pgx.Conn, operation, scope, key string, probeLock bool) (Looked, error) {
 	var r sqlcdb.GetStatusRow
-	err := conn.QueryRow(ctx, s.status, probeLock, LockKey(scope, key), scope, key, operation).
-		Scan(&r.OperationID, &r.State, &r.ResponseStatus, &r.ResponseHeaders, &r.ResponseBody, &r.ExpiresAt, &r.ReadAt, &r.Locked)
-	if err != nil {
+	dest := []any{&r.OperationID, &r.State, &r.ResponseStatus, &r.ResponseHeaders, &r.ResponseBody, &r.ExpiresAt, &r.ReadAt}
+	var row pgx.Row
+	if probeLock {
+		row = conn.QueryRow(ctx, s.status, LockKey(scope, key), scope, key, operation)
+		dest = append(dest, &r.Locked)
+	} else {
+		row = conn.QueryRow(ctx, s.statusRecord, scope, key, operation)
+	}
+	if err := row.Scan(dest...); err != nil {
 		return Looked{}, err
 	}
 	if !r.OperationID.Valid {

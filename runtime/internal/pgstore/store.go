@@ -32,7 +32,7 @@ type Store struct {
 	insertCheckpoint, saveCheckpoint, fence, takeOver, giveUpLease string // checkpoint.go's
 	completeCheckpointed, halt, abandoned                          string
 
-	status string // status.go's
+	status, statusRecord string // status.go's
 }
 
 // New returns a Store whose statements address the tables in schema, or
@@ -66,7 +66,8 @@ func New(schema string) *Store {
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
 		purgeNatural:  q(sqlcdb.DeleteNaturalKeysPastLifetime),
 
-		status: q(sqlcdb.GetStatus),
+		status:       q(sqlcdb.GetStatus),
+		statusRecord: q(sqlcdb.GetStatusRecord),
 	}
 }
 

@@ -14,16 +14,15 @@ import (
 const GetStatus = `-- name: GetStatus :one
 SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.response_body, r.expires_at,
        statement_timestamp()::timestamptz AS read_at,
-       (CASE WHEN r.operation_id IS NULL AND $1::boolean
-             THEN NOT pg_try_advisory_xact_lock($2::bigint)
+       (CASE WHEN r.operation_id IS NULL
+             THEN NOT pg_try_advisory_xact_lock($1::bigint)
              ELSE false END)::boolean AS locked
 FROM (SELECT 1 AS one) AS k
 LEFT JOIN idempotency_record AS r
-       ON r.scope = $3::text AND r.idempotency_key = $4::text AND r.operation = $5::text
+       ON r.scope = $2::text AND r.idempotency_key = $3::text AND r.operation = $4::text
 `
 
 type GetStatusParams struct {
-	ProbeLock      bool
 	LockKey        int64
 	Scope          string
 	IdempotencyKey string
@@ -41,10 +40,10 @@ type GetStatusRow struct {
 	Locked          bool
 }
 
-// The status route's one statement: the committed record of @operation
-// under (scope, key) and, when there is none and @probe_lock is set (the
-// advisory protocol, whose running attempt writes no row before its
-// COMMIT), whether another transaction holds the key's advisory lock: the
+// The status route's one statement under the advisory protocol: the
+// committed record of @operation under (scope, key) and, when there is
+// none (the protocol's running attempt writes no row before its COMMIT),
+// whether another transaction holds the key's advisory lock: the
 // try takes the lock only when it is free, and the statement's implicit
 // transaction releases it at once. An unknown key and another scope's key
 // do the same work: one primary-key probe that finds nothing under this
@@ -54,7 +53,6 @@ type GetStatusRow struct {
 // the database's clock, which decides expiry as it does for a retry.
 func (q *Queries) GetStatus(ctx context.Context, arg GetStatusParams) (GetStatusRow, error) {
 	row := q.db.QueryRow(ctx, GetStatus,
-		arg.ProbeLock,
 		arg.LockKey,
 		arg.Scope,
 		arg.IdempotencyKey,
@@ -70,6 +68,48 @@ func (q *Queries) GetStatus(ctx context.Context, arg GetStatusParams) (GetStatus
 		&i.ExpiresAt,
 		&i.ReadAt,
 		&i.Locked,
+	)
+	return i, err
+}
+
+const GetStatusRecord = `-- name: GetStatusRecord :one
+SELECT r.operation_id, r.state, r.response_status, r.response_headers, r.response_body, r.expires_at,
+       statement_timestamp()::timestamptz AS read_at
+FROM (SELECT 1 AS one) AS k
+LEFT JOIN idempotency_record AS r
+       ON r.scope = $1::text AND r.idempotency_key = $2::text AND r.operation = $3::text
+`
+
+type GetStatusRecordParams struct {
+	Scope          string
+	IdempotencyKey string
+	Operation      string
+}
+
+type GetStatusRecordRow struct {
+	OperationID     pgtype.UUID
+	State           pgtype.Text
+	ResponseStatus  pgtype.Int4
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	ExpiresAt       pgtype.Timestamptz
+	ReadAt          pgtype.Timestamptz
+}
+
+// GetStatus without the lock probe, the statement LookUp sends when it
+// does not probe (the claim-first protocol): it names no advisory-lock
+// function, so an engine that has none can plan it (docs/scale-out.md).
+func (q *Queries) GetStatusRecord(ctx context.Context, arg GetStatusRecordParams) (GetStatusRecordRow, error) {
+	row := q.db.QueryRow(ctx, GetStatusRecord, arg.Scope, arg.IdempotencyKey, arg.Operation)
+	var i GetStatusRecordRow
+	err := row.Scan(
+		&i.OperationID,
+		&i.State,
+		&i.ResponseStatus,
+		&i.ResponseHeaders,
+		&i.ResponseBody,
+		&i.ExpiresAt,
+		&i.ReadAt,
 	)
 	return i, err
 }
