@@ -84,6 +84,9 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.ProblemNaturalKeyExists: httpapi.ProblemNaturalKeyExists,
 		idem.ProblemRequestTimeout:   httpapi.ProblemRequestTimeout,
 		idem.ProblemScopeBusy:        httpapi.ProblemScopeBusy,
+		idem.ProblemWebhookSignature: httpapi.ProblemWebhookSignature,
+		idem.ProblemWebhookFailed:    httpapi.ProblemWebhookFailed,
+		idem.ProblemMethodNotAllowed: httpapi.ProblemMethodNotAllowed,
 	} {
 		if face != eng {
 			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)

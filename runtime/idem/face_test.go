@@ -16,8 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// faultName matches the names of fault-injection machinery.
-var faultName = regexp.MustCompile(`(?i)hook|fault|inject`)
+// faultName matches the names of fault-injection machinery: hook, but
+// not webhook (a webhook receiver is part of the face).
+var faultName = regexp.MustCompile(`(?i)(?:^|[^b]|[^e]b)hook|fault|inject`)
 
 // faultsPkg is the package of the executor's fault hooks.
 const faultsPkg = "github.com/idemgen/idemgen/runtime/internal/faults"
@@ -199,9 +200,9 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"Nullable.Set", "Nullable.UnmarshalJSON", "Nullable.Value", "Observer", "Observer.Observe", "OperationSpan",
 		"OperationSpan.End", "OperationSpan.Event", "OperationSpan.Link", "OutcomeDone", "OutcomeFailed", "OutcomeNotDone",
 		"OutcomeUnknown", "ProblemBodyTooLarge", "ProblemExpired", "ProblemFingerprint", "ProblemInProgress",
-		"ProblemInternal", "ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemNaturalKeyExists",
+		"ProblemInternal", "ProblemInvalidBody", "ProblemKeyMalformed", "ProblemKeyMissing", "ProblemMethodNotAllowed", "ProblemNaturalKeyExists",
 		"ProblemRequestTimeout", "ProblemRequiresRecovery", "ProblemScopeBusy", "ProblemScopeUnavailable", "ProblemTypeBase",
-		"ProblemUnavailable", "ProblemUnsupportedMediaType", "Protocol", "Protocol.String", "ProtocolAdvisory",
+		"ProblemUnavailable", "ProblemUnsupportedMediaType", "ProblemWebhookFailed", "ProblemWebhookSignature", "Protocol", "Protocol.String", "ProtocolAdvisory",
 		"ProtocolAuto", "ProtocolClaimFirst", "Provider", "Provider.Do", "PurgeInbox", "Rejection", "Rejection.Detail",
 		"Rejection.Error", "Rejection.Status", "Rejection.Title", "Rejection.Type", "ScopeFunc", "SweepResult",
 		"SweepResult.Batches", "SweepResult.Deleted", "SweepResult.LongestBatch", "SweepResult.NaturalKeysDeleted",
@@ -226,10 +227,11 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 		"Answer", "AnswerHeader", "Bind", "BindPhased", "Binding", "Body", "BusinessFunc", "CallStep", "Concurrency",
 		"ConcurrencyReject", "ConcurrencyWait", "Contract", "Effect", "EnforceVersion", "ErrInvalidBody", "FinalStep",
 		"FormatParam", "FormatParamList", "HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "LocalStep",
-		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewTypedHandler",
+		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewTypedHandler", "NewWebhookReceiver",
 		"NoOutput", "NotImplemented", "OnUnknown", "OnUnknownHalt", "OnUnknownRetry", "OnUnknownVerify", "Operation",
 		"OptionalHeader", "OptionalParam", "Param", "ParamList", "ParamScalar", "PathParamFunc", "Phased", "RawBody",
-		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "Step", "Typed", "WithPathParams",
+		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "Step", "Typed", "Webhook", "WebhookFunc",
+		"WebhookReceiver", "WithPathParams",
 	}
 	var got []string
 	for _, n := range f.names {

@@ -26,4 +26,10 @@ const (
 	ProblemRequestTimeout = ProblemTypeBase + "request-timeout"
 	// 429, ErrScopeBusy, with Retry-After
 	ProblemScopeBusy = ProblemTypeBase + "scope-busy"
+	// 401, a webhook whose signature or timestamp does not verify; nothing recorded
+	ProblemWebhookSignature = ProblemTypeBase + "webhook-signature-invalid"
+	// 500, a webhook whose handler failed; its attempt counted, nothing else kept
+	ProblemWebhookFailed = ProblemTypeBase + "webhook-handler-failed"
+	// 405, with Allow: a webhook receiver takes POST only
+	ProblemMethodNotAllowed = ProblemTypeBase + "method-not-allowed"
 )

@@ -1,7 +1,7 @@
 package core
 
 import (
-	"time"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,8 +21,11 @@ func PoolOf(e *Executor) *pgxpool.Pool { return e.pool }
 // SchemaOf returns the schema of e's tables, "" for the search_path.
 func SchemaOf(e *Executor) string { return e.schemaName }
 
-// NowOf returns the time by e's clock.
-func NowOf(e *Executor) time.Time { return e.clock.Now() }
+// ClockOf returns e's clock.
+func ClockOf(e *Executor) Clock { return e.clock }
+
+// LoggerOf returns e's logger.
+func LoggerOf(e *Executor) *slog.Logger { return e.log }
 
 // MessageOperation returns the Operation of a consumed message's handler:
 // named name (the consumer), in scope (the message's source), with key

@@ -34,6 +34,9 @@ const (
 	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	ProblemRequestTimeout       = ProblemTypeBase + "request-timeout"
+	ProblemWebhookSignature     = ProblemTypeBase + "webhook-signature-invalid"
+	ProblemWebhookFailed        = ProblemTypeBase + "webhook-handler-failed"
+	ProblemMethodNotAllowed     = ProblemTypeBase + "method-not-allowed"
 )
 
 // Problem is an RFC 9457 problem details object.

@@ -190,7 +190,7 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 		rollback(ctx, tx)
 		return c.fail(ctx, d, herr)
 	}
-	now := core.NowOf(c.cfg.Executor)
+	now := core.ClockOf(c.cfg.Executor).Now()
 	attempts, err := q.MarkProcessed(ctx, sqlcdb.MarkProcessedParams{Source: d.msg.Source, Consumer: c.cfg.Name,
 		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
 		At: timestamptz(now), ExpiresAt: timestamptz(now.Add(c.cfg.Retention))})
@@ -234,7 +234,7 @@ func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, e
 	q := sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor)))
 	row, err := q.RecordFailure(ctx, sqlcdb.RecordFailureParams{Source: d.msg.Source, Consumer: c.cfg.Name,
 		MessageID: d.msg.ID, OperationID: d.uuid(), MaxAttempts: int32(c.cfg.MaxAttempts), Fingerprint: d.fingerprint[:],
-		LastError: herr.Error(), Body: d.msg.Body, At: timestamptz(core.NowOf(c.cfg.Executor))})
+		LastError: herr.Error(), Body: d.msg.Body, At: timestamptz(core.ClockOf(c.cfg.Executor).Now())})
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent delivery decided the message meanwhile.
 		r, _, err := c.lookup(ctx, q, d)

@@ -15,7 +15,7 @@ import (
 // messages stay until they are processed.
 func Purge(ctx context.Context, e *core.Executor, batch int) (int64, error) {
 	q := sqlcdb.New(tables.NewSchema(core.SchemaOf(e)).On(core.PoolOf(e)))
-	n, err := q.DeleteExpired(ctx, sqlcdb.DeleteExpiredParams{Before: timestamptz(core.NowOf(e)), Batch: int32(batch)})
+	n, err := q.DeleteExpired(ctx, sqlcdb.DeleteExpiredParams{Before: timestamptz(core.ClockOf(e).Now()), Batch: int32(batch)})
 	if err != nil {
 		return 0, fmt.Errorf("idem: purging the inbox: %w", err)
 	}
