@@ -56,9 +56,16 @@ func unbuilt(op *spec.Operation) []spec.Diagnostic {
 		out = append(out, spec.Diagnostic{Pos: fieldPos(pos, c.Pos), Severity: spec.SeverityError, Rule: rule, Path: path, Message: msg, Hint: hint})
 	}
 	if op.Webhook {
-		refuse(c.Pos, RuleWebhook, "x-idempotency",
-			fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
-			"leave x-idempotency off webhooks until the inbox is generated")
+		if c.Mode.Value == spec.ModePhased {
+			refuse(c.Mode.Pos, RuleWebhook, "x-idempotency.mode",
+				fmt.Sprintf("mode phased on the webhook %s (%s) is not generated: a webhook's handler runs in one transaction with its inbox row", op.Path, op.Method),
+				"leave mode atomic on a webhook; hand a long job to an effect")
+		}
+		if n := webhookParams(op); n != "" {
+			refuse(c.Pos, RuleWebhook, "x-idempotency",
+				fmt.Sprintf("the webhook %s (%s) declares the parameter %s: a generated receiver decodes the body only, so no code would check it", op.Path, op.Method, n),
+				"leave parameters off the webhook, or move what they carry into the body")
+		}
 	}
 	if c.Replay.Value == spec.ReplayCurrent {
 		refuse(c.Replay.Pos, RuleReplayCurrent, "x-idempotency.replay",

@@ -83,6 +83,7 @@ func Rules() []Rule {
 		ruleStepTimeoutNotWithinLease,
 		ruleHaltStepUndocumented,
 		ruleStepOutputNotFound,
+		ruleRetentionUnderSenderHorizon,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

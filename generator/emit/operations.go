@@ -33,6 +33,7 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 	emitHandlers(f, prog)
 	emitUnimplemented(f, prog)
 	emitRoutes(f, prog)
+	emitWebhooks(f, prog)
 }
 
 // emitHandle declares the operation handle the business method receives:
@@ -50,6 +51,18 @@ func emitHandle(f *jen.File, op *ir.Operation) {
 	for _, e := range op.Effects {
 		emitEnqueuer(f, op, e)
 	}
+}
+
+// handleValue is the operation handle a binding hands the business method,
+// built from the runtime's op and tx in scope.
+func handleValue(op *ir.Operation) jen.Code {
+	return jen.Op("&").Id(op.HandleType).Values(
+		jen.Id("ID").Op(":").Id("op").Dot("ID"),
+		jen.Id("Scope").Op(":").Id("op").Dot("Scope"),
+		jen.Id("Key").Op(":").Id("op").Dot("Key"),
+		jen.Id("op").Op(":").Id("op"),
+		jen.Id("tx").Op(":").Id("tx"),
+	)
 }
 
 // emitEnqueuer declares the method of the operation handle that writes one

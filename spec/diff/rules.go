@@ -76,6 +76,11 @@ var Rules = []Rule{
 	{"step-timeout-lengthened", Safe, "a step's timeout lengthened, still inside the lease"},
 	{"step-output-changed", Breaking, "a local step's output schema changed, added or removed"},
 	{"step-call-output-changed", Safe, "an external step's output schema changed, added or removed"},
+
+	{"consumer-source-changed", Breaking, "a webhook's source changed"},
+	{"consumer-sender-changed", Risky, "a webhook's sender changed"},
+	{"consumer-max-attempts-lowered", Risky, "a webhook's max-attempts lowered"},
+	{"consumer-max-attempts-raised", Safe, "a webhook's max-attempts raised"},
 }
 
 // levels maps each rule id to its level.
