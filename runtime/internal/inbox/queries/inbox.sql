@@ -73,3 +73,11 @@ WHERE (source, consumer, message_id) IN (
     WHERE e.expires_at < @before::timestamptz
     LIMIT @batch::integer
 );
+
+-- name: ListRetries :many
+-- Lists up to @batch messages of @consumer that support asked to retry,
+-- with their stored bodies, oldest request first.
+SELECT source, message_id, body FROM idempotency_inbox
+WHERE consumer = @consumer::text AND state = 'retry'
+ORDER BY updated_at
+LIMIT @batch::integer;

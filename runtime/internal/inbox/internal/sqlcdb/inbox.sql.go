@@ -85,6 +85,46 @@ func (q *Queries) GetMessage(ctx context.Context, arg GetMessageParams) (GetMess
 	return i, err
 }
 
+const listRetries = `-- name: ListRetries :many
+SELECT source, message_id, body FROM idempotency_inbox
+WHERE consumer = $1::text AND state = 'retry'
+ORDER BY updated_at
+LIMIT $2::integer
+`
+
+type ListRetriesParams struct {
+	Consumer string
+	Batch    int32
+}
+
+type ListRetriesRow struct {
+	Source    string
+	MessageID string
+	Body      []byte
+}
+
+// Lists up to @batch messages of @consumer that support asked to retry,
+// with their stored bodies, oldest request first.
+func (q *Queries) ListRetries(ctx context.Context, arg ListRetriesParams) ([]ListRetriesRow, error) {
+	rows, err := q.db.Query(ctx, listRetries, arg.Consumer, arg.Batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListRetriesRow
+	for rows.Next() {
+		var i ListRetriesRow
+		if err := rows.Scan(&i.Source, &i.MessageID, &i.Body); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockMessage = `-- name: LockMessage :exec
 SELECT pg_advisory_xact_lock(1768842872, hashtext($1::text || chr(31) || $2::text || chr(31) || $3::text))
 `
