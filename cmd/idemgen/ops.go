@@ -66,8 +66,8 @@ sweep failed, 2 for unusable input.`,
 			if err != nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("ops sweep: %w", err)}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, in %d batches (longest %s)\n",
-				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
+			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, %d messages deleted, in %d batches (longest %s)\n",
+				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.MessagesDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
 			return nil
 		},
 	}

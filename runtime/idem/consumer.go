@@ -119,10 +119,3 @@ func NewConsumer(exec *Executor, cfg ConsumerConfig) (*Consumer, error) {
 	}
 	return &Consumer{c}, nil
 }
-
-// PurgeInbox deletes up to batch processed messages past their retention
-// (by exec's clock), of every consumer, and returns how many: a
-// redelivery after that is a new message. Failed and dead messages stay.
-func PurgeInbox(ctx context.Context, exec *Executor, batch int) (int64, error) {
-	return inbox.Purge(ctx, exec.coreExecutor, batch)
-}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
@@ -208,5 +209,47 @@ func TestHandlerCannotEndTheTransaction(t *testing.T) {
 	}
 	if r.Outcome != inbox.DeadLettered || !errors.Is(r.Err, core.ErrTxOwnedByExecutor) {
 		t.Errorf("%+v, want dead-lettered by ErrTxOwnedByExecutor", r)
+	}
+}
+
+// TestSweepForgetsProcessedMessagesAfterRetention: the executor's sweep
+// deletes a processed message past its retention (a redelivery then runs
+// as a new message) and keeps a dead one, which has no end.
+func TestSweepForgetsProcessedMessagesAfterRetention(t *testing.T) {
+	cs := newDB(t)
+	e, err := core.New(core.Config{Pool: newPool(t, cs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	c, err := inbox.New(inbox.Config{Executor: e, Name: "settle", MaxAttempts: 1, Retention: time.Nanosecond,
+		Handler: func(_ context.Context, _ pgx.Tx, _ *core.Operation, m *inbox.Message) error {
+			runs.Add(1)
+			if m.ID == "poison" {
+				return errPoison
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"msg_1", "poison"} {
+		if _, err := c.Deliver(t.Context(), msg(id, "{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := core.Sweep(t.Context(), e, core.MaintainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MessagesDeleted != 1 {
+		t.Errorf("MessagesDeleted = %d, want 1 (the processed message, not the dead one)", res.MessagesDeleted)
+	}
+	again, err := c.Deliver(t.Context(), msg("msg_1", "{}"))
+	if err != nil || again.Outcome != inbox.Processed || runs.Load() != 3 {
+		t.Errorf("redelivery after retention: %+v, %v, handler runs %d; want processed anew, 3 runs", again, err, runs.Load())
+	}
+	if dead, err := c.Deliver(t.Context(), msg("poison", "{}")); err != nil || dead.Outcome != inbox.DeadLettered {
+		t.Errorf("the dead message after the sweep: %+v, %v; want still dead-lettered", dead, err)
 	}
 }

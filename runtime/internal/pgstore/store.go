@@ -23,6 +23,7 @@ type Store struct {
 	claim, get, complete string
 	tombstone, purge     string
 	purgeNatural         string
+	purgeInbox           string
 	enqueue              string
 	claimNatural         string
 	naturalHolder        string
@@ -63,6 +64,7 @@ func New(schema string) *Store {
 		claimNatural:  q(sqlcdb.ClaimNaturalKey),
 		naturalHolder: q(sqlcdb.GetNaturalKeyHolder),
 		purgeNatural:  q(sqlcdb.DeleteNaturalKeysBefore),
+		purgeInbox:    q(sqlcdb.DeleteExpiredMessages),
 	}
 }
 

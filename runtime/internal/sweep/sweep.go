@@ -67,6 +67,7 @@ type Result struct {
 	Tombstoned         int           // records past retention whose stored response was dropped
 	Deleted            int           // tombstones past the tombstone period that were removed
 	NaturalKeysDeleted int           // natural-key rows past their lifetime that were removed
+	MessagesDeleted    int           // processed messages of the inbox past their retention that were removed
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
 }
@@ -87,7 +88,8 @@ func Run(ctx context.Context, db DB, store *pgstore.Store, now func() time.Time,
 		return Result{}, err
 	}
 	var res Result
-	steps := []step{{pgstore.SweepTombstone, at, &res.Tombstoned}, {pgstore.SweepPurge, at, &res.Deleted}}
+	steps := []step{{pgstore.SweepTombstone, at, &res.Tombstoned}, {pgstore.SweepPurge, at, &res.Deleted},
+		{pgstore.SweepInbox, at, &res.MessagesDeleted}}
 	if o.NaturalKeyLifetime > 0 {
 		steps = append(steps, step{pgstore.SweepNaturalKeys, at.Add(-o.NaturalKeyLifetime), &res.NaturalKeysDeleted})
 	}

@@ -64,16 +64,6 @@ SET attempts = i.attempts + 1,
 WHERE i.state IN ('failed', 'retry')
 RETURNING state, attempts;
 
--- name: DeleteExpired :execrows
--- Deletes up to @batch processed rows whose retention ended before
--- @before: a redelivery after that is a new message.
-DELETE FROM idempotency_inbox
-WHERE (source, consumer, message_id) IN (
-    SELECT e.source, e.consumer, e.message_id FROM idempotency_inbox AS e
-    WHERE e.expires_at < @before::timestamptz
-    LIMIT @batch::integer
-);
-
 -- name: ListRetries :many
 -- Lists up to @batch messages of @consumer that support asked to retry,
 -- with their stored bodies, oldest request first.

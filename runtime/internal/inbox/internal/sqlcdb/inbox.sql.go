@@ -29,30 +29,6 @@ func (q *Queries) BoundLockWait(ctx context.Context, timeout string) (string, er
 	return b_previous, err
 }
 
-const deleteExpired = `-- name: DeleteExpired :execrows
-DELETE FROM idempotency_inbox
-WHERE (source, consumer, message_id) IN (
-    SELECT e.source, e.consumer, e.message_id FROM idempotency_inbox AS e
-    WHERE e.expires_at < $1::timestamptz
-    LIMIT $2::integer
-)
-`
-
-type DeleteExpiredParams struct {
-	Before pgtype.Timestamptz
-	Batch  int32
-}
-
-// Deletes up to @batch processed rows whose retention ended before
-// @before: a redelivery after that is a new message.
-func (q *Queries) DeleteExpired(ctx context.Context, arg DeleteExpiredParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteExpired, arg.Before, arg.Batch)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const getMessage = `-- name: GetMessage :one
 SELECT state, fingerprint, attempts, operation_id
 FROM idempotency_inbox
