@@ -253,3 +253,49 @@ func TestSweepForgetsProcessedMessagesAfterRetention(t *testing.T) {
 		t.Errorf("the dead message after the sweep: %+v, %v; want still dead-lettered", dead, err)
 	}
 }
+
+// TestConcurrentDeliveryWaitsAtMostWaitTimeout: while one delivery's
+// handler runs, another delivery of the same message waits for it up to
+// WaitTimeout and then gives up with ErrBusy, having done nothing; the
+// handler's own statements run under the session's lock_timeout, not the
+// bound of the message's lock.
+func TestConcurrentDeliveryWaitsAtMostWaitTimeout(t *testing.T) {
+	cs := newDB(t)
+	e, err := core.New(core.Config{Pool: newPool(t, cs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan string, 1), make(chan struct{})
+	c, err := inbox.New(inbox.Config{Executor: e, Name: "settle", MaxAttempts: 3, Retention: time.Hour,
+		WaitTimeout: 50 * time.Millisecond,
+		Handler: func(ctx context.Context, tx pgx.Tx, _ *core.Operation, _ *inbox.Message) error {
+			var lockTimeout string
+			if err := tx.QueryRow(ctx, `SHOW lock_timeout`).Scan(&lockTimeout); err != nil {
+				return err
+			}
+			started <- lockTimeout
+			<-release
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan inbox.Result, 1)
+	go func() {
+		r, err := c.Deliver(t.Context(), msg("msg_1", "{}"))
+		if err != nil {
+			t.Error(err)
+		}
+		first <- r
+	}()
+	if lockTimeout := <-started; lockTimeout != "0" {
+		t.Errorf("the handler runs under lock_timeout %s, want the session's 0", lockTimeout)
+	}
+	if _, err := c.Deliver(t.Context(), msg("msg_1", "{}")); !errors.Is(err, inbox.ErrBusy) {
+		t.Errorf("a delivery while the first runs: %v, want ErrBusy", err)
+	}
+	close(release)
+	if r := <-first; r.Outcome != inbox.Processed {
+		t.Errorf("the first delivery: %+v, want processed", r)
+	}
+}
