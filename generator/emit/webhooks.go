@@ -19,7 +19,7 @@ func emitWebhooks(f *jen.File, prog *ir.Program) {
 	var methods []jen.Code
 	for _, w := range prog.Webhooks {
 		op := w.Operation
-		emitHandle(f, op)
+		emitWebhookHandle(f, op)
 		emitRequest(f, op)
 		emitDecode(f, op)
 		methods = append(methods, comments(fmt.Sprintf("%s handles %s once per message id: a redelivery of a processed webhook does not reach it.", op.Name, op.Doc))...)
@@ -31,6 +31,15 @@ func emitWebhooks(f *jen.File, prog *ir.Program) {
 		emitWebhookContract(f, w)
 		emitReceiver(f, w)
 	}
+}
+
+// emitWebhookHandle declares the handle a webhook's method receives: as
+// an operation's, with the message's id and sender in place of a key and a
+// tenant.
+func emitWebhookHandle(f *jen.File, op *ir.Operation) {
+	declareHandle(f, op, fmt.Sprintf("%s is what the method handling %s gets besides the request: the id its effects carry, the sender and the message id, and its effects' enqueuers.", op.HandleType, op.Doc),
+		handleFields{"derived from the sender, the consumer and the message id: stable across deliveries",
+			"the sender (the contract's source), the scope of its message ids", "the message id, such as its webhook-id"})
 }
 
 // emitWebhookContract declares the run-time contract of a webhook.

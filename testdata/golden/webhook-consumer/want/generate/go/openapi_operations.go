@@ -55,13 +55,13 @@ func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.Sc
 	return idemimpl.Register(mux, routes)
 }
 
-// ReceiveBankSettlementOperation is what the business method of
-// receiveBankSettlement (POST bankSettlement) gets besides the request: the
-// operation's id, scope and key, and its effects' enqueuers.
+// ReceiveBankSettlementOperation is what the method handling
+// receiveBankSettlement (POST bankSettlement) gets besides the request: the id
+// its effects carry, the sender and the message id, and its effects' enqueuers.
 type ReceiveBankSettlementOperation struct {
-	ID    string // the operation's id, a UUID the runtime generated, for logs and support
-	Scope string // the trusted scope (tenant) the key lives in
-	Key   string // the idempotency key
+	ID    string // derived from the sender, the consumer and the message id: stable across deliveries
+	Scope string // the sender (the contract's source), the scope of its message ids
+	Key   string // the message id, such as its webhook-id
 
 	op *idemimpl.Operation
 	tx pgx.Tx
