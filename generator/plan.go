@@ -45,11 +45,8 @@ func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
 		for _, d := range unbuilt(op) {
 			refusals = append(refusals, refusal{d, op})
 		}
-		// A webhook's name is no path, and nothing of it is generated;
-		// the other operations are planned for every refusal at once.
-		if !op.Webhook {
-			planned = append(planned, op)
-		}
+		// Every operation is planned for every refusal at once.
+		planned = append(planned, op)
 	}
 	tp := planTypes(doc, planned, TypeOptions{Reserved: slices.Clone(reservedAPI)})
 	for _, err := range tp.errs {
@@ -67,6 +64,10 @@ func planSpec(doc *spec.Document, ops []*spec.Operation) (*Plan, []refusal) {
 	for _, ot := range types.Operations {
 		if ot.Unsupported != nil {
 			refusals = append(refusals, refusal{errorDiagnostic(RuleUnsupportedBody, ot.Unsupported, "offer the body as application/json too, or leave x-idempotency off the operation"), ot.Op})
+			continue
+		}
+		if ot.Op.Webhook {
+			prog.Webhooks = append(prog.Webhooks, planWebhook(ot, types))
 			continue
 		}
 		op, diags := planOperation(ot, types)

@@ -43,19 +43,20 @@ func TestEmitSQLOneMigrationPerStep(t *testing.T) {
 		released map[string]string // emitted path: released file
 	}{
 		{MigrationsGoose, []string{"00001_idemgen.sql", "00002_idemgen_schema_version.sql", "00003_idemgen_effects.sql", "00004_idemgen_checkpoints.sql",
-			"00005_idemgen_trace_context.sql"},
+			"00005_idemgen_trace_context.sql", "00006_idemgen_inbox.sql"},
 			map[string]string{"00001_idemgen.sql": "goose/00001_idemgen.sql"}},
 		{MigrationsMigrate, []string{"000001_idemgen.down.sql", "000001_idemgen.up.sql",
 			"000002_idemgen_schema_version.down.sql", "000002_idemgen_schema_version.up.sql",
 			"000003_idemgen_effects.down.sql", "000003_idemgen_effects.up.sql",
 			"000004_idemgen_checkpoints.down.sql", "000004_idemgen_checkpoints.up.sql",
-			"000005_idemgen_trace_context.down.sql", "000005_idemgen_trace_context.up.sql"},
+			"000005_idemgen_trace_context.down.sql", "000005_idemgen_trace_context.up.sql",
+			"000006_idemgen_inbox.down.sql", "000006_idemgen_inbox.up.sql"},
 			map[string]string{"000001_idemgen.up.sql": "golang-migrate/000001_idemgen.up.sql",
 				"000001_idemgen.down.sql": "golang-migrate/000001_idemgen.down.sql"}},
 		// v0.1.0's plain idemgen.sql had no number: step 1 is its content
 		// under a numbered name.
 		{MigrationsPlain, []string{"00001_idemgen.sql", "00002_idemgen_schema_version.sql", "00003_idemgen_effects.sql", "00004_idemgen_checkpoints.sql",
-			"00005_idemgen_trace_context.sql"},
+			"00005_idemgen_trace_context.sql", "00006_idemgen_inbox.sql"},
 			map[string]string{"00001_idemgen.sql": "plain/idemgen.sql"}},
 	} {
 		t.Run(string(tc.format), func(t *testing.T) {

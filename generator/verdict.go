@@ -53,7 +53,38 @@ func unbuilt(op *spec.Operation) []spec.Diagnostic {
 		return nil
 	}
 	c := op.Contract
-	return []spec.Diagnostic{{Pos: c.Pos, Severity: spec.SeverityError, Rule: RuleWebhook, Path: "x-idempotency",
-		Message: fmt.Sprintf("x-idempotency on the webhook %s (%s) is not generated yet: webhook receivers come with the inbox, so no code would keep this contract", op.Path, op.Method),
-		Hint:    "leave x-idempotency off webhooks until the inbox is generated"}}
+	var out []spec.Diagnostic
+	refuse := func(pos spec.Position, rule, path, msg, hint string) {
+		out = append(out, spec.Diagnostic{Pos: fieldPos(pos, c.Pos), Severity: spec.SeverityError, Rule: rule, Path: path, Message: msg, Hint: hint})
+	}
+	if op.Webhook {
+		if c.Mode.Value == spec.ModePhased {
+			refuse(c.Mode.Pos, RuleWebhook, "x-idempotency.mode",
+				fmt.Sprintf("mode phased on the webhook %s (%s) is not generated: a webhook's handler runs in one transaction with its inbox row", op.Path, op.Method),
+				"leave mode atomic on a webhook; hand a long job to an effect")
+		}
+		if n := webhookParams(op); n != "" {
+			refuse(c.Pos, RuleWebhook, "x-idempotency",
+				fmt.Sprintf("the webhook %s (%s) declares the parameter %s: a generated receiver decodes the body only, so no code would check it", op.Path, op.Method, n),
+				"leave parameters off the webhook, or move what they carry into the body")
+		}
+	}
+	return out
+}
+
+// fieldPos is a field's position, or the block's when the field was not
+// written.
+func fieldPos(p, block spec.Position) spec.Position {
+	if p.Line == 0 {
+		return block
+	}
+	return p
+}
+
+// label names an operation in messages: its operationId, or METHOD path.
+func label(op *spec.Operation) string {
+	if op.ID != "" {
+		return op.ID
+	}
+	return op.Method + " " + op.Path
 }

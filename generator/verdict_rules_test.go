@@ -200,7 +200,8 @@ func TestJudgePlansOperationsWithoutSpecErrors(t *testing.T) {
 }
 
 // TestJudgeWebhookAndCollision checks the refusals that need more than
-// one operation's spec: a webhook (refused, and not planned further) and
+// one operation's spec: a webhook with a parameter (refused, and its body
+// planned as an operation's is) and
 // two operationIds that give one Go name (the later one's own error).
 func TestJudgeWebhookAndCollision(t *testing.T) {
 	j, file := judgeSource(t, `openapi: 3.1.0
@@ -219,6 +220,7 @@ paths:
 webhooks:
   thing:
     post:
+      parameters: [{name: X-Shop, in: header, schema: {type: string}}]
       requestBody:
         content:
           multipart/form-data:
@@ -232,12 +234,12 @@ webhooks:
 			got[op.Method+" "+op.Path] = append(got[op.Method+" "+op.Path], d.Rule)
 		}
 	}
-	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleWebhook}}
+	want := map[string][]string{"POST /b": {RuleNameCollision}, "POST thing": {RuleUnsupportedBody, RuleWebhook}}
 	if len(got) != len(want) || !slices.Equal(got["POST /b"], want["POST /b"]) || !slices.Equal(got["POST thing"], want["POST thing"]) {
 		t.Fatalf("own errors %v, want %v", got, want)
 	}
-	if j.Plan != nil || len(j.Errors()) != 2 {
-		t.Errorf("errors %v, plan %v; want 2 and no plan", j.Errors(), j.Plan)
+	if j.Plan != nil || len(j.Errors()) != 3 {
+		t.Errorf("errors %v, plan %v; want 3 and no plan", j.Errors(), j.Plan)
 	}
 	if d := j.Unfit[j.Doc.Operations[1]][0]; !strings.Contains(d.Message, "create_thing (POST /a) at "+file+":5:5") {
 		t.Errorf("collision %q does not name the other operation's position", d.Message)

@@ -118,7 +118,60 @@ type Contract struct {
 	// Steps are the steps of a phased operation in the order it runs
 	// them; empty when the contract declares none.
 	Steps []Step
+	// Consumer is the inbox side of a webhook's contract; nil on an
+	// operation under paths.
+	Consumer *Consumer
 }
+
+// Consumer is what a webhook's contract says of the consumer that
+// receives it: the message's key is its id (webhook-id unless the block's
+// key says otherwise), its scope the sender, and a message that keeps
+// failing is dead-lettered after MaxAttempts.
+type Consumer struct {
+	// Sender is the kind of sender, whose retry horizon the retention must
+	// outlast; not Set when the block names none.
+	Sender Field[Sender]
+	// Source names the sender: the scope of its message ids. Its default
+	// is the webhook's name.
+	Source Field[string]
+	// MaxAttempts is the poison policy: the failed attempts, counted in
+	// the inbox, after which the message is dead-lettered.
+	MaxAttempts Field[int]
+}
+
+// Sender is a kind of webhook sender with a known retry schedule.
+type Sender string
+
+// The known senders.
+const (
+	// SenderStandardWebhooks signs as Standard Webhooks 1.0 does; its
+	// example schedule retries for 75h35m.
+	SenderStandardWebhooks Sender = "standard-webhooks"
+	// SenderSvix is Svix, which retries for about 27.6 hours.
+	SenderSvix Sender = "svix"
+)
+
+// Horizon returns how long the sender retries a webhook after its first
+// attempt, by its published schedule.
+func (s Sender) Horizon() time.Duration {
+	switch s {
+	case SenderStandardWebhooks:
+		// 5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h
+		return 75*time.Hour + 35*time.Minute + 5*time.Second
+	case SenderSvix:
+		// 5s, 5m, 30m, 2h, 5h, 10h, 10h
+		return 27*time.Hour + 35*time.Minute + 5*time.Second
+	}
+	return 0
+}
+
+// DefaultMaxAttempts is a webhook consumer's max-attempts when its block
+// gives none.
+const DefaultMaxAttempts = 5
+
+// WebhookKeyHeader is the header a webhook's key is read from when its
+// block names none: Standard Webhooks' webhook-id.
+const WebhookKeyHeader = "webhook-id"
 
 // Key says how a retry of an operation is recognised.
 type Key struct {

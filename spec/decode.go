@@ -19,6 +19,9 @@ import (
 type block struct {
 	pos Position
 	c   Contract
+	// consumer holds the webhook-only fields (sender, source,
+	// max-attempts), Set where the block gives them.
+	consumer Consumer
 
 	hasNaturalKey bool
 	hasInclude    bool
@@ -56,6 +59,7 @@ var (
 	blockFields = []string{
 		"key", "natural-key", "scope", "fingerprint", "retention", "tombstone",
 		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects", "steps",
+		"sender", "source", "max-attempts",
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
@@ -106,6 +110,12 @@ func (d *decoder) decodeBlock(keyNode, n *yaml.Node, path string) *block {
 		case "steps":
 			b.hasSteps = true
 			b.c.Steps = d.steps(v, fpath)
+		case "sender":
+			b.consumer.Sender = enum(d, v, fpath, SenderStandardWebhooks, SenderSvix)
+		case "source":
+			b.consumer.Source = d.nonEmptyString(v, fpath)
+		case "max-attempts":
+			b.consumer.MaxAttempts = d.positiveInt(v, fpath)
 		}
 	})
 	return b

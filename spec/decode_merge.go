@@ -73,6 +73,39 @@ func pick[T any](op, def Field[T], builtin T, at Position) Field[T] {
 	}
 }
 
+// mergeConsumer sets the consumer side of a webhook's contract c, named
+// name, from the operation's block over the defaults block, and makes
+// webhook-id the key header unless a block names another. On an
+// operation under paths, a consumer field is an error at its position.
+func mergeConsumer(d *decoder, c *Contract, op, def *block, webhook bool, name, path string) {
+	if def == nil {
+		def = &block{}
+	}
+	if !webhook {
+		for _, f := range []struct {
+			set   bool
+			pos   Position
+			field string
+		}{{op.consumer.Sender.Set, op.consumer.Sender.Pos, "sender"}, {op.consumer.Source.Set, op.consumer.Source.Pos, "source"},
+			{op.consumer.MaxAttempts.Set, op.consumer.MaxAttempts.Pos, "max-attempts"}} {
+			if f.set {
+				d.errs = append(d.errs, &Error{Pos: f.pos, Path: path + "." + f.field,
+					Msg: f.field + " describes the sender of a webhook: it belongs on an x-idempotency block under webhooks, not on an operation under paths"})
+			}
+		}
+		return
+	}
+	at := op.pos
+	c.Consumer = &Consumer{
+		Sender:      pick(op.consumer.Sender, def.consumer.Sender, "", at),
+		Source:      pick(op.consumer.Source, def.consumer.Source, name, at),
+		MaxAttempts: pick(op.consumer.MaxAttempts, def.consumer.MaxAttempts, DefaultMaxAttempts, at),
+	}
+	if c.Key.In.Value == KeyInHeader && !op.c.Key.Name.Set && !def.c.Key.Name.Set {
+		c.Key.Name.Value = WebhookKeyHeader
+	}
+}
+
 // pickList returns the operation's list if the block has the field at all
 // (an empty list overrides the defaults), else the defaults block's list.
 func pickList[T any](opHas bool, op, def []T) []T {

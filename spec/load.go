@@ -340,7 +340,7 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 					PathItem: item,
 				}
 				l.opNodes[op] = opNode{src: src, item: node, op: deref(node.Content[j+1])}
-				op.Contract = l.contract(src, node.Content[j+1], defaults)
+				op.Contract = l.contract(src, node.Content[j+1], defaults, op)
 				op.Status = l.statusRoute(src, node.Content[j+1])
 				if op.Contract != nil {
 					op.Overlays = l.overlaysFor(node.Content[j+1])
@@ -364,7 +364,7 @@ func (l *loader) operations(root *source, t *openapi3.T, defaults *block) []*Ope
 // contract decodes the x-idempotency block of the operation node opNode
 // and merges it over the defaults; nil when the operation has no block or
 // the block is unusable (the error is recorded).
-func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Contract {
+func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block, op *Operation) *Contract {
 	if k, _ := mappingEntry(opNode, "x-idempotency-defaults"); k != nil {
 		l.misplaced(src, k, "x-idempotency-defaults belongs at the document root; on an operation, write x-idempotency")
 	}
@@ -379,6 +379,7 @@ func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block) *Cont
 		return nil
 	}
 	c := merge(b, defaults)
+	mergeConsumer(d, c, b, defaults, op.Webhook, op.Path, "x-idempotency")
 	checkKey(d, c, "x-idempotency")
 	checkDurations(d, c, "x-idempotency")
 	l.errs = append(l.errs, d.errs...)

@@ -84,6 +84,7 @@ func Rules() []Rule {
 		ruleHaltStepUndocumented,
 		ruleStepOutputNotFound,
 		ruleStatusRoute,
+		ruleRetentionUnderSenderHorizon,
 	}
 	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return rules

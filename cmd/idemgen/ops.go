@@ -67,8 +67,8 @@ unusable input.`,
 			if err != nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("ops sweep: %w", err)}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, in %d batches (longest %s)\n",
-				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
+			fmt.Fprintf(cmd.OutOrStdout(), "swept: %d tombstoned, %d deleted, %d natural keys deleted, %d messages deleted, in %d batches (longest %s)\n",
+				res.Tombstoned, res.Deleted, res.NaturalKeysDeleted, res.MessagesDeleted, res.Batches, res.LongestBatch.Round(time.Millisecond))
 			if res.ClockSkewed {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: this machine's clock is %s ahead of the database's (negative: behind); the sweep went by the database's\n",
 					res.ClockSkew.Round(time.Millisecond))

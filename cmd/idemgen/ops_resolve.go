@@ -19,6 +19,7 @@ import (
 type supportAction struct {
 	EffectKey   string    `json:"effect_key,omitempty"`
 	OperationID string    `json:"operation_id,omitempty"`
+	Message     string    `json:"message,omitempty"` // a consumed message's source/consumer/id
 	From        string    `json:"from"`
 	To          string    `json:"to"`
 	Actor       string    `json:"actor"`
@@ -236,7 +237,10 @@ func supportMove(cmd *cobra.Command, f *opsFlags, a idemops.Action, move func(*o
 		return writeJSON(cmd.OutOrStdout(), act)
 	}
 	what := "effect " + act.EffectKey
-	if act.OperationID != "" {
+	switch {
+	case act.Message != "":
+		what = "message " + esc(act.Message) + " (" + act.OperationID + ")"
+	case act.OperationID != "":
 		what = "operation " + act.OperationID
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s -> %s (audit #%d, by %s: %s)\n", what, act.From, act.To, act.AuditID, esc(act.Actor), esc(act.Reason))
@@ -244,7 +248,10 @@ func supportMove(cmd *cobra.Command, f *opsFlags, a idemops.Action, move func(*o
 		return nil
 	}
 	next := "every later retry of it receives this answer, replayed"
-	if idemops.OperationState(act.To) == idemops.OperationInProgress {
+	switch {
+	case act.Message != "":
+		next = "its consumer's Redrive delivers it once more from the stored body; a failure makes it dead again"
+	case idemops.OperationState(act.To) == idemops.OperationInProgress:
 		next = "the next retry, or the service's completer, takes it over from its last recovery point and calls again with the same step key"
 	}
 	_, err = fmt.Fprintln(cmd.OutOrStdout(), next)

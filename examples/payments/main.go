@@ -41,17 +41,18 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "the address to serve on")
 	bankURL := flag.String("bank-url", "http://127.0.0.1:8090", "the bank simulator's base URL")
 	sweep := flag.Duration("maintain-interval", 5*time.Second, "how often the completer and the sweeper run")
+	webhookSecret := flag.String("webhook-secret", "", "the bank's Standard Webhooks signing secret (whsec_…); empty serves no POST /webhooks/bank")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, *bankURL, *sweep, log); err != nil {
+	if err := run(ctx, *addr, *bankURL, *webhookSecret, *sweep, log); err != nil {
 		log.Error("payments", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, addr, bankURL string, interval time.Duration, log *slog.Logger) error {
+func run(ctx context.Context, addr, bankURL, webhookSecret string, interval time.Duration, log *slog.Logger) error {
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
 		cluster, err := pgcluster.Start(ctx)
@@ -67,7 +68,7 @@ func run(ctx context.Context, addr, bankURL string, interval time.Duration, log 
 		return err
 	}
 	defer pool.Close()
-	h, err := newService(ctx, pool, bankURL, interval, log)
+	h, err := newService(ctx, pool, bankURL, webhookSecret, interval, log)
 	if err != nil {
 		return err
 	}
@@ -87,9 +88,11 @@ func run(ctx context.Context, addr, bankURL string, interval time.Duration, log 
 }
 
 // newService migrates the idempotency tables and the service's own,
-// starts maintenance (the completer, then retention) until ctx ends, and
-// returns the routes.
-func newService(ctx context.Context, pool *pgxpool.Pool, bankURL string, interval time.Duration, log *slog.Logger) (http.Handler, error) {
+// starts maintenance (the completer, then retention, and the redelivery of
+// settlements support retried) until ctx ends, and returns the routes:
+// with a webhook secret, POST /webhooks/bank receives the bank's
+// settlements too.
+func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret string, interval time.Duration, log *slog.Logger) (http.Handler, error) {
 	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
 		return nil, err
 	}
@@ -105,6 +108,14 @@ func newService(ctx context.Context, pool *pgxpool.Pool, bankURL string, interva
 	if err := api.Register(mux, exec, svc, demoMerchant); err != nil {
 		return nil, err
 	}
+	if webhookSecret != "" {
+		settlements, err := api.NewReceiveBankSettlementReceiver(exec, svc, webhookSecret)
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("POST /webhooks/bank", settlements)
+		go redrive(ctx, settlements.Consumer(), interval, log)
+	}
 	// Registered first, then maintained: the completer drives the
 	// operations Register told the executor how to resume.
 	go func() {
@@ -113,6 +124,28 @@ func newService(ctx context.Context, pool *pgxpool.Pool, bankURL string, interva
 		}
 	}()
 	return mux, nil
+}
+
+// redriver is what redrive needs of an inbox consumer.
+type redriver interface {
+	Redrive(ctx context.Context, batch int) ([]idem.DeliveryResult, error)
+}
+
+// redrive delivers, every interval until ctx ends, the settlements support
+// moved from dead to retry (idemgen ops retry-message).
+func redrive(ctx context.Context, c redriver, interval time.Duration, log *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := c.Redrive(ctx, 100); err != nil && ctx.Err() == nil {
+				log.Warn("redelivering retried settlements", "error", err)
+			}
+		}
+	}
 }
 
 // createTables creates the service's table, serialised across instances

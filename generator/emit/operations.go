@@ -33,16 +33,27 @@ func emitOperations(f *jen.File, prog *ir.Program) {
 	emitHandlers(f, prog)
 	emitUnimplemented(f, prog)
 	emitRoutes(f, prog)
+	emitWebhooks(f, prog)
 }
 
 // emitHandle declares the operation handle the business method receives:
 // the operation's id, scope and key, and one enqueuer per effect.
 func emitHandle(f *jen.File, op *ir.Operation) {
-	comment(f, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, and its effects' enqueuers.", op.HandleType, op.Doc))
+	declareHandle(f, op, fmt.Sprintf("%s is what the business method of %s gets besides the request: the operation's id, scope and key, and its effects' enqueuers.", op.HandleType, op.Doc),
+		handleFields{"the operation's id, a UUID the runtime generated, for logs and support", "the trusted scope (tenant) the key lives in", "the idempotency key"})
+}
+
+// handleFields are the comments of a handle's ID, Scope and Key.
+type handleFields struct{ id, scope, key string }
+
+// declareHandle declares an operation handle with the doc comment doc and
+// the field comments of fields, and its effects' enqueuers.
+func declareHandle(f *jen.File, op *ir.Operation, doc string, fields handleFields) {
+	comment(f, doc)
 	f.Type().Id(op.HandleType).Struct(
-		jen.Id("ID").String().Comment("the operation's id, a UUID the runtime generated, for logs and support"),
-		jen.Id("Scope").String().Comment("the trusted scope (tenant) the key lives in"),
-		jen.Id("Key").String().Comment("the idempotency key"),
+		jen.Id("ID").String().Comment(fields.id),
+		jen.Id("Scope").String().Comment(fields.scope),
+		jen.Id("Key").String().Comment(fields.key),
 		jen.Line(),
 		jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
 		jen.Id("tx").Qual(pgxImport, "Tx"),
@@ -50,6 +61,18 @@ func emitHandle(f *jen.File, op *ir.Operation) {
 	for _, e := range op.Effects {
 		emitEnqueuer(f, op, e)
 	}
+}
+
+// handleValue is the operation handle a binding hands the business method,
+// built from the runtime's op and tx in scope.
+func handleValue(op *ir.Operation) jen.Code {
+	return jen.Op("&").Id(op.HandleType).Values(
+		jen.Id("ID").Op(":").Id("op").Dot("ID"),
+		jen.Id("Scope").Op(":").Id("op").Dot("Scope"),
+		jen.Id("Key").Op(":").Id("op").Dot("Key"),
+		jen.Id("op").Op(":").Id("op"),
+		jen.Id("tx").Op(":").Id("tx"),
+	)
 }
 
 // emitEnqueuer declares the method of the operation handle that writes one

@@ -146,13 +146,7 @@ func emitPhased(f *jen.File, op *ir.Operation) {
 		{"Steps", jen.Index().Qual(idemimplImport, "Step").Index(t.Clone()).Values(append(list, jen.Line())...)},
 		currentBinding(op),
 	}
-	handle := jen.Op("&").Id(op.HandleType).Values(
-		jen.Id("ID").Op(":").Id("op").Dot("ID"),
-		jen.Id("Scope").Op(":").Id("op").Dot("Scope"),
-		jen.Id("Key").Op(":").Id("op").Dot("Key"),
-		jen.Id("op").Op(":").Id("op"),
-		jen.Id("tx").Op(":").Id("tx"),
-	)
+	handle := handleValue(op)
 	comment(f, fmt.Sprintf("%s binds the phased %s to h: its contract, typed request, typed fingerprint and steps.", op.Phased.Func, op.Doc))
 	f.Func().Id(op.Phased.Func).Params(jen.Id("h").Id("Handlers")).Qual(idemimplImport, "Phased").Index(t.Clone()).Block(
 		jen.Id("handle").Op(":=").Func().Params(jen.Id("op").Op("*").Qual(idemimplImport, "Operation"), jen.Id("tx").Qual(pgxImport, "Tx")).Op("*").Id(op.HandleType).Block(

@@ -90,13 +90,7 @@ func emitMount(f *jen.File, op *ir.Operation) {
 // runtime render its answer.
 func emitTyped(f *jen.File, op *ir.Operation) {
 	t := jen.Id(op.RequestType)
-	handle := jen.Op("&").Id(op.HandleType).Values(
-		jen.Id("ID").Op(":").Id("op").Dot("ID"),
-		jen.Id("Scope").Op(":").Id("op").Dot("Scope"),
-		jen.Id("Key").Op(":").Id("op").Dot("Key"),
-		jen.Id("op").Op(":").Id("op"),
-		jen.Id("tx").Op(":").Id("tx"),
-	)
+	handle := handleValue(op)
 	run := jen.Func().Params(
 		jen.Id("ctx").Qual(contextImport, "Context"),
 		jen.Id("tx").Qual(pgxImport, "Tx"),

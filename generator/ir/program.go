@@ -1,5 +1,7 @@
 package ir
 
+import "time"
+
 // Program is everything one generated package holds, decided: the
 // emitters print it and decide nothing.
 type Program struct {
@@ -24,6 +26,9 @@ type Program struct {
 	Operations []*Operation
 	// Statuses holds the generated status routes, sorted by path.
 	Statuses []*StatusRoute
+	// Webhooks holds the generated webhook receivers, sorted by the
+	// webhook's name and then method.
+	Webhooks []*Webhook
 	// Unimplemented is the type whose methods answer every operation
 	// with 501 Not Implemented, for a service to embed.
 	Unimplemented string
@@ -312,4 +317,33 @@ type Tests struct {
 	// NaturalKey is set when the same content is the same entity (a
 	// natural key in the body, or a resource named in the path).
 	NaturalKey bool
+}
+
+// Webhook is a generated webhook receiver: an inbox consumer of messages
+// delivered over HTTP, signed as Standard Webhooks sign them.
+type Webhook struct {
+	// Operation holds what the receiver shares with an operation: its Go
+	// Name and Doc, its handle (HandleType, Effects) and its typed
+	// request (RequestType, DecodeFunc, Params, Request). Nothing else of
+	// it is set.
+	Operation *Operation
+	// ID is the webhook's operationId: the consumer's name in the inbox.
+	ID string
+	// Source is the sender: the scope of its message ids.
+	Source string
+	// KeyHeader is the header of the message id, or KeyPointer the JSON
+	// pointer of the body member holding it; KeyMaxLen bounds it.
+	KeyHeader  string
+	KeyPointer string
+	KeyMaxLen  int
+	// MaxAttempts is the poison policy, Retention how long a processed
+	// message is remembered, WaitTimeout the wait for a concurrent
+	// delivery of the same message.
+	MaxAttempts int
+	Retention   time.Duration
+	WaitTimeout time.Duration
+	// ContractVar is the variable holding the run-time contract,
+	// ReceiverFunc the exported constructor of the receiver.
+	ContractVar  string
+	ReceiverFunc string
 }

@@ -85,6 +85,9 @@ func TestFaceConstantsAreTheEngines(t *testing.T) {
 		idem.ProblemRequestTimeout:   httpapi.ProblemRequestTimeout,
 		idem.ProblemScopeBusy:        httpapi.ProblemScopeBusy,
 		idem.ProblemResourceGone:     httpapi.ProblemResourceGone,
+		idem.ProblemWebhookSignature: httpapi.ProblemWebhookSignature,
+		idem.ProblemWebhookFailed:    httpapi.ProblemWebhookFailed,
+		idem.ProblemMethodNotAllowed: httpapi.ProblemMethodNotAllowed,
 	} {
 		if face != eng {
 			t.Errorf("problem type %q, the HTTP adapter's %q", face, eng)

@@ -12,6 +12,7 @@ type SweepResult struct {
 	Tombstoned         int           // records past retention whose stored response was dropped
 	Deleted            int           // tombstones past the tombstone period that were removed
 	NaturalKeysDeleted int           // natural-key rows past MaintainOptions.NaturalKeyLifetime that were removed
+	MessagesDeleted    int           // processed messages of the inbox past their consumer's retention that were removed
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement, the longest any row lock was held
 	// ClockSkew is how far the executor's Clock was ahead of the

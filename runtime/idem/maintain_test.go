@@ -177,8 +177,8 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 
 	later(time.Hour)
 	// 3000 rows in batches of 200: 15 full batches and a short one ends the
-	// tombstone step; the purge and natural-key steps find nothing.
-	sweep("past retention", idem.SweepResult{Tombstoned: records, Batches: records/batch + 1 + 1 + 1})
+	// tombstone step; the purge, inbox and natural-key steps find nothing.
+	sweep("past retention", idem.SweepResult{Tombstoned: records, Batches: records/batch + 1 + 1 + 1 + 1})
 	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE state = 'tombstone' AND response_body IS NULL"); n != records {
 		t.Errorf("%d compact tombstones, want %d", n, records)
 	}
@@ -188,7 +188,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 
 	later(24 * time.Hour)
 	sweep("past the tombstone period", idem.SweepResult{Deleted: records, NaturalKeysDeleted: naturalKeys,
-		Batches: 1 + records/batch + 1 + naturalKeys/batch + 1})
+		Batches: 1 + records/batch + 1 + 1 + naturalKeys/batch + 1})
 	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE scope <> 'writer'"); n != 0 {
 		t.Errorf("%d old records left, want none", n)
 	}

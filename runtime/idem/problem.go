@@ -29,4 +29,10 @@ const (
 	// 410, ErrResourceGone: under replay: current, what the operation
 	// created no longer exists
 	ProblemResourceGone = ProblemTypeBase + "resource-gone"
+	// 401, a webhook whose signature or timestamp does not verify; nothing recorded
+	ProblemWebhookSignature = ProblemTypeBase + "webhook-signature-invalid"
+	// 500, a webhook whose handler failed; its attempt counted, nothing else kept
+	ProblemWebhookFailed = ProblemTypeBase + "webhook-handler-failed"
+	// 405, with Allow: a webhook receiver takes POST only
+	ProblemMethodNotAllowed = ProblemTypeBase + "method-not-allowed"
 )

@@ -24,6 +24,7 @@ type SweepResult struct {
 	Tombstoned         int           // records past retention whose stored response was dropped
 	Deleted            int           // tombstones past the tombstone period that were removed
 	NaturalKeysDeleted int           // natural-key rows past their lifetime that were removed
+	MessagesDeleted    int           // processed messages of the inbox past their retention that were removed
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
 	// ClockSkew is how far this machine's clock was ahead of the

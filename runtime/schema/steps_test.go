@@ -32,6 +32,8 @@ var released = map[string]string{
 	"004_idemgen_checkpoints.down.sql":    "8e6e7647e98eb7472e37cd60a86d53516d1ea3c00374b507983d2369fd649560",
 	"005_idemgen_trace_context.up.sql":    "c6c6987b8ff82f3aec2a638e4772fbb27f5d8069992d9af686830d47cdf137db",
 	"005_idemgen_trace_context.down.sql":  "e41f0decfea549bcbae7e8966f6fee62542ac4fecaeb8a6c250ceaa91087928a",
+	"006_idemgen_inbox.up.sql":            "03bc74d335ffdd5614f5781aa666dfe4215115730e26a52c8fe2017b48263547",
+	"006_idemgen_inbox.down.sql":          "64a68e6d30583876a2f7e893b65ff4062805325677459b0abb9e017bd3e5cee2",
 }
 
 func TestReleasedStepsNeverChange(t *testing.T) {

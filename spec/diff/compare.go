@@ -141,6 +141,7 @@ func comparePair(out []Finding, b, h *spec.Operation) []Finding {
 	c.timing()
 	c.behaviour()
 	c.effects()
+	c.consumer()
 	if b.Contract.Mode.Value == spec.ModePhased && h.Contract.Mode.Value == spec.ModePhased {
 		c.steps()
 	}

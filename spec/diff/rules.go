@@ -80,6 +80,10 @@ var Rules = []Rule{
 	{"status-route-added", Safe, "a status route (x-idempotency-status) added"},
 	{"status-route-removed", Risky, "a status route removed"},
 	{"status-route-changed", Risky, "a status route tells another operation, or reads the key from another parameter"},
+	{"consumer-source-changed", Breaking, "a webhook's source changed"},
+	{"consumer-sender-changed", Risky, "a webhook's sender changed"},
+	{"consumer-max-attempts-lowered", Risky, "a webhook's max-attempts lowered"},
+	{"consumer-max-attempts-raised", Safe, "a webhook's max-attempts raised"},
 }
 
 // levels maps each rule id to its level.

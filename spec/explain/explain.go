@@ -158,6 +158,10 @@ func section(op *spec.Operation, v Verdict, because string) Section {
 		s.asWritten(c)
 		return s
 	}
+	if c.Consumer != nil {
+		s.Items = consumerItems(op)
+		return s
+	}
 	sig := significant(op)
 	s.Items = []Item{
 		{Label: "Retry", Text: retrySentence(c)},

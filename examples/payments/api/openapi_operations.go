@@ -258,3 +258,91 @@ func Register(mux *http.ServeMux, exec *idem.Executor, h Handlers, scope idem.Sc
 	}
 	return idemimpl.Register(mux, routes)
 }
+
+// ReceiveBankSettlementOperation is what the method handling
+// receiveBankSettlement (POST bankSettlement) gets besides the request: the id
+// its effects carry, the sender and the message id, and its effects' enqueuers.
+type ReceiveBankSettlementOperation struct {
+	ID    string // derived from the sender, the consumer and the message id: stable across deliveries
+	Scope string // the sender (the contract's source), the scope of its message ids
+	Key   string // the message id, such as its webhook-id
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// EnqueueSettlementEmail writes the settlement_email effect to the outbox in
+// the operation's transaction, so it exists exactly when the operation commits,
+// and returns its key, which is stable across retries; when its outcome is
+// unknown the policy is "retry". The payload is bytes of the caller's choosing,
+// handed to the provider as they are.
+func (o *ReceiveBankSettlementOperation) EnqueueSettlementEmail(ctx context.Context, payload []byte) (string, error) {
+	return o.op.Enqueue(ctx, o.tx, idemimpl.Effect{
+		Name:      "settlement_email",
+		OnUnknown: "retry",
+		Payload:   payload,
+	})
+}
+
+// ReceiveBankSettlementRequest is the typed request of receiveBankSettlement
+// (POST bankSettlement): its parameters and body, decoded before anything is
+// claimed.
+type ReceiveBankSettlementRequest struct {
+	Body *Settlement // the decoded request body
+}
+
+// decodeReceiveBankSettlement decodes the typed request of
+// receiveBankSettlement (POST bankSettlement), its JSON body checked, every
+// violation at once.
+func decodeReceiveBankSettlement(r *idemimpl.Request) (*ReceiveBankSettlementRequest, error) {
+	req := &ReceiveBankSettlementRequest{Body: new(Settlement)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	return req, nil
+}
+
+// WebhookHandlers is the business logic of the webhook receivers; the service
+// implements it and each New…Receiver wires one to HTTP. Each method runs
+// inside the transaction that also writes the message's inbox row: what it does
+// through tx, and the effects it enqueues, commit exactly once per message.
+// Returning an error rolls everything back and counts a failed attempt; the
+// sender's redelivery runs it again until the contract's max-attempts, after
+// which the webhook is dead-lettered for support.
+type WebhookHandlers interface {
+	// ReceiveBankSettlement handles receiveBankSettlement (POST
+	// bankSettlement) once per message id: a redelivery of a processed
+	// webhook does not reach it.
+	ReceiveBankSettlement(ctx context.Context, tx pgx.Tx, op *ReceiveBankSettlementOperation, req *ReceiveBankSettlementRequest) error
+}
+
+// webhookReceiveBankSettlement is the contract of receiveBankSettlement (POST
+// bankSettlement): its consumer, sender, message id, poison policy and
+// retention.
+var webhookReceiveBankSettlement = idemimpl.Webhook{
+	Name:   "receiveBankSettlement",
+	Source: "bank",
+	Key: idemimpl.KeySpec{
+		Header:    "webhook-id",
+		MaxLength: 255,
+	},
+	MaxAttempts: 8,
+	Retention:   80 * time.Hour,
+	WaitTimeout: 5 * time.Second,
+}
+
+// NewReceiveBankSettlementReceiver returns the http.Handler receiving
+// receiveBankSettlement (POST bankSettlement): it verifies the Standard
+// Webhooks signature with secrets (whsec_… values from configuration; several
+// during a rotation) before reading the body, answers a bad or old signature
+// 401 with nothing recorded, and runs h.ReceiveBankSettlement once per message
+// id from bank; a duplicate is answered 204.
+func NewReceiveBankSettlementReceiver(exec *idem.Executor, h WebhookHandlers, secrets ...string) (*idemimpl.WebhookReceiver, error) {
+	return idemimpl.NewWebhookReceiver(exec, webhookReceiveBankSettlement, secrets, func(body []byte) (*ReceiveBankSettlementRequest, error) {
+		return decodeReceiveBankSettlement(&idemimpl.Request{Body: body})
+	}, func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *ReceiveBankSettlementRequest) error {
+		return h.ReceiveBankSettlement(ctx, tx, &ReceiveBankSettlementOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+	})
+}

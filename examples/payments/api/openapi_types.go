@@ -122,3 +122,56 @@ type Problem struct {
 	Detail      *string `json:"detail,omitempty"`
 	OperationID *string `json:"operation_id,omitempty"`
 }
+
+// Settlement is the schema #/components/schemas/Settlement.
+type Settlement struct {
+	Type      SettlementType `json:"type"`
+	PaymentID int64          `json:"payment_id"`
+}
+
+// decodeJSON decodes a Settlement from d and checks it against its schema,
+// reporting every violation to d.
+func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
+	if !d.BeginObject() {
+		return
+	}
+	var has0, has1 bool
+	for d.Member() {
+		switch string(d.Key()) {
+		case "type":
+			has0 = true
+			v.Type.decodeJSON(d)
+		case "payment_id":
+			has1 = true
+			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
+		default:
+			d.Skip()
+		}
+	}
+	if !has0 {
+		d.Missing("type")
+	}
+	if !has1 {
+		d.Missing("payment_id")
+	}
+}
+
+// SettlementType is the property type of the schema
+// #/components/schemas/Settlement.
+type SettlementType string
+
+// The values of SettlementType.
+const (
+	SettlementTypePaymentSettled SettlementType = "payment.settled"
+)
+
+// decodeJSON decodes a SettlementType from d and checks it against its schema,
+// reporting every violation to d.
+func (v *SettlementType) decodeJSON(d *jsondecode.Decoder) {
+	*v = SettlementType(d.String())
+	switch *v {
+	case SettlementTypePaymentSettled:
+	default:
+		d.NotOneOf("one of \"payment.settled\"")
+	}
+}

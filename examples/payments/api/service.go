@@ -27,14 +27,34 @@ CREATE TABLE IF NOT EXISTS payments (
     status      text        NOT NULL DEFAULT 'pending',
     charge_id   bigint,
     created_at  timestamptz NOT NULL DEFAULT now()
-)`
+);
+ALTER TABLE payments ADD COLUMN IF NOT EXISTS settled_at timestamptz`
 
 // Service implements the generated Handlers.
 type Service struct {
 	Bank *Bank
 }
 
-var _ Handlers = Service{}
+var (
+	_ Handlers        = Service{}
+	_ WebhookHandlers = Service{}
+)
+
+// ReceiveBankSettlement marks the payment the bank settled and enqueues
+// its settlement email, in the inbox's transaction: a redelivery of the
+// webhook never reaches here. A payment this service does not know fails
+// the delivery (the bank retries, then it is dead-lettered for support).
+func (s Service) ReceiveBankSettlement(ctx context.Context, tx pgx.Tx, op *ReceiveBankSettlementOperation, req *ReceiveBankSettlementRequest) error {
+	tag, err := tx.Exec(ctx, `UPDATE payments SET settled_at = now() WHERE id = $1`, req.Body.PaymentID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("settlement of unknown payment %d", req.Body.PaymentID)
+	}
+	_, err = op.EnqueueSettlementEmail(ctx, fmt.Appendf(nil, `{"payment_id":%d}`, req.Body.PaymentID))
+	return err
+}
 
 // CreatePaymentRecordPayment records the payment, pending, in the step's
 // transaction: its id is the step's output, handed to the charge.

@@ -95,12 +95,13 @@ func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 			e.log.LogAttrs(ctx, slog.LevelError, "idempotency sweep failed", slog.String("error", err.Error()))
 		default:
 			level := slog.LevelDebug
-			if res.Tombstoned+res.Deleted+res.NaturalKeysDeleted > 0 {
+			if res.Tombstoned+res.Deleted+res.NaturalKeysDeleted+res.MessagesDeleted > 0 {
 				level = slog.LevelInfo
 			}
 			e.log.LogAttrs(ctx, level, "idempotency sweep",
 				slog.Int("tombstoned", res.Tombstoned), slog.Int("deleted", res.Deleted),
-				slog.Int("natural_keys_deleted", res.NaturalKeysDeleted), slog.Int("batches", res.Batches),
+				slog.Int("natural_keys_deleted", res.NaturalKeysDeleted), slog.Int("messages_deleted", res.MessagesDeleted),
+				slog.Int("batches", res.Batches),
 				slog.Duration("longest_batch", res.LongestBatch))
 		}
 		select {

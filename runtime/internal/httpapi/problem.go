@@ -35,6 +35,9 @@ const (
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	ProblemRequestTimeout       = ProblemTypeBase + "request-timeout"
 	ProblemResourceGone         = ProblemTypeBase + "resource-gone"
+	ProblemWebhookSignature     = ProblemTypeBase + "webhook-signature-invalid"
+	ProblemWebhookFailed        = ProblemTypeBase + "webhook-handler-failed"
+	ProblemMethodNotAllowed     = ProblemTypeBase + "method-not-allowed"
 )
 
 // Problem is an RFC 9457 problem details object.

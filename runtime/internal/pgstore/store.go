@@ -23,6 +23,7 @@ type Store struct {
 	claim, get, complete string
 	tombstone, purge     string
 	purgeNatural         string
+	purgeInbox           string
 	enqueue              string
 	claimNatural         string
 	naturalHolder        string
@@ -68,6 +69,7 @@ func New(schema string) *Store {
 
 		status:       q(sqlcdb.GetStatus),
 		statusRecord: q(sqlcdb.GetStatusRecord),
+		purgeInbox:   q(sqlcdb.DeleteExpiredMessages),
 	}
 }
 

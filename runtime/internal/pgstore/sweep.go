@@ -25,6 +25,9 @@ const (
 	SweepPurge
 	// SweepNaturalKeys deletes natural-key rows past their lifetime.
 	SweepNaturalKeys
+	// SweepInbox deletes processed messages of the inbox past their
+	// retention.
+	SweepInbox
 )
 
 // SweepBatch runs one batch of step: at most batchSize rows, in one
@@ -47,6 +50,8 @@ func (s *Store) SweepBatch(ctx context.Context, db Execer, step SweepStep, batch
 		tag, err = db.Exec(ctx, s.purge, batch)
 	case SweepTombstone:
 		tag, err = db.Exec(ctx, s.tombstone, batch)
+	case SweepInbox:
+		tag, err = db.Exec(ctx, s.purgeInbox, batch)
 	default:
 		return 0, fmt.Errorf("pgstore: unknown sweep step %d", step)
 	}

@@ -56,6 +56,7 @@ type Result struct {
 	Tombstoned         int           // records past retention whose stored response was dropped
 	Deleted            int           // tombstones past the tombstone period that were removed
 	NaturalKeysDeleted int           // natural-key rows past their lifetime that were removed
+	MessagesDeleted    int           // processed messages of the inbox past their retention that were removed
 	Batches            int           // statements run
 	LongestBatch       time.Duration // the longest statement: the longest any row lock was held
 	// ClockSkew is how far the caller's clock was ahead of the database's
@@ -83,7 +84,8 @@ func Run(ctx context.Context, db DB, store *pgstore.Store, now func() time.Time,
 	if res.ClockSkew, err = measureSkew(ctx, db, now); err != nil {
 		return Result{}, err
 	}
-	steps := []step{{pgstore.SweepTombstone, &res.Tombstoned}, {pgstore.SweepPurge, &res.Deleted}}
+	steps := []step{{pgstore.SweepTombstone, &res.Tombstoned}, {pgstore.SweepPurge, &res.Deleted},
+		{pgstore.SweepInbox, &res.MessagesDeleted}}
 	if o.NaturalKeyLifetime > 0 {
 		steps = append(steps, step{pgstore.SweepNaturalKeys, &res.NaturalKeysDeleted})
 	}

@@ -9,7 +9,7 @@ import (
 // names matches the runtime's table names in SQL. They are listed, not
 // matched by their idempotency_ prefix, which the column idempotency_key
 // shares; a table a schema step adds is added here.
-var names = regexp.MustCompile(`\bidempotency_(record|outbox|natural_key|effect_attempt|effect_audit|schema_version|progress|operation_audit)\b`)
+var names = regexp.MustCompile(`\bidempotency_(record|outbox|natural_key|effect_attempt|effect_audit|schema_version|progress|operation_audit|inbox|inbox_audit)\b`)
 
 // Qualify returns sql with each runtime table named in schema, quoted;
 // schema "" leaves the tables to the search_path.

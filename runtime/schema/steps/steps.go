@@ -15,7 +15,7 @@ import (
 
 // Version is the number of the last step: the schema version this runtime
 // needs.
-const Version = 5
+const Version = 6
 
 // Step is one numbered step of the runtime's schema. Steps only add: a
 // released step is never edited (runtime/schema's
@@ -53,6 +53,7 @@ func load() []Step {
 		{Number: 3, Name: "idemgen_effects", Title: "the effects worker's leases, attempts and support audit"},
 		{Number: 4, Name: "idemgen_checkpoints", Title: "the recovery points, leases and fencing tokens of operations in progress, and support's operation audit"},
 		{Number: 5, Name: "idemgen_trace_context", Title: "the trace context stored with each effect and recovery point"},
+		{Number: 6, Name: "idemgen_inbox", Title: "the inbox of consumed messages and its support audit"},
 	}
 	for i := range list {
 		s := &list[i]

@@ -34,6 +34,35 @@ type IdempotencyEffectAudit struct {
 	At          pgtype.Timestamptz
 }
 
+type IdempotencyInbox struct {
+	Source      string
+	Consumer    string
+	MessageID   string
+	OperationID pgtype.UUID
+	State       string
+	Fingerprint []byte
+	Attempts    int32
+	MaxAttempts int32
+	LastError   pgtype.Text
+	Body        []byte
+	ReceivedAt  pgtype.Timestamptz
+	UpdatedAt   pgtype.Timestamptz
+	ProcessedAt pgtype.Timestamptz
+	ExpiresAt   pgtype.Timestamptz
+}
+
+type IdempotencyInboxAudit struct {
+	ID        int64
+	Source    string
+	Consumer  string
+	MessageID string
+	Actor     string
+	Reason    string
+	FromState string
+	ToState   string
+	At        pgtype.Timestamptz
+}
+
 type IdempotencyNaturalKey struct {
 	Scope       string
 	Operation   string

@@ -1,0 +1,40 @@
+// Package inbox is the idempotent consumer (transactional inbox) of the
+// idempotency runtime, internal to it: a message, delivered by a webhook
+// sender or a broker at least once, has its handler's changes committed
+// once.
+//
+// Deliver runs the handler in a transaction of its own and writes the
+// message's inbox row, keyed by (source, consumer, message id), in that
+// same transaction, so the row exists exactly when the changes do:
+//
+//   - a message already processed is answered Duplicate without running
+//     the handler (one read, no transaction);
+//   - a handler that fails leaves nothing of its changes; the attempt is
+//     counted in the inbox row in a short transaction of its own, and the
+//     message is to be redelivered (Retry) until the consumer's
+//     MaxAttempts are spent; then it is dead (DeadLettered), kept with
+//     its body for support, and acknowledged;
+//   - the same id with another body (its SHA-256 differs from the one the
+//     row keeps) is refused (Mismatch) and never runs;
+//   - two deliveries of one message at once, from any number of processes
+//     and pools: a transaction-level advisory lock on the message lets one
+//     run, the other waits (bounded by WaitTimeout, then ErrBusy) and
+//     then reads the first one's row. The primary key stays the final
+//     arbiter.
+//
+// The attempt counter is the inbox row's, never the broker's (a broker's
+// delivery count is a hint: RabbitMQ 4.3 changed what it counts).
+//
+// An adapter acknowledges a message only after Deliver returned, and only
+// when the Outcome says so (Outcome.Ack): Processed and Duplicate after
+// the commit, DeadLettered and Mismatch because redelivering cannot help;
+// Retry and an error mean redeliver.
+//
+// Effects the handler enqueues (through the core.Operation it is given)
+// go to the outbox as an operation's do, under an operation id derived
+// from the message's key, so their keys are stable across deliveries.
+//
+// It depends on the standard library, pgx and the runtime's core, tables
+// and schema packages; it must not import net/http, the generator, the
+// spec packages or any test helper.
+package inbox

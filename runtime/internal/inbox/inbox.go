@@ -1,0 +1,308 @@
+package inbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/inbox/internal/sqlcdb"
+	"github.com/idemgen/idemgen/runtime/internal/tables"
+	"github.com/idemgen/idemgen/runtime/schema"
+)
+
+// DefaultWaitTimeout bounds the wait for a concurrent delivery of the same
+// message when Config.WaitTimeout is 0.
+const DefaultWaitTimeout = 30 * time.Second
+
+// ErrBusy is returned by Deliver when another delivery of the message held
+// it past the wait timeout: nothing was done, the message is to be
+// redelivered.
+var ErrBusy = errors.New("idem: another delivery of the message is running")
+
+// ErrInvalidMessage is wrapped by Deliver's error for a message without a
+// source or an id: it can never be processed.
+var ErrInvalidMessage = errors.New("idem: invalid message")
+
+// Message is one delivery of a message.
+type Message struct {
+	// Source is where the message comes from, the scope of its id: the
+	// webhook's sender, or the broker's stream or queue.
+	Source string
+	// ID is the message's own identity, stable across redeliveries:
+	// webhook-id, a broker's message id, a body field. Never a hash of
+	// the body.
+	ID string
+	// Body is the message's payload as delivered; its SHA-256 is the
+	// message's fingerprint.
+	Body []byte
+	// TraceContext is the W3C traceparent the message carried, stored with
+	// the effects the handler enqueues; "" for none.
+	TraceContext string
+}
+
+// Func handles a message in the inbox's transaction: what it does through
+// tx commits with the message's inbox row, or not at all. op enqueues the
+// handler's effects to the outbox (op.Enqueue). tx's Commit and Rollback
+// fail with core.ErrTxOwnedByExecutor. Returning an error rolls everything
+// back and counts a failed attempt.
+type Func func(ctx context.Context, tx pgx.Tx, op *core.Operation, m *Message) error
+
+// Config configures a Consumer.
+type Config struct {
+	// Executor supplies the pool, the schema of the tables and the clock.
+	Executor *core.Executor
+	// Name names the consumer: one message may be consumed by several,
+	// each processing it once.
+	Name string
+	// MaxAttempts is the poison policy: the failed attempts after which a
+	// message is dead. At least 1.
+	MaxAttempts int
+	// Retention is how long a processed message's row is kept: a
+	// redelivery within it is a duplicate. It must outlast the sender's
+	// retry horizon.
+	Retention time.Duration
+	// WaitTimeout bounds the wait for a concurrent delivery of the same
+	// message; 0 means DefaultWaitTimeout.
+	WaitTimeout time.Duration
+	// Handler handles each message.
+	Handler Func
+}
+
+// Consumer delivers messages to its handler at most once per message id
+// and source. It is safe for concurrent use.
+type Consumer struct {
+	cfg      Config
+	tables   *tables.Schema
+	lockWait string // lock_timeout's setting for WaitTimeout
+	schemaOK atomic.Bool
+}
+
+// New returns the Consumer of cfg.
+func New(cfg Config) (*Consumer, error) {
+	switch {
+	case cfg.Executor == nil:
+		return nil, errors.New("idem: consumer without an executor")
+	case cfg.Name == "":
+		return nil, errors.New("idem: consumer without a name")
+	case cfg.Handler == nil:
+		return nil, fmt.Errorf("idem: consumer %s without a handler", cfg.Name)
+	case cfg.MaxAttempts < 1:
+		return nil, fmt.Errorf("idem: consumer %s: MaxAttempts %d, want at least 1", cfg.Name, cfg.MaxAttempts)
+	case cfg.Retention <= 0:
+		return nil, fmt.Errorf("idem: consumer %s: Retention %v, want more than 0", cfg.Name, cfg.Retention)
+	case cfg.WaitTimeout < 0:
+		return nil, fmt.Errorf("idem: consumer %s: negative WaitTimeout", cfg.Name)
+	}
+	if cfg.WaitTimeout == 0 {
+		cfg.WaitTimeout = DefaultWaitTimeout
+	}
+	return &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
+		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}, nil
+}
+
+// Name returns the consumer's name.
+func (c *Consumer) Name() string { return c.cfg.Name }
+
+// Deliver hands m to the handler unless the inbox has decided it already,
+// and returns what became of it. An error (the database unreachable,
+// ErrBusy, the context ended) means nothing was decided: the message is
+// to be redelivered, and no attempt was counted. A panic in the handler
+// rolls its transaction back and is propagated.
+func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
+	if m.Source == "" || m.ID == "" {
+		return Result{}, fmt.Errorf("%w: the message needs a source and an id", ErrInvalidMessage)
+	}
+	if err := c.requireSchema(ctx); err != nil {
+		return Result{}, err
+	}
+	d := delivery{consumer: c.cfg.Name, msg: &m, fingerprint: sha256.Sum256(m.Body), id: operationID(m.Source, c.cfg.Name, m.ID)}
+	if r, ok, err := c.lookup(ctx, sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor))), &d); ok || err != nil {
+		return r, err
+	}
+	return c.run(ctx, &d)
+}
+
+// lookup reads d's inbox row and returns the answer it gives, ok false
+// when the handler is to run.
+func (c *Consumer) lookup(ctx context.Context, q *sqlcdb.Queries, d *delivery) (r Result, ok bool, err error) {
+	row, err := q.GetMessage(ctx, d.key())
+	switch {
+	case err == nil:
+		r, ok = d.decided(row)
+		return r, ok, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return Result{}, false, nil
+	}
+	return Result{}, false, fmt.Errorf("idem: consumer %s: reading the inbox: %w", c.cfg.Name, err)
+}
+
+// requireSchema checks once that the schema has the inbox.
+func (c *Consumer) requireSchema(ctx context.Context) error {
+	if c.schemaOK.Load() {
+		return nil
+	}
+	e := c.cfg.Executor
+	if err := schema.Require(ctx, core.PoolOf(e), core.SchemaOf(e)); err != nil {
+		return fmt.Errorf("idem: %w", err)
+	}
+	c.schemaOK.Store(true)
+	return nil
+}
+
+// run delivers d in a transaction holding the message's lock.
+func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
+	pool := core.PoolOf(c.cfg.Executor)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			rollback(ctx, tx)
+		}
+	}()
+	q := sqlcdb.New(c.tables.On(tx))
+	if err := c.lock(ctx, q, d); err != nil {
+		return Result{}, err
+	}
+	if r, ok, err := c.lookup(ctx, q, d); ok || err != nil {
+		return r, err
+	}
+
+	op := core.MessageOperation(c.cfg.Executor, c.cfg.Name, d.msg.Source, d.msg.ID, d.id, d.msg.TraceContext)
+	owned, closeTx := core.OwnedTx(tx)
+	herr := func() error {
+		defer closeTx()
+		return c.cfg.Handler(ctx, owned, op, d.msg)
+	}()
+	if herr != nil {
+		done = true
+		rollback(ctx, tx)
+		return c.fail(ctx, d, herr)
+	}
+	now := core.ClockOf(c.cfg.Executor).Now()
+	attempts, err := q.MarkProcessed(ctx, sqlcdb.MarkProcessedParams{Source: d.msg.Source, Consumer: c.cfg.Name,
+		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
+		At: timestamptz(now), ExpiresAt: timestamptz(now.Add(c.cfg.Retention))})
+	if err != nil {
+		return Result{}, fmt.Errorf("idem: consumer %s: recording the message: %w", c.cfg.Name, err)
+	}
+	done = true
+	if err := tx.Commit(ctx); err != nil {
+		// The commit's outcome is unknown: a redelivery finds the row if
+		// it committed, and runs the handler again if it did not.
+		return Result{}, fmt.Errorf("idem: consumer %s: commit: %w", c.cfg.Name, err)
+	}
+	return Result{Outcome: Processed, Attempts: int(attempts), OperationID: op.ID}, nil
+}
+
+// lock takes the message's advisory lock, waiting at most WaitTimeout.
+func (c *Consumer) lock(ctx context.Context, q *sqlcdb.Queries, d *delivery) error {
+	previous, err := q.BoundLockWait(ctx, c.lockWait)
+	if err == nil {
+		err = q.LockMessage(ctx, sqlcdb.LockMessageParams{Source: d.msg.Source, Consumer: c.cfg.Name, MessageID: d.msg.ID})
+		if isLockTimeout(err) {
+			return fmt.Errorf("idem: consumer %s, message %q: %w", c.cfg.Name, d.msg.ID, ErrBusy)
+		}
+	}
+	if err == nil {
+		err = q.RestoreLockWait(ctx, previous)
+	}
+	if err != nil {
+		return fmt.Errorf("idem: consumer %s: locking the message: %w", c.cfg.Name, err)
+	}
+	return nil
+}
+
+// fail counts the failed attempt herr in a short transaction of its own;
+// the handler's has rolled back. A context that ended is no failure of the
+// message: nothing is counted and the error is returned.
+func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, error) {
+	if ctx.Err() != nil {
+		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, context.Cause(ctx))
+	}
+	q := sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor)))
+	row, err := q.RecordFailure(ctx, sqlcdb.RecordFailureParams{Source: d.msg.Source, Consumer: c.cfg.Name,
+		MessageID: d.msg.ID, OperationID: d.uuid(), MaxAttempts: int32(c.cfg.MaxAttempts), Fingerprint: d.fingerprint[:],
+		LastError: herr.Error(), Body: d.msg.Body, At: timestamptz(core.ClockOf(c.cfg.Executor).Now())})
+	if errors.Is(err, pgx.ErrNoRows) {
+		// A concurrent delivery decided the message meanwhile.
+		r, _, err := c.lookup(ctx, q, d)
+		return r, err
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("idem: consumer %s: counting a failed attempt (%v): %w", c.cfg.Name, herr, err)
+	}
+	r := Result{Outcome: Retry, Attempts: int(row.Attempts), OperationID: d.operationID(), Err: herr}
+	if row.State == stateDead {
+		r.Outcome = DeadLettered
+	}
+	return r, nil
+}
+
+// The inbox row's states (step 6 of runtime/schema).
+const (
+	stateProcessed = "processed"
+	stateDead      = "dead"
+)
+
+// delivery is one Deliver call's message and what is derived from it.
+type delivery struct {
+	consumer    string
+	msg         *Message
+	fingerprint [sha256.Size]byte
+	id          [16]byte // the operation id
+}
+
+func (d *delivery) key() sqlcdb.GetMessageParams {
+	return sqlcdb.GetMessageParams{Source: d.msg.Source, Consumer: d.consumer, MessageID: d.msg.ID}
+}
+
+func (d *delivery) uuid() pgtype.UUID { return pgtype.UUID{Bytes: d.id, Valid: true} }
+
+func (d *delivery) operationID() string {
+	u := d.id
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:])
+}
+
+// decided returns the answer row gives d without running the handler, and
+// false when the handler is to run (no row, or failed attempts below the
+// limit, or support's retry).
+func (d *delivery) decided(row sqlcdb.GetMessageRow) (Result, bool) {
+	r := Result{Attempts: int(row.Attempts), OperationID: d.operationID()}
+	switch {
+	case string(row.Fingerprint) != string(d.fingerprint[:]):
+		r.Outcome = Mismatch
+	case row.State == stateProcessed:
+		r.Outcome = Duplicate
+	case row.State == stateDead:
+		r.Outcome = DeadLettered
+	default: // failed, retry
+		return Result{}, false
+	}
+	return r, true
+}
+
+func isLockTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
+}
+
+// rollback ends tx, bounded in time even when ctx has ended.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = tx.Rollback(ctx)
+}
+
+func timestamptz(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: true} }

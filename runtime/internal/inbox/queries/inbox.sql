@@ -1,0 +1,73 @@
+-- name: LockMessage :exec
+-- Takes the message's transaction-level advisory lock, so that of two
+-- deliveries of one message only one runs its handler at a time; the
+-- other waits (bounded by lock_timeout) and then finds the row the first
+-- committed. The two-key form keeps these locks apart from the
+-- executor's single-key ones; a hash collision only serialises two
+-- messages, and the primary key stays the final arbiter.
+SELECT pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text));
+
+-- name: BoundLockWait :one
+-- Bounds the wait for the message's lock (lock_timeout, for this
+-- transaction) and returns the setting it replaced, which RestoreLockWait
+-- puts back once the lock is held, so that the handler's own statements
+-- wait as they would anywhere else.
+SELECT b.previous::text FROM (
+    SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', @timeout::text, true) AS bounded
+    OFFSET 0
+) AS b;
+
+-- name: RestoreLockWait :exec
+SELECT set_config('lock_timeout', @previous::text, true);
+
+-- name: GetMessage :one
+-- Reads what the inbox knows of a message.
+SELECT state, fingerprint, attempts, operation_id
+FROM idempotency_inbox
+WHERE source = @source AND consumer = @consumer AND message_id = @message_id;
+
+-- name: MarkProcessed :one
+-- Records, in the handler's transaction, that the message was processed:
+-- its changes and this row commit together. The body kept for support
+-- is dropped; retention starts now.
+INSERT INTO idempotency_inbox (
+    source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
+    received_at, updated_at, processed_at, expires_at
+) VALUES (
+    @source::text, @consumer::text, @message_id::text, @operation_id::uuid, 'processed', @fingerprint::bytea, 1,
+    @max_attempts::integer, @at::timestamptz, @at::timestamptz, @at::timestamptz, @expires_at::timestamptz
+)
+ON CONFLICT (source, consumer, message_id) DO UPDATE
+SET state = 'processed', attempts = idempotency_inbox.attempts + 1, body = NULL,
+    updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
+RETURNING attempts;
+
+-- name: RecordFailure :one
+-- Counts a failed attempt, in a short transaction of its own after the
+-- handler's rolled back. The message becomes dead when its attempts reach
+-- max_attempts, or when it failed again after support's retry; a row
+-- already processed or dead (by a concurrent delivery) is left as it is,
+-- and then no row is returned.
+INSERT INTO idempotency_inbox AS i (
+    source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts, last_error, body,
+    received_at, updated_at
+) VALUES (
+    @source::text, @consumer::text, @message_id::text, @operation_id::uuid,
+    CASE WHEN @max_attempts::integer <= 1 THEN 'dead' ELSE 'failed' END,
+    @fingerprint::bytea, 1, @max_attempts::integer, @last_error::text, @body::bytea, @at::timestamptz, @at::timestamptz
+)
+ON CONFLICT (source, consumer, message_id) DO UPDATE
+SET attempts = i.attempts + 1,
+    state = CASE WHEN i.state = 'retry' OR i.attempts + 1 >= excluded.max_attempts THEN 'dead' ELSE 'failed' END,
+    max_attempts = excluded.max_attempts, last_error = excluded.last_error, body = excluded.body,
+    updated_at = excluded.updated_at
+WHERE i.state IN ('failed', 'retry')
+RETURNING state, attempts;
+
+-- name: ListRetries :many
+-- Lists up to @batch messages of @consumer that support asked to retry,
+-- with their stored bodies, oldest request first.
+SELECT source, message_id, body FROM idempotency_inbox
+WHERE consumer = @consumer::text AND state = 'retry'
+ORDER BY updated_at
+LIMIT @batch::integer;

@@ -1,0 +1,44 @@
+package explain
+
+import (
+	"fmt"
+
+	"github.com/idemgen/idemgen/spec"
+)
+
+// consumerItems explains the contract of a webhook: the inbox consumer
+// that receives it, not an operation with a stored response.
+func consumerItems(op *spec.Operation) []Item {
+	c := op.Contract
+	cons := c.Consumer
+	where := fmt.Sprintf("the `%s` header", c.Key.Name.Value)
+	if c.Key.In.Value == spec.KeyInBody {
+		where = fmt.Sprintf("the body's `%s` field", c.Key.Name.Value)
+	}
+	items := []Item{
+		{Label: "Signature", Text: "The receiver verifies the Standard Webhooks signature (HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, with any of the secrets it is given, so that a secret can be rotated) before it reads the body. A bad signature, or a `webhook-timestamp` more than 5 minutes from the receiver's clock, gets 401 and nothing is recorded. A body that does not match the schema then gets 400."},
+		{Label: "Message", Text: fmt.Sprintf("A delivery is a redelivery of an earlier one when it carries the same message id, in %s, from the same sender, `%s`; ids of other senders, and of other consumers, never match. A delivery without an id gets 400.", where, cons.Source.Value)},
+		{Label: "Once", Text: fmt.Sprintf("The handler runs in one transaction with the message's inbox row, so its changes and its effects commit exactly once. A redelivery of a processed message gets 204 without running the handler; the same id with a different body gets 422. Concurrent deliveries of one message wait for the first (up to %s, then 409 with `Retry-After`) and then get 204. It never answers 410, which senders take as \"disable this endpoint\".", human(c.WaitTimeout.Value))},
+		{Label: "Failures", Text: fmt.Sprintf("A handler that fails leaves nothing of its changes; the attempt is counted in the inbox (not by the sender) and answered 500, so the sender delivers it again. After %d failed attempts the message is dead-lettered: it is answered 202, so the sender stops, and kept with its body: `idemgen ops messages` lists it and `idemgen ops retry-message` hands it to the consumer's `Redrive` for one more delivery.", cons.MaxAttempts.Value)},
+		{Label: "Retention", Text: retentionSentence(c)},
+	}
+	if src := overlaySentence(op); src != "" {
+		items = append([]Item{{Label: "Source", Text: src}}, items...)
+	}
+	return append(items, effectsItem(c))
+}
+
+// retentionSentence explains how long a processed message is remembered,
+// against the sender's retry horizon when the contract names the sender.
+func retentionSentence(c *spec.Contract) string {
+	s := fmt.Sprintf("A processed message's id is remembered for %s; a delivery after that runs the handler as a new message.", human(c.Retention.Value))
+	sender := c.Consumer.Sender
+	if !sender.Set {
+		return s + " The sender is not named (`sender`), so no check compares this with how long it retries."
+	}
+	horizon := sender.Value.Horizon()
+	if c.Retention.Value >= horizon {
+		return s + fmt.Sprintf(" A `%s` sender retries for %s, within that.", sender.Value, spec.FormatDuration(horizon))
+	}
+	return s + fmt.Sprintf(" A `%s` sender retries for %s, longer than that: a late retry runs the handler again (IDEM041).", sender.Value, spec.FormatDuration(horizon))
+}
