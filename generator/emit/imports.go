@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
-	"go/format"
 	"go/parser"
 	"go/token"
 	"strconv"
@@ -38,6 +37,9 @@ const (
 // writes as one sorted list, into the standard library's imports and,
 // after a blank line, the others, as gofmt users write them: jennifer
 // computes the imports from the names used, and this only lays them out.
+// The groups keep jennifer's order, sorted by path, and the rest of the
+// file is copied as it is, so the result is as gofmt prints it without a
+// second formatting pass (which took a quarter of generate's CPU).
 func groupImports(src []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
@@ -75,5 +77,5 @@ func groupImports(src []byte) ([]byte, error) {
 	b.Write(src[:offset(decl.Pos())])
 	fmt.Fprintf(&b, "import (\n\t%s\n\n\t%s\n)", strings.Join(std, "\n\t"), strings.Join(other, "\n\t"))
 	b.Write(src[offset(decl.End()):])
-	return format.Source(b.Bytes())
+	return b.Bytes(), nil
 }

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"go/format"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +25,9 @@ func TestGroupImports(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, string(got)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		if formatted, err := format.Source(got); err != nil || string(formatted) != string(got) {
+			t.Errorf("%s: not as gofmt prints it (%v):\n%s", tc.name, err, got)
 		}
 	}
 }

@@ -183,7 +183,10 @@ func (d *Decoder) violateElement(i int, reason string) {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // NotOneOf reports a value outside an enum or const; wording lists the
-// allowed values ("one of \"a\", \"b\"").
+// allowed values ("one of \"a\", \"b\""). It is kept out of line: generated
+// decoders call it at every enum and const check, on the failure path.
+//
+//go:noinline
 func (d *Decoder) NotOneOf(wording string) {
 	if d.bad {
 		return
