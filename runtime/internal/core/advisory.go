@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,11 +27,13 @@ func (e *Executor) advisory(ctx context.Context, at *attempt, fn Func) (*Result,
 	}
 	var b pgx.Batch
 	e.store.QueueOpen(&b, at.Scope, at.Key, opts)
+	sent := time.Now()
 	br := at.conn.SendBatch(ctx, &b)
 	opened, err := e.store.ReadOpen(br, opts)
 	if err != nil {
 		return nil, e.takeFailed(ctx, at, "open", err)
 	}
+	at.beganBy(opened.Began, sent)
 	if opened.Locked {
 		return e.run(ctx, at, &ownedTx{tx: br.Tx()}, fn)
 	}

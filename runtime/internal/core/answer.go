@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"context"
-	"time"
 
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
@@ -37,7 +36,7 @@ func (e *Executor) answerFrom(ctx context.Context, at *attempt, rec *pgstore.Rec
 	case rec.State != pgstore.StateCompleted && rec.State != pgstore.StateFailed:
 		return nil, e.inProgress(ctx, at, opID)
 	}
-	if rec.CompletedAt.After(rec.ReadAt.Add(-time.Since(at.start))) { // completed after this attempt began, on the database's clock
+	if !at.began.IsZero() && rec.CompletedAt.After(at.began) { // completed after this attempt began, on the database's clock
 		e.emit(ctx, at, EventWaited, opID, "")
 	}
 	if at.Current != nil && rec.State == pgstore.StateCompleted {

@@ -41,6 +41,11 @@ type attempt struct {
 	op    *Operation
 	span  tracing.OperationSpan
 	start time.Time // the wall clock at the start, for durations and waits
+	// began is when the attempt began by the database's clock, as the read
+	// of the record it is answered from tells it (the read's time less
+	// this host's time from the start to sending it): a record completed
+	// after it was waited for. Zero for an answer from the replay cache.
+	began time.Time
 	conn  *pgx.Conn // the connection the attempt holds, once acquired
 	// token is the fencing token under which this attempt holds a record
 	// committed in progress (after a checkpoint, or a takeover); 0 while

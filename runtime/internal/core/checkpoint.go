@@ -161,6 +161,7 @@ func (e *Executor) readRecord(ctx context.Context, at *attempt) (*pgstore.Record
 	var b pgx.Batch
 	e.store.QueueRecord(&b, at.Scope, at.Key)
 	var rec *pgstore.Record
+	sent := time.Now()
 	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) (err error) {
 		rec, err = e.store.ReadRecord(br)
 		return err
@@ -168,7 +169,18 @@ func (e *Executor) readRecord(ctx context.Context, at *attempt) (*pgstore.Record
 	if err != nil {
 		return nil, fmt.Errorf("idem: %s: read the record: %w", at.Policy.Operation, err)
 	}
+	if rec != nil {
+		at.beganBy(rec.ReadAt, sent)
+	}
 	return rec, nil
+}
+
+// beganBy sets when the attempt began by the database's clock from a
+// statement's time there, read, and when this host sent it.
+func (at *attempt) beganBy(read, sent time.Time) {
+	if !read.IsZero() {
+		at.began = read.Add(-sent.Sub(at.start))
+	}
 }
 
 // adopt makes the attempt the holder of the operation it took over.

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -64,6 +65,7 @@ func (e *Executor) readHolder(ctx context.Context, at *attempt) (*pgstore.Record
 	e.store.QueueRecord(&b, at.Scope, at.Key)
 	b.Queue("ROLLBACK")
 	var rec *pgstore.Record
+	sent := time.Now()
 	err := exchange(ctx, at.conn, &b, func(br pgx.BatchResults) (err error) {
 		if rec, err = e.store.ReadRecord(br); err == nil {
 			_, err = br.Exec()
@@ -73,6 +75,9 @@ func (e *Executor) readHolder(ctx context.Context, at *attempt) (*pgstore.Record
 	if err != nil {
 		rollback(ctx, at.conn)
 		return nil, fmt.Errorf("idem: claim: %w", err)
+	}
+	if rec != nil {
+		at.beganBy(rec.ReadAt, sent)
 	}
 	return rec, nil
 }

@@ -58,6 +58,10 @@ type Opened struct {
 	// ended its transaction) and answers from Record, or, with Record nil,
 	// refuses the request as in progress (Try found the lock taken).
 	Locked bool
+	// Began is the database's clock when the pipeline's first statement
+	// began, before any wait for the lock: what a record completed after
+	// it was waited for.
+	Began time.Time
 }
 
 // replayAbort is the SQLSTATE of RecheckKey's failure after an OpenKey or
@@ -153,7 +157,7 @@ func (s *Store) ReadOpen(br pgx.BatchResults, o OpenOptions) (Opened, error) {
 // itself on purpose, after which closing br returns that failure.
 func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bool, _ error) {
 	var opened string
-	rec, err := scanRecord(br.QueryRow(), &opened)
+	rec, began, err := scanRecordAt(br.QueryRow(), &opened)
 	if err != nil {
 		return Opened{}, false, err
 	}
@@ -164,7 +168,7 @@ func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bo
 		if !errors.As(err, &pgErr) || pgErr.Code != replayAbort {
 			return Opened{}, false, fmt.Errorf("pgstore: the key was not locked but the pipeline went on (%v)", err)
 		}
-		return Opened{Record: rec}, true, nil
+		return Opened{Record: rec, Began: began}, true, nil
 	}
 	if err != nil {
 		return Opened{}, false, err
@@ -174,7 +178,7 @@ func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bo
 			return Opened{}, false, err
 		}
 	}
-	return Opened{Record: recheck, Locked: recheck == nil}, false, nil
+	return Opened{Record: recheck, Locked: recheck == nil, Began: began}, false, nil
 }
 
 // Insertion is the record a new operation writes once, at its end.
@@ -227,18 +231,25 @@ func IsUniqueViolation(err error) bool {
 // nil for no row, or for a row whose record columns are NULL (a LEFT JOIN
 // that found no record).
 func scanRecord(row pgx.Row, extra ...any) (*Record, error) {
+	rec, _, err := scanRecordAt(row, extra...)
+	return rec, err
+}
+
+// scanRecordAt is scanRecord that also returns the row's read_at, which a
+// row without a record has too (the zero time for no row).
+func scanRecordAt(row pgx.Row, extra ...any) (*Record, time.Time, error) {
 	var r sqlcdb.GetRecordRow
 	var state pgtype.Text
 	err := row.Scan(append([]any{&r.OperationID, &r.Fingerprint, &state, &r.ResponseStatus,
 		&r.ResponseHeaders, &r.ResponseBody, &r.CompletedAt, &r.ExpiresAt, &r.ReadAt}, extra...)...)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, nil
+		return nil, time.Time{}, nil
 	case err != nil:
-		return nil, err
+		return nil, time.Time{}, err
 	case !r.OperationID.Valid:
-		return nil, nil
+		return nil, r.ReadAt.Time, nil
 	}
 	r.State = state.String
-	return recordFromRow(r), nil
+	return recordFromRow(r), r.ReadAt.Time, nil
 }
