@@ -80,11 +80,3 @@ func fieldPos(p, block spec.Position) spec.Position {
 	}
 	return p
 }
-
-// label names an operation in messages: its operationId, or METHOD path.
-func label(op *spec.Operation) string {
-	if op.ID != "" {
-		return op.ID
-	}
-	return op.Method + " " + op.Path
-}
