@@ -87,7 +87,8 @@ type Consumer struct {
 	schemaOK atomic.Bool
 }
 
-// New returns the Consumer of cfg.
+// New returns the Consumer of cfg, registered with its executor so that
+// the executor's Maintain delivers the messages support retried (Redrive).
 func New(cfg Config) (*Consumer, error) {
 	switch {
 	case cfg.Executor == nil:
@@ -106,8 +107,12 @@ func New(cfg Config) (*Consumer, error) {
 	if cfg.WaitTimeout == 0 {
 		cfg.WaitTimeout = DefaultWaitTimeout
 	}
-	return &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
-		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}, nil
+	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
+		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}
+	if err := core.RegisterMessageRedriver(cfg.Executor, cfg.Name, c.redriveAll); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Name returns the consumer's name.
