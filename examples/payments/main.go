@@ -8,6 +8,11 @@
 //	go run ./examples/payments/bank -addr 127.0.0.1:8090 &
 //	go run ./examples/payments -addr 127.0.0.1:8080 -bank-url http://127.0.0.1:8090
 //
+// With one Standard Webhooks secret given to both (-webhook-secret
+// whsec_…, and the bank's -webhook-url http://127.0.0.1:8080/webhooks/bank),
+// the bank settles each approved payment with a signed webhook it retries
+// until a 2xx, and the service marks the payment settled once.
+//
 // It connects to DATABASE_URL or, when that is unset, starts a throwaway
 // PostgreSQL cluster (removed on exit) and prints its URL. The business
 // logic is in api/service.go and api/bank.go; the rest of api/ is
