@@ -8,6 +8,11 @@
 //	go run ./examples/payments/bank -addr 127.0.0.1:8090 &
 //	go run ./examples/payments -addr 127.0.0.1:8080 -bank-url http://127.0.0.1:8090
 //
+// With one Standard Webhooks secret given to both (-webhook-secret
+// whsec_…, and the bank's -webhook-url http://127.0.0.1:8080/webhooks/bank),
+// the bank settles each approved payment with a signed webhook it retries
+// until a 2xx, and the service marks the payment settled once.
+//
 // It connects to DATABASE_URL or, when that is unset, starts a throwaway
 // PostgreSQL cluster (removed on exit) and prints its URL. The business
 // logic is in api/service.go and api/bank.go; the rest of api/ is
@@ -88,8 +93,8 @@ func run(ctx context.Context, addr, bankURL, webhookSecret string, interval time
 }
 
 // newService migrates the idempotency tables and the service's own,
-// starts maintenance (the completer, then retention, and the redelivery of
-// settlements support retried) until ctx ends, and returns the routes:
+// starts maintenance (the completer, the redelivery of settlements
+// support retried, then retention) until ctx ends, and returns the routes:
 // with a webhook secret, POST /webhooks/bank receives the bank's
 // settlements too.
 func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret string, interval time.Duration, log *slog.Logger) (http.Handler, error) {
@@ -114,38 +119,16 @@ func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret 
 			return nil, err
 		}
 		mux.Handle("POST /webhooks/bank", settlements)
-		go redrive(ctx, settlements.Consumer(), interval, log)
 	}
 	// Registered first, then maintained: the completer drives the
-	// operations Register told the executor how to resume.
+	// operations Register told the executor how to resume, and the
+	// settlements support retried go to the receiver's consumer.
 	go func() {
 		if err := exec.Maintain(ctx, idem.MaintainOptions{Interval: interval}); err != nil {
 			log.Error("maintenance stopped", "error", err)
 		}
 	}()
 	return mux, nil
-}
-
-// redriver is what redrive needs of an inbox consumer.
-type redriver interface {
-	Redrive(ctx context.Context, batch int) ([]idem.DeliveryResult, error)
-}
-
-// redrive delivers, every interval until ctx ends, the settlements support
-// moved from dead to retry (idemgen ops retry-message).
-func redrive(ctx context.Context, c redriver, interval time.Duration, log *slog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := c.Redrive(ctx, 100); err != nil && ctx.Err() == nil {
-				log.Warn("redelivering retried settlements", "error", err)
-			}
-		}
-	}
 }
 
 // createTables creates the service's table, serialised across instances

@@ -100,7 +100,8 @@ type Consumer struct {
 	*inboxConsumer
 }
 
-// NewConsumer returns a Consumer running on exec's pool, schema and clock.
+// NewConsumer returns a Consumer running on exec's pool and schema; its
+// times (received, processed, retention's end) are the database's now().
 func NewConsumer(exec *Executor, cfg ConsumerConfig) (*Consumer, error) {
 	var h inbox.Func
 	if cfg.Handler != nil {

@@ -45,8 +45,10 @@ type MaintainOptions struct {
 }
 
 // Maintain applies retention until ctx ends: it sweeps at once and then
-// every o.Interval, logging each sweep, and returns nil when ctx ends (or
-// the error of invalid options at once). A service starts it in one line:
+// every o.Interval, logging each sweep; before each sweep it drives
+// abandoned operations to their end and delivers the messages support
+// retried (idemgen ops retry-message) to the executor's consumers. It
+// returns nil when ctx ends (or the error of invalid options at once). A service starts it in one line:
 //
 //	go exec.Maintain(ctx, idem.MaintainOptions{})
 //

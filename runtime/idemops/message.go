@@ -14,7 +14,8 @@ import (
 
 // MessageState is the state of a consumed message in the inbox that
 // support sees: dead (its consumer's attempts spent) or retry (a person
-// asked for one more delivery, which the consumer's Redrive makes).
+// asked for one more delivery, which the consumer's Redrive makes, run by
+// its executor's Maintain).
 type MessageState string
 
 // The message states support lists.
@@ -81,8 +82,9 @@ type MessageAuditEntry struct {
 
 // RetryMessage moves the dead message whose operation id is operationID
 // to retry, with an audit row in the same transaction (ErrWrongState for a
-// message in any other state): its consumer's Redrive then delivers it
-// once more from the stored body, and a failure makes it dead again.
+// message in any other state): its consumer's Redrive (run by the
+// executor's Maintain at its next round) then delivers it once more from
+// the stored body, and a failure makes it dead again.
 func (c *Client) RetryMessage(ctx context.Context, operationID string, a Action) (MessageAuditEntry, error) {
 	if err := a.check(); err != nil {
 		return MessageAuditEntry{}, err

@@ -26,18 +26,7 @@ func TestDeadMessageRetriedOnce(t *testing.T) {
 	}
 	var fixed atomic.Bool
 	var runs atomic.Int32
-	consumer, err := idem.NewConsumer(exec, idem.ConsumerConfig{Name: "settle", MaxAttempts: 3, Retention: 80 * time.Hour,
-		Handler: func(ctx context.Context, tx pgx.Tx, dl *idem.Delivery) error {
-			runs.Add(1)
-			if !fixed.Load() {
-				return errors.New("the ledger has no payment pay_9")
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO support.settled VALUES ('pay_9')`)
-			return err
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	consumer := settleConsumer(t, exec, 3, &fixed, &runs)
 	msg := idem.Message{Source: "bank", ID: "msg_9", Body: []byte(`{"payment_id":"pay_9"}`)}
 	var last idem.DeliveryResult
 	for range 4 {
@@ -91,6 +80,26 @@ func TestDeadMessageRetriedOnce(t *testing.T) {
 	if again, err := consumer.Deliver(t.Context(), msg); err != nil || again.Outcome != idem.MessageDuplicate {
 		t.Errorf("the sender's late redelivery: %+v, %v; want a duplicate", again, err)
 	}
+}
+
+// settleConsumer returns exec's consumer settle with maxAttempts: its
+// handler counts its runs in runs and fails until fixed, then settles
+// pay_9 in support.settled.
+func settleConsumer(t *testing.T, exec *idem.Executor, maxAttempts int, fixed *atomic.Bool, runs *atomic.Int32) *idem.Consumer {
+	t.Helper()
+	consumer, err := idem.NewConsumer(exec, idem.ConsumerConfig{Name: "settle", MaxAttempts: maxAttempts, Retention: 80 * time.Hour,
+		Handler: func(ctx context.Context, tx pgx.Tx, _ *idem.Delivery) error {
+			runs.Add(1)
+			if !fixed.Load() {
+				return errors.New("the ledger has no payment pay_9")
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO support.settled VALUES ('pay_9')`)
+			return err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return consumer
 }
 
 // TestRetriedMessageThatFailsAgainIsDead: the support retry is one

@@ -28,11 +28,12 @@ type Refused struct{ Status int }
 
 func (r *Refused) Error() string { return fmt.Sprintf("the bank refused the charge (%d)", r.Status) }
 
-// Charge asks the bank to charge amount on card under key. A 201 is the
-// decision; a 4xx a Refused; anything else, a 5xx or a failed connection,
-// leaves the outcome unknown.
-func (b *Bank) Charge(ctx context.Context, key string, amount int64, currency, card string) (Decision, error) {
-	body, err := json.Marshal(map[string]any{"amount": amount, "currency": currency, "card_token": card})
+// Charge asks the bank to charge amount on card under key for the
+// payment paymentID, which the bank's settlement webhook names. A 201 is
+// the decision; a 4xx a Refused; anything else, a 5xx or a failed
+// connection, leaves the outcome unknown.
+func (b *Bank) Charge(ctx context.Context, key string, paymentID, amount int64, currency, card string) (Decision, error) {
+	body, err := json.Marshal(map[string]any{"amount": amount, "currency": currency, "card_token": card, "reference": paymentID})
 	if err != nil {
 		return Decision{}, err
 	}

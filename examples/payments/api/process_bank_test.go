@@ -54,11 +54,11 @@ func removeBankBinary() {
 	}
 }
 
-// startBank runs the bank simulator on a free port with db, until the
-// test ends, and returns its base URL.
-func startBank(t *testing.T, db *paymentsDB) string {
+// startBank runs the bank simulator on a free port with db and the
+// further flags args, until the test ends, and returns its base URL.
+func startBank(t *testing.T, db *paymentsDB, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bankBinary(t), "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bankBinary(t), append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.url)
 	logs, err := cmd.StderrPipe()
 	if err != nil {

@@ -90,6 +90,28 @@ type serviceConfig struct {
 	// Completer runs the executor's Maintain (the completer, then
 	// retention) every few milliseconds.
 	Completer bool
+	// WebhookSecret, when set, serves POST /webhooks/bank, the bank's
+	// settlements signed with it.
+	WebhookSecret string
+	// StopSettlements stops every settlement in its handler, its changes
+	// made and its effect enqueued but not committed: the child says
+	// "reached settlement_unsaved <webhook-id>" and blocks until killed.
+	StopSettlements bool
+}
+
+// stopSettlementUnsaved is where a child with StopSettlements stops each
+// settlement.
+const stopSettlementUnsaved = "settlement_unsaved"
+
+// settlementStops is the service with the stop of its settlements.
+type settlementStops struct{ Service }
+
+func (h settlementStops) ReceiveBankSettlement(ctx context.Context, tx pgx.Tx, op *ReceiveBankSettlementOperation, req *ReceiveBankSettlementRequest) error {
+	if err := h.Service.ReceiveBankSettlement(ctx, tx, op, req); err != nil {
+		return err
+	}
+	say("reached", stopSettlementUnsaved, op.Key)
+	select {} // until SIGKILL
 }
 
 func init() {
@@ -146,6 +168,17 @@ func serve(ctx context.Context, cfg serviceConfig) error {
 	mux := http.NewServeMux()
 	if err := idemimpl.Register(mux, routes); err != nil {
 		return err
+	}
+	if cfg.WebhookSecret != "" {
+		var h WebhookHandlers = Service{}
+		if cfg.StopSettlements {
+			h = settlementStops{}
+		}
+		settlements, err := NewReceiveBankSettlementReceiver(exec, h, cfg.WebhookSecret)
+		if err != nil {
+			return err
+		}
+		mux.Handle("POST /webhooks/bank", settlements)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -71,7 +71,7 @@ func (s Service) CreatePaymentRecordPayment(ctx context.Context, tx pgx.Tx, op *
 // CreatePaymentChargeCard charges the card through the bank with the
 // step's key, so that the bank recognises a repeated call.
 func (s Service) CreatePaymentChargeCard(ctx context.Context, op *CreatePaymentOperation, key string, req *CreatePaymentRequest, in *PaymentRecord) (*Charge, error) {
-	d, err := s.Bank.Charge(ctx, key, req.Body.Amount, string(req.Body.Currency), req.Body.CardToken)
+	d, err := s.Bank.Charge(ctx, key, in.PaymentID, req.Body.Amount, string(req.Body.Currency), req.Body.CardToken)
 	if err != nil {
 		var refused *Refused
 		if errors.As(err, &refused) {

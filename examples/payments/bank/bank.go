@@ -43,15 +43,22 @@ type behaviour struct {
 
 type bank struct {
 	pool *pgxpool.Pool
-	mu   sync.Mutex
-	next behaviour
+	// settles: an approved charge that names its payment enqueues its
+	// settlement webhook (a webhook sender runs).
+	settles bool
+	mu      sync.Mutex
+	next    behaviour
 }
 
-func newBank(ctx context.Context, pool *pgxpool.Pool) (*bank, error) {
-	if _, err := pool.Exec(ctx, schema); err != nil {
-		return nil, fmt.Errorf("bank schema: %w", err)
+// newBank creates the bank's tables in pool; with settles, approved
+// charges enqueue their settlement webhooks.
+func newBank(ctx context.Context, pool *pgxpool.Pool, settles bool) (*bank, error) {
+	for _, sql := range []string{schema, webhookSchema} {
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			return nil, fmt.Errorf("bank schema: %w", err)
+		}
 	}
-	return &bank{pool: pool, next: behaviour{Mode: "normal"}}, nil
+	return &bank{pool: pool, settles: settles, next: behaviour{Mode: "normal"}}, nil
 }
 
 func (b *bank) routes() http.Handler {
@@ -98,6 +105,9 @@ type chargeRequest struct {
 	Amount    int64  `json:"amount"`
 	Currency  string `json:"currency"`
 	CardToken string `json:"card_token"`
+	// Reference is the merchant's payment id, which the settlement
+	// webhook names; 0 for none (no webhook).
+	Reference int64 `json:"reference"`
 }
 
 // decision is a charge's answer.
@@ -144,7 +154,8 @@ VALUES ($1, $2, false, false)`, key, req.Amount); err != nil {
 
 // decide charges once per key, in one transaction that also records the
 // request: a repeated key gets the first decision, recorded as a
-// duplicate.
+// duplicate. A new approval that names its payment enqueues the payment's
+// settlement webhook in the same transaction.
 func (b *bank) decide(ctx context.Context, key string, req chargeRequest) (decision, error) {
 	ctx = context.WithoutCancel(ctx) // a client that gives up does not undo a charge
 	status := "approved"
@@ -154,8 +165,11 @@ func (b *bank) decide(ctx context.Context, key string, req chargeRequest) (decis
 	var d decision
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 		fresh := true
-		err := tx.QueryRow(ctx, `INSERT INTO bank_decisions (idempotency_key, amount, status) VALUES ($1, $2, $3)
-ON CONFLICT (idempotency_key) DO NOTHING RETURNING charge_id, status`, key, req.Amount, status).Scan(&d.ChargeID, &d.Status)
+		err := tx.QueryRow(ctx, `INSERT INTO bank_decisions (idempotency_key, amount, status, reference) VALUES ($1, $2, $3, nullif($4, 0))
+ON CONFLICT (idempotency_key) DO NOTHING RETURNING charge_id, status`, key, req.Amount, status, req.Reference).Scan(&d.ChargeID, &d.Status)
+		if err == nil && b.settles && d.Status == "approved" && req.Reference > 0 {
+			err = enqueueSettlement(ctx, tx, d.ChargeID, req.Reference)
+		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			// A statement of its own, so that under READ COMMITTED it sees
 			// the decision a concurrent request with the key committed

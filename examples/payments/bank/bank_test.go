@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 func newTestBank(t *testing.T) (*bank, *httptest.Server) {
 	t.Helper()
-	b, err := newBank(t.Context(), pgtest.Pool(t))
+	b, err := newBank(t.Context(), pgtest.Pool(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}

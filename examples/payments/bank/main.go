@@ -24,6 +24,18 @@
 // (charge, then drop the connection: the client cannot know); "late"
 // (charge, then answer after delay_ms, when the client has given up).
 //
+// Settlements: with -webhook-url and -webhook-secret (whsec_…, the
+// receiver's), a charge approved with a "reference" (the merchant's
+// payment id) in its request is followed by a settlement webhook to
+// -webhook-url: POST {"type": "payment.settled", "payment_id": <reference>},
+// Standard Webhooks signed (webhook-id msg_settle_<charge id>, the same at
+// every attempt; webhook-timestamp and webhook-signature of the attempt).
+// It is written in the charge's transaction to bank_webhooks and sent
+// until the receiver answers 2xx, on -webhook-schedule (the wait before
+// each attempt; the Standard Webhooks schedule shortened), each attempt
+// recorded in bank_webhook_attempts (status 0: no answer); past the
+// schedule it is failed.
+//
 // Without DATABASE_URL it starts a throwaway PostgreSQL cluster, removed
 // on exit, and logs its URL.
 package main
@@ -47,18 +59,37 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8090", "the address to serve on")
+	var hooks webhookFlags
+	flag.StringVar(&hooks.url, "webhook-url", "", "where settlement webhooks go, such as http://127.0.0.1:8080/webhooks/bank; empty sends none")
+	flag.StringVar(&hooks.secret, "webhook-secret", "", "the Standard Webhooks secret (whsec_…) settlement webhooks are signed with")
+	flag.StringVar(&hooks.schedule, "webhook-schedule", DefaultWebhookSchedule, "the wait before each attempt of a webhook, comma-separated")
+	flag.DurationVar(&hooks.timeout, "webhook-timeout", 5*time.Second, "how long an attempt waits for the receiver's answer")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, log); err != nil {
+	if err := run(ctx, *addr, hooks, log); err != nil {
 		log.Error("bank", "err", err)
 		os.Exit(1)
 	}
 }
 
-// run opens the database and serves until ctx ends.
-func run(ctx context.Context, addr string, log *slog.Logger) error {
+// webhookFlags configure the settlement webhooks.
+type webhookFlags struct {
+	url, secret, schedule string
+	timeout               time.Duration
+}
+
+// run opens the database and serves, and sends settlement webhooks when
+// hooks name a receiver, until ctx ends.
+func run(ctx context.Context, addr string, hooks webhookFlags, log *slog.Logger) error {
+	var sender *webhookSender
+	if hooks.url != "" {
+		var err error
+		if sender, err = newWebhookSender(hooks.url, hooks.secret, hooks.schedule, hooks.timeout, log); err != nil {
+			return err
+		}
+	}
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
 		cluster, err := pgcluster.Start(ctx)
@@ -74,9 +105,12 @@ func run(ctx context.Context, addr string, log *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
-	b, err := newBank(ctx, pool)
+	b, err := newBank(ctx, pool, sender != nil)
 	if err != nil {
 		return err
+	}
+	if sender != nil {
+		go sender.run(ctx, pool)
 	}
 	// Listening first, so that the address logged is the one bound: with
 	// -addr 127.0.0.1:0 the bank picks a free port and says which.

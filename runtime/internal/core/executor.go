@@ -70,6 +70,7 @@ type Executor struct {
 	flights     inflight
 	hooks       faults.Hooks // set by InstallFaults in tests only
 	resumers    resumers     // the completer's, by operation name (RegisterResumer)
+	redrivers   redrivers    // Maintain's, by consumer name (RegisterMessageRedriver)
 
 	schemaName string      // Config.Schema
 	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation

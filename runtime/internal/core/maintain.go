@@ -71,11 +71,12 @@ func Sweep(ctx context.Context, h Holder, o MaintainOptions) (SweepResult, error
 }
 
 // Maintain runs the completer (Redrive, over the operations registered
-// with the executor) and sweeps, at once and then every o.Interval until
-// ctx ends, and returns nil then. Each sweep is logged (Info when it
-// changed rows, Debug otherwise); a failed sweep is logged at Error and
-// retried at the next interval. Invalid options are logged and returned
-// at once.
+// with the executor), delivers the messages support retried to their
+// consumers (RegisterMessageRedriver) and sweeps, at once and then every
+// o.Interval until ctx ends, and returns nil then. Each sweep is logged
+// (Info when it changed rows, Debug otherwise); a failed sweep is logged
+// at Error and retried at the next interval. Invalid options are logged
+// and returned at once.
 func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 	e := Of(h)
 	o, err := o.normalize()
@@ -87,6 +88,7 @@ func Maintain(ctx context.Context, h Holder, o MaintainOptions) error {
 	defer ticker.Stop()
 	for {
 		e.complete(ctx)
+		e.redriveMessages(ctx)
 		res, err := Sweep(ctx, h, o)
 		switch {
 		case ctx.Err() != nil:

@@ -30,6 +30,11 @@
 // the commit, DeadLettered and Mismatch because redelivering cannot help;
 // Retry and an error mean redeliver.
 //
+// The inbox's times (received, updated, processed, the end of retention)
+// are the database's now(), as a record's deadlines are, and the sweep
+// deletes processed rows by now(): a host whose clock is off answers a
+// redelivery as the others do and has nothing deleted early.
+//
 // Effects the handler enqueues (through the core.Operation it is given)
 // go to the outbox as an operation's do, under an operation id derived
 // from the message's key, so their keys are stable across deliveries.

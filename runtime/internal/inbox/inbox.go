@@ -58,7 +58,8 @@ type Func func(ctx context.Context, tx pgx.Tx, op *core.Operation, m *Message) e
 
 // Config configures a Consumer.
 type Config struct {
-	// Executor supplies the pool, the schema of the tables and the clock.
+	// Executor supplies the pool and the schema of the tables. The inbox's
+	// times are the database's, never the executor's Clock.
 	Executor *core.Executor
 	// Name names the consumer: one message may be consumed by several,
 	// each processing it once.
@@ -86,7 +87,8 @@ type Consumer struct {
 	schemaOK atomic.Bool
 }
 
-// New returns the Consumer of cfg.
+// New returns the Consumer of cfg, registered with its executor so that
+// the executor's Maintain delivers the messages support retried (Redrive).
 func New(cfg Config) (*Consumer, error) {
 	switch {
 	case cfg.Executor == nil:
@@ -105,8 +107,12 @@ func New(cfg Config) (*Consumer, error) {
 	if cfg.WaitTimeout == 0 {
 		cfg.WaitTimeout = DefaultWaitTimeout
 	}
-	return &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
-		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}, nil
+	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
+		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}
+	if err := core.RegisterMessageRedriver(cfg.Executor, cfg.Name, c.redriveAll); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Name returns the consumer's name.
@@ -190,10 +196,9 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 		rollback(ctx, tx)
 		return c.fail(ctx, d, herr)
 	}
-	now := core.ClockOf(c.cfg.Executor).Now()
 	attempts, err := q.MarkProcessed(ctx, sqlcdb.MarkProcessedParams{Source: d.msg.Source, Consumer: c.cfg.Name,
 		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
-		At: timestamptz(now), ExpiresAt: timestamptz(now.Add(c.cfg.Retention))})
+		RetentionSeconds: c.cfg.Retention.Seconds()})
 	if err != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: recording the message: %w", c.cfg.Name, err)
 	}
@@ -234,7 +239,7 @@ func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, e
 	q := sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor)))
 	row, err := q.RecordFailure(ctx, sqlcdb.RecordFailureParams{Source: d.msg.Source, Consumer: c.cfg.Name,
 		MessageID: d.msg.ID, OperationID: d.uuid(), MaxAttempts: int32(c.cfg.MaxAttempts), Fingerprint: d.fingerprint[:],
-		LastError: herr.Error(), Body: d.msg.Body, At: timestamptz(core.ClockOf(c.cfg.Executor).Now())})
+		LastError: herr.Error(), Body: d.msg.Body})
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent delivery decided the message meanwhile.
 		r, _, err := c.lookup(ctx, q, d)
@@ -304,5 +309,3 @@ func rollback(ctx context.Context, tx pgx.Tx) {
 	defer cancel()
 	_ = tx.Rollback(ctx)
 }
-
-func timestamptz(t time.Time) pgtype.Timestamptz { return pgtype.Timestamptz{Time: t, Valid: true} }

@@ -13,7 +13,8 @@ import (
 // retry-message), each once: a success processes it, a failure makes it
 // dead again at once. It returns what became of each. Two consumers
 // redriving at once deliver each message once: the second finds it
-// decided. A service calls it periodically, or after a support retry.
+// decided. The executor's Maintain calls it (redriveAll) at each of its
+// rounds; a service that runs no Maintain calls it itself.
 func (c *Consumer) Redrive(ctx context.Context, batch int) ([]Result, error) {
 	if err := c.requireSchema(ctx); err != nil {
 		return nil, err
@@ -32,4 +33,21 @@ func (c *Consumer) Redrive(ctx context.Context, batch int) ([]Result, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// redriveBatch is how many retried messages one Redrive of redriveAll
+// lists.
+const redriveBatch = 100
+
+// redriveAll redrives, for the executor's Maintain, batches of retried
+// messages until one comes back short, and returns how many it delivered.
+func (c *Consumer) redriveAll(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		res, err := c.Redrive(ctx, redriveBatch)
+		n += len(res)
+		if err != nil || len(res) < redriveBatch {
+			return n, err
+		}
+	}
 }

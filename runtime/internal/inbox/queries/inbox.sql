@@ -29,13 +29,15 @@ WHERE source = @source AND consumer = @consumer AND message_id = @message_id;
 -- name: MarkProcessed :one
 -- Records, in the handler's transaction, that the message was processed:
 -- its changes and this row commit together. The body kept for support
--- is dropped; retention starts now.
+-- is dropped. Its times are the database's now(), and retention starts
+-- there, as a record's deadlines do: a host whose clock is off neither
+-- shortens nor stretches it.
 INSERT INTO idempotency_inbox (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
     received_at, updated_at, processed_at, expires_at
 ) VALUES (
     @source::text, @consumer::text, @message_id::text, @operation_id::uuid, 'processed', @fingerprint::bytea, 1,
-    @max_attempts::integer, @at::timestamptz, @at::timestamptz, @at::timestamptz, @expires_at::timestamptz
+    @max_attempts::integer, now(), now(), now(), now() + make_interval(secs => @retention_seconds::float8)
 )
 ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET state = 'processed', attempts = idempotency_inbox.attempts + 1, body = NULL,
@@ -54,7 +56,7 @@ INSERT INTO idempotency_inbox AS i (
 ) VALUES (
     @source::text, @consumer::text, @message_id::text, @operation_id::uuid,
     CASE WHEN @max_attempts::integer <= 1 THEN 'dead' ELSE 'failed' END,
-    @fingerprint::bytea, 1, @max_attempts::integer, @last_error::text, @body::bytea, @at::timestamptz, @at::timestamptz
+    @fingerprint::bytea, 1, @max_attempts::integer, @last_error::text, @body::bytea, now(), now()
 )
 ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET attempts = i.attempts + 1,

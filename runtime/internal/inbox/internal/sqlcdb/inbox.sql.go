@@ -128,7 +128,7 @@ INSERT INTO idempotency_inbox (
     received_at, updated_at, processed_at, expires_at
 ) VALUES (
     $1::text, $2::text, $3::text, $4::uuid, 'processed', $5::bytea, 1,
-    $6::integer, $7::timestamptz, $7::timestamptz, $7::timestamptz, $8::timestamptz
+    $6::integer, now(), now(), now(), now() + make_interval(secs => $7::float8)
 )
 ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET state = 'processed', attempts = idempotency_inbox.attempts + 1, body = NULL,
@@ -137,19 +137,20 @@ RETURNING attempts
 `
 
 type MarkProcessedParams struct {
-	Source      string
-	Consumer    string
-	MessageID   string
-	OperationID pgtype.UUID
-	Fingerprint []byte
-	MaxAttempts int32
-	At          pgtype.Timestamptz
-	ExpiresAt   pgtype.Timestamptz
+	Source           string
+	Consumer         string
+	MessageID        string
+	OperationID      pgtype.UUID
+	Fingerprint      []byte
+	MaxAttempts      int32
+	RetentionSeconds float64
 }
 
 // Records, in the handler's transaction, that the message was processed:
 // its changes and this row commit together. The body kept for support
-// is dropped; retention starts now.
+// is dropped. Its times are the database's now(), and retention starts
+// there, as a record's deadlines do: a host whose clock is off neither
+// shortens nor stretches it.
 func (q *Queries) MarkProcessed(ctx context.Context, arg MarkProcessedParams) (int32, error) {
 	row := q.db.QueryRow(ctx, markProcessed,
 		arg.Source,
@@ -158,8 +159,7 @@ func (q *Queries) MarkProcessed(ctx context.Context, arg MarkProcessedParams) (i
 		arg.OperationID,
 		arg.Fingerprint,
 		arg.MaxAttempts,
-		arg.At,
-		arg.ExpiresAt,
+		arg.RetentionSeconds,
 	)
 	var attempts int32
 	err := row.Scan(&attempts)
@@ -173,7 +173,7 @@ INSERT INTO idempotency_inbox AS i (
 ) VALUES (
     $1::text, $2::text, $3::text, $4::uuid,
     CASE WHEN $5::integer <= 1 THEN 'dead' ELSE 'failed' END,
-    $6::bytea, 1, $5::integer, $7::text, $8::bytea, $9::timestamptz, $9::timestamptz
+    $6::bytea, 1, $5::integer, $7::text, $8::bytea, now(), now()
 )
 ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET attempts = i.attempts + 1,
@@ -193,7 +193,6 @@ type RecordFailureParams struct {
 	Fingerprint []byte
 	LastError   string
 	Body        []byte
-	At          pgtype.Timestamptz
 }
 
 type RecordFailureRow struct {
@@ -216,7 +215,6 @@ func (q *Queries) RecordFailure(ctx context.Context, arg RecordFailureParams) (R
 		arg.Fingerprint,
 		arg.LastError,
 		arg.Body,
-		arg.At,
 	)
 	var i RecordFailureRow
 	err := row.Scan(&i.State, &i.Attempts)
