@@ -50,6 +50,10 @@ type Config struct {
 // read, the connection closed for instance. Run several for concurrency:
 // the inbox lets one delivery of a message run at a time.
 //
+// An ack waits for the server's confirmation (DoubleAck), so Run knows
+// the message left the consumer's pending list; one that fails is
+// redelivered after AckWait and answered as a duplicate.
+//
 // The message's source is its stream's name; its id is its Nats-Msg-Id
 // header, or its stream sequence without one. The delivery count the
 // broker keeps is not used: attempts are counted in the inbox row.
@@ -97,7 +101,7 @@ func (cfg *Config) deliver(ctx context.Context, msg jetstream.Msg) {
 		cfg.report(fmt.Errorf("jetstream: message %s of %s: %w", id, meta.Stream, err))
 		cfg.report(msg.NakWithDelay(cfg.RetryDelay))
 	case res.Outcome.Ack():
-		cfg.report(msg.Ack())
+		cfg.report(msg.DoubleAck(ctx))
 	default:
 		cfg.report(msg.NakWithDelay(cfg.RetryDelay))
 	}
