@@ -45,8 +45,8 @@ type Config struct {
 
 // Run consumes cfg.Consumer until ctx ends, one message at a time, and
 // returns after the delivery in flight finished (it runs to its end, ctx's
-// end does not interrupt it); messages pulled but not yet delivered then
-// come back after AckWait. It returns an error when the consumer cannot be
+// end does not interrupt it); messages pulled but not yet delivered are
+// then handed back (Nak) for another consumer. It returns an error when the consumer cannot be
 // read, the connection closed for instance. Run several for concurrency:
 // the inbox lets one delivery of a message run at a time.
 //
@@ -71,15 +71,29 @@ func Run(ctx context.Context, cfg Config) error {
 	defer it.Stop()
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
-		if ctx.Err() != nil {
-			return nil
+		if err == nil {
+			cfg.deliver(context.WithoutCancel(ctx), msg)
+			continue
 		}
-		if err != nil {
+		if ctx.Err() == nil {
 			return fmt.Errorf("jetstream: %w", err)
 		}
-		cfg.deliver(context.WithoutCancel(ctx), msg)
+		break
+	}
+	// The messages pulled and not delivered go back at once, rather than
+	// after AckWait.
+	it.Drain()
+	for {
+		msg, err := it.Next(jetstream.NextMaxWait(drainWait))
+		if err != nil {
+			return nil
+		}
+		cfg.report(msg.Nak())
 	}
 }
+
+// drainWait bounds the wait for the messages a stopping Run hands back.
+const drainWait = 5 * time.Second
 
 // deliver hands msg to the Deliverer and acknowledges it, or naks it with
 // the retry delay.
