@@ -31,7 +31,7 @@ import (
 const (
 	killMessages  = 2000
 	killEvery     = 10
-	killProcesses = 2
+	killProcesses = 3
 	killLine      = "idembroker-kill:"
 )
 
