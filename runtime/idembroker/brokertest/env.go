@@ -191,8 +191,8 @@ func (e *env) count(sql string, args ...any) int {
 }
 
 // expect asserts the exact counts of a case: the handler's runs and the
-// rows it committed for each id, the effects enqueued in all, and what
-// the broker still holds.
+// rows it committed for each id, the effects enqueued in all, the source
+// the inbox keyed them by, and what the broker still holds.
 func (e *env) expect(h Harness, runs, applied map[string]int, effects int) {
 	e.t.Helper()
 	e.mu.Lock()
@@ -216,6 +216,9 @@ func (e *env) expect(h Harness, runs, applied map[string]int, effects int) {
 	}
 	if got := e.count(`SELECT count(*) FROM idempotency_outbox WHERE effect = 'notify'`); got != effects {
 		e.t.Errorf("%d effects enqueued, want %d", got, effects)
+	}
+	if got := e.count(`SELECT count(*) FROM idempotency_inbox WHERE source <> $1`, h.Source()); got != 0 {
+		e.t.Errorf("%d inbox rows with another source than %s", got, h.Source())
 	}
 	if got := h.Unacked(e.t); got != 0 {
 		e.t.Errorf("the broker holds %d messages unacknowledged, want 0", got)
