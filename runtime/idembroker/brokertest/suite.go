@@ -29,6 +29,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("PoisonMessage", func(t *testing.T) { poison(t, newHarness(t)) })
 	t.Run("RestartedBroker", func(t *testing.T) { restartedBroker(t, newHarness(t)) })
 	t.Run("Ordering", func(t *testing.T) { ordering(t, newHarness(t)) })
+	t.Run("GracefulStop", func(t *testing.T) { gracefulStop(t, newHarness(t)) })
 }
 
 // stop stops c, failing t on an error.
@@ -241,5 +242,29 @@ func ordering(t *testing.T, h Harness) {
 	}
 	if !slices.Equal(got, ms) {
 		t.Errorf("committed in the order %v, want %v", got, ms)
+	}
+}
+
+// A consumer stopped while its handler runs returns only after that
+// delivery committed and was acknowledged.
+func gracefulStop(t *testing.T, h Harness) {
+	e := newEnv(t, 5)
+	started, proceed := make(chan struct{}), make(chan struct{})
+	e.fail = func(context.Context, string, int) error {
+		close(started)
+		<-proceed
+		return nil
+	}
+	h.Publish(t, Message{ID: "m1", Body: body("m1")})
+	c := h.Start(t, e)
+	<-started
+	c.cancel() // the stop comes first, the handler's end after it
+	close(proceed)
+	if err := c.wait(); err != nil {
+		t.Fatalf("stopping a consumer: %v", err)
+	}
+	e.expect(h, map[string]int{"m1": 1}, map[string]int{"m1": 1}, 1)
+	if got := e.outcomes["m1"]; !slices.Equal(got, []idem.MessageOutcome{idem.MessageProcessed}) {
+		t.Errorf("outcomes %v, want [processed]", got)
 	}
 }
