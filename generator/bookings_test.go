@@ -29,6 +29,7 @@ var bookingsScenarios = map[string]string{
 	"past_wait_timeout_409":                "PASS",
 	"retention_expired_then_purged":        "PASS",
 	"rolled_back_attempt_leaves_no_effect": "PASS",
+	"replay_after_resource_change":         "SKIP", // the bookings fixture has no Touch: its contracts replay stored answers
 }
 
 // bookingsOperations are the generated names of the spec's idempotent
