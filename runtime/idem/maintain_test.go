@@ -214,7 +214,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 func TestASweepAheadLogsTheSkewAndKeepsRetention(t *testing.T) {
 	d := newDB(t)
 	logs := &logCapture{}
-	exec := newExecutor(t, d, idem.Config{Clock: skewedClock(2 * time.Hour), Logger: slog.New(logs)})
+	exec := newExecutor(t, d, idem.Config{Clock: idemtest.SkewedClock(2 * time.Hour), Logger: slog.New(logs)})
 	c := orderContract()
 	c.Retention, c.Tombstone = time.Hour, time.Hour
 	if r := post(orderHandler(t, exec, c, createOrder), "t1", "k1", `{"customer":"c","amount":1}`); r.Status != http.StatusCreated {

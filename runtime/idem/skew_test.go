@@ -18,12 +18,6 @@ import (
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
 
-// skewedClock is a host's clock off the true time by its value, as a
-// machine whose clock drifted or was set wrong.
-type skewedClock time.Duration
-
-func (c skewedClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
-
 // skewRetention is the retention and the tombstone period of the skew
 // test: shorter than 2 minutes, so that a deadline taken from a clock 2
 // minutes off would already be past (or a sweep 2 minutes ahead would
@@ -51,7 +45,7 @@ func TestInstancesWhoseClocksDifferAnswerAsOne(t *testing.T) {
 			}
 			logs := &logCapture{}
 			right := newExecutor(t, d, idem.Config{})
-			skewed := newExecutor(t, d, idem.Config{Clock: skewedClock(skew), Logger: slog.New(logs)})
+			skewed := newExecutor(t, d, idem.Config{Clock: idemtest.SkewedClock(skew), Logger: slog.New(logs)})
 			instances := []http.Handler{orderHandler(t, right, c, business), orderHandler(t, skewed, c, business)}
 			const body = `{"customer":"c-1","amount":1}`
 			answers := map[string]idemtest.Response{} // each key's first answer
@@ -131,7 +125,7 @@ func runEffectsOnBothClocks(t *testing.T, d *db, skew time.Duration, want int) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	for i, clock := range []idem.Clock{nil, skewedClock(skew)} {
+	for i, clock := range []idem.Clock{nil, idemtest.SkewedClock(skew)} {
 		w, err := idem.NewWorker(idem.WorkerConfig{Pool: d.pool, ID: fmt.Sprintf("w%d", i), Clock: clock,
 			Providers: map[string]idem.Provider{"confirmation_email": p}, PollInterval: 10 * time.Millisecond})
 		if err != nil {

@@ -36,6 +36,15 @@ func (c *FakeClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// SkewedClock is an idem.Clock off the true time by its value, as the
+// clock of a host that drifted or was set wrong: SkewedClock(2*time.Hour)
+// runs two hours ahead. Tests give it to one of several executors to show
+// that they answer as one.
+type SkewedClock time.Duration
+
+// Now returns the true time moved by the skew.
+func (c SkewedClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
+
 // Execer runs a statement; *pgxpool.Pool, *pgx.Conn and pgx.Tx are Execers.
 type Execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)

@@ -7,13 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemgen/idemgen/runtime/idemtest"
 	"github.com/idemgen/idemgen/runtime/internal/core"
 )
-
-// skewedClock is a host's clock off the true time by its value.
-type skewedClock time.Duration
-
-func (c skewedClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
 
 // An operation in progress after a checkpoint is taken over only once its
 // lease has run out on the database's clock, and its retention is the
@@ -57,7 +53,7 @@ func TestTakeoverGoesByTheDatabasesLease(t *testing.T) {
 // whose clock is off by skew.
 func skewedConsumer(t *testing.T, pool *pgxpool.Pool, protocol core.Protocol, c *consumer, skew time.Duration) *consumer {
 	t.Helper()
-	exec, err := core.New(core.Config{Pool: pool, Protocol: protocol, Clock: skewedClock(skew)})
+	exec, err := core.New(core.Config{Pool: pool, Protocol: protocol, Clock: idemtest.SkewedClock(skew)})
 	if err != nil {
 		t.Fatal(err)
 	}

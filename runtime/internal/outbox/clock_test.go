@@ -7,13 +7,8 @@ import (
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idemtest"
 )
-
-// aheadClock runs ahead of the system clock, as a host whose clock is
-// skewed does.
-type aheadClock time.Duration
-
-func (c aheadClock) Now() time.Time { return time.Now().Add(time.Duration(c)) }
 
 // Leases and due times are the database's: a worker whose clock runs 2
 // minutes or 73 hours ahead does not take over an effect another worker
@@ -42,7 +37,7 @@ func TestAWorkerWhoseClockRunsAheadTakesNothingOver(t *testing.T) {
 
 			bCalls := &heldProvider{called: make(chan string, 4), release: make(chan struct{})}
 			close(bCalls.release)
-			b, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, ID: "b", Clock: aheadClock(ahead),
+			b, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, ID: "b", Clock: idemtest.SkewedClock(ahead),
 				Providers: map[string]idem.Provider{"email": bCalls, "sms": bCalls}, PollInterval: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
