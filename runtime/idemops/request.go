@@ -1,12 +1,13 @@
 package idemops
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/idemgen/idemgen/runtime/internal/storedreq"
 )
 
 // Request is what support may see of the request an operation in progress
@@ -24,20 +25,6 @@ type Request struct {
 	Body       string
 }
 
-// storedRequest is the HTTP adapter's encoding of a request
-// (runtime/internal/httpapi's stored_request.go), declared again because
-// importing the adapter would link the executor into every support tool;
-// TestHaltedOperationShowsItsRequestRedacted reads what the real adapter
-// stored, so the two cannot drift apart unnoticed.
-type storedRequest struct {
-	Method     string            `json:"method"`
-	Route      string            `json:"route"`
-	PathParams map[string]string `json:"path_params"`
-	Query      url.Values        `json:"query"`
-	Header     http.Header       `json:"header"`
-	Body       []byte            `json:"body"`
-}
-
 // hiddenKey replaces a header value that carries the idempotency key.
 const hiddenKey = "[idempotency key: not shown]"
 
@@ -49,8 +36,8 @@ func (c *Client) request(b []byte, key string) *Request {
 	if len(b) == 0 {
 		return nil
 	}
-	var s storedRequest
-	if err := json.Unmarshal(b, &s); err != nil || s.Method == "" {
+	s, err := storedreq.Decode(b)
+	if err != nil || s.Method == "" {
 		return &Request{Body: fmt.Sprintf("(%d bytes in another adapter's encoding: not shown)", len(b))}
 	}
 	r := &Request{Method: s.Method, Route: s.Route, PathParams: s.PathParams}
