@@ -151,14 +151,19 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer poll.Stop()
 	gauge := time.NewTicker(w.cfg.GaugeInterval)
 	defer gauge.Stop()
-	w.readGauge(ctx)
+	claimLog := &outageLog{logger: w.cfg.Logger, what: "claiming effects", now: time.Now}
+	gaugeLog := &outageLog{logger: w.cfg.Logger, what: "reading the oldest due effect", now: time.Now}
+	w.readGauge(ctx, gaugeLog)
 	for ctx.Err() == nil {
 		free := cap(slots) - len(slots)
 		saturated := free == 0
 		if free > 0 {
 			claimed, err := w.claimDue(ctx, free)
-			if err != nil && ctx.Err() == nil {
-				w.cfg.Logger.Error("idem: claiming effects", "err", err)
+			switch {
+			case err == nil:
+				claimLog.ok()
+			case ctx.Err() == nil:
+				claimLog.fail(err)
 			}
 			for _, c := range claimed {
 				slots <- struct{}{}
@@ -188,7 +193,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		case <-wake:
 			w.gatherSlots(ctx, slots, freed)
 		case <-gauge.C:
-			w.readGauge(ctx)
+			w.readGauge(ctx, gaugeLog)
 		}
 	}
 	done := make(chan struct{})
@@ -285,15 +290,17 @@ func (w *Worker) claimedOf(rows []sqlcdb.ClaimEffectsRow, recordBy time.Time) []
 	return out
 }
 
-// readGauge reports the age of the oldest due effect.
-func (w *Worker) readGauge(ctx context.Context) {
+// readGauge reports the age of the oldest due effect; failures go to
+// failures.
+func (w *Worker) readGauge(ctx context.Context, failures *outageLog) {
 	seconds, err := w.q.OldestDueAge(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.cfg.Logger.Error("idem: reading the oldest due effect", "err", err)
+			failures.fail(err)
 		}
 		return
 	}
+	failures.ok()
 	age := max(time.Duration(seconds*float64(time.Second)), 0)
 	w.cfg.Observe(EffectEvent{Kind: EventOldestDue, Age: age})
 }
