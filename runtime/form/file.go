@@ -13,8 +13,9 @@ import (
 // operation's body limit. Generated request types hold one for each
 // top-level property of type string and format binary.
 type File struct {
-	// Name is the file name of the part's Content-Disposition, without
-	// directories; a file name is what makes a part a file part.
+	// Name is the file name of the part's Content-Disposition, its last
+	// path element as mime/multipart's FileName gives it; a file name is
+	// what makes a part a file part.
 	Name string
 	// ContentType is the part's Content-Type as sent; empty when it has
 	// none (RFC 7578 then means text/plain).

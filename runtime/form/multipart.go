@@ -2,7 +2,6 @@ package form
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"maps"
 	"mime/multipart"
@@ -30,11 +29,11 @@ func ParseMultipart(body []byte, boundary string) (*Node, error) {
 	files := map[string][]File{}
 	for i := 0; ; i++ {
 		p, err := r.NextRawPart()
-		if errors.Is(err, io.EOF) {
-			if i == 0 && !bytes.Contains(body, []byte("--"+boundary)) {
-				// mime/multipart skips what precedes the first delimiter:
-				// a body without one is not multipart of this boundary.
-				return nil, &Error{Msg: "invalid multipart body: no delimiter of its boundary"}
+		if err == io.EOF { // exactly: a wrapped EOF is a body cut short
+			// mime/multipart also ends at a body cut short in a part's
+			// header: only one with its close delimiter is whole.
+			if !bytes.Contains(body, []byte("--"+boundary+"--")) {
+				return nil, &Error{Msg: "invalid multipart body: no close delimiter (--" + boundary + "--)"}
 			}
 			break
 		}

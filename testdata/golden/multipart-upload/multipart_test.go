@@ -184,6 +184,7 @@ func TestMultipartHostile(t *testing.T) {
 	file := part{name: "file", filename: "a.pdf", contentType: "application/pdf", body: "%PDF"}
 	purpose := part{name: "purpose", body: "invoice"}
 	valid := multipartBody("XyZ", purpose, file)
+	long := multipartBody("XyZ", purpose, part{name: "file", filename: "a.pdf", body: strings.Repeat("x", 100)})
 	for _, tc := range []struct {
 		name        string
 		contentType string
@@ -194,8 +195,9 @@ func TestMultipartHostile(t *testing.T) {
 		{"no boundary", "multipart/form-data", valid, 400, "boundary"},
 		{"no Content-Type", "", valid, 400, "boundary"},
 		{"another boundary", "multipart/form-data; boundary=other", valid, 400, "invalid multipart body"},
-		{"truncated in a part", ct, valid[:len(valid)-20], 400, `"pointer":"/file"`},
-		{"no closing boundary", ct, strings.TrimSuffix(valid, "--XyZ--\r\n"), 400, "invalid"},
+		{"truncated in a part", ct, long[:len(long)-20], 400, `"pointer":"/file","reason":"invalid part`},
+		{"truncated in a header", ct, valid[:40], 400, `"reason":"invalid multipart body`},
+		{"no closing delimiter", ct, strings.TrimSuffix(valid, "--XyZ--\r\n"), 400, "invalid"},
 		{"file missing", ct, multipartBody("XyZ", purpose), 400, `"pointer":"/file","reason":"required key is missing"`},
 		{"file as text", ct, multipartBody("XyZ", purpose, part{name: "file", body: "%PDF"}), 400, `"pointer":"/file","reason":"want a file part`},
 		{"two files", ct, multipartBody("XyZ", purpose, file, file), 400, `"pointer":"/file","reason":"want one file part, got 2`},
