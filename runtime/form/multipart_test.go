@@ -206,3 +206,27 @@ func TestNewFile(t *testing.T) {
 		t.Errorf("size %d, digest %s", f.Size(), f.Digest())
 	}
 }
+
+// FuzzParseMultipart feeds arbitrary bodies and boundaries to the parser
+// and a decoder: it never panics, and every failure is an *Error or a
+// *TooLargeError, which name what does not fit.
+func FuzzParseMultipart(f *testing.F) {
+	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\nx\r\n--b--\r\n"), "b")
+	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"tags[0]\"\r\n\r\nx\r\n--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nT\r\n--b--"), "b")
+	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\nxx"), "b")
+	f.Add([]byte("preamble\r\n--b--\r\n"), "b")
+	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
+		if boundary == "" || len(boundary) > 70 {
+			return
+		}
+		_, err := decodeUpload(body, boundary)
+		if err == nil {
+			return
+		}
+		var e *Error
+		var large *TooLargeError
+		if !errors.As(err, &e) && !errors.As(err, &large) {
+			t.Fatalf("error %T %v, want an *Error or a *TooLargeError", err, err)
+		}
+	})
+}
