@@ -120,11 +120,19 @@ func TestParseMultipart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A JSON part holds what the bracketed keys below its name would.
+	c, err := decodeUpload(encode(t, "json", mpPart{name: "tags", contentType: "application/json; charset=utf-8", body: `["x", "y"]`}, file, mpPart{name: "title", body: "T"}), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := cmp.Comparer(func(x, y File) bool {
 		return x.Name == y.Name && x.ContentType == y.ContentType && x.Digest() == y.Digest()
 	})
 	if diff := cmp.Diff(a, b, opts); diff != "" {
 		t.Errorf("the same upload framed two ways (-first +second):\n%s", diff)
+	}
+	if diff := cmp.Diff(a, c, opts); diff != "" {
+		t.Errorf("the same upload with a JSON part (-bracketed +JSON):\n%s", diff)
 	}
 	if a.File.Name != "a.pdf" {
 		t.Errorf("file name %q, want it without directories", a.File.Name)
@@ -176,6 +184,9 @@ func TestParseMultipartRefuses(t *testing.T) {
 		{"file and text of one name", encode(t, "XyZ", file, mpPart{name: "file", body: "x"}), "XyZ", "form: file: want one file part, got 2 parts of this name", false},
 		{"text as file", encode(t, "XyZ", file, mpPart{name: "title", filename: "t.txt", body: "T"}), "XyZ", "form: title: want a text value, got a file part", false},
 		{"array as file", encode(t, "XyZ", file, mpPart{name: "tags", filename: "t.txt", body: "T"}), "XyZ", "form: tags: want text values, got a file part", false},
+		{"invalid JSON part", encode(t, "XyZ", file, mpPart{name: "tags", contentType: "application/json", body: `["x",`}), "XyZ", "form: tags: invalid JSON part", false},
+		{"two JSON values", encode(t, "XyZ", file, mpPart{name: "tags", contentType: "application/merge-patch+json", body: `["x"] ["y"]`}), "XyZ", "form: tags: invalid JSON part: more than one value", false},
+		{"JSON object for an array", encode(t, "XyZ", file, mpPart{name: "tags", contentType: "application/json", body: `{"a": 1, "b": null, "c": true}`}), "XyZ", "form: tags[a]: want an array index", false},
 		{"two titles", encode(t, "XyZ", file, mpPart{name: "title", body: "a"}, mpPart{name: "title", body: "b"}), "XyZ", "form: title: want a single value, got 2", false},
 		{"file over its limit", encode(t, "XyZ", mpPart{name: "file", filename: "big", body: strings.Repeat("x", 17)}), "XyZ", "form: file: file of 17 bytes, at most 16 allowed", true},
 	} {

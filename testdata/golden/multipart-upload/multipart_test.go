@@ -144,8 +144,9 @@ func TestMultipartUpload(t *testing.T) {
 	}
 }
 
-// TestMultipartFingerprint decodes the same upload framed two ways and
-// requires one fingerprint, and another for other bytes.
+// TestMultipartFingerprint decodes the same upload framed several ways
+// (boundaries, part order, JSON parts) and requires one fingerprint, and
+// another for other bytes.
 func TestMultipartFingerprint(t *testing.T) {
 	decode := func(boundary string, parts ...part) fingerprint.Sum {
 		t.Helper()
@@ -171,6 +172,14 @@ func TestMultipartFingerprint(t *testing.T) {
 	c := decode("b1", part{name: "purpose", body: "invoice"}, part{name: "title", body: "T"}, part{name: "file", filename: "a.txt", body: "hellO"})
 	if a == c {
 		t.Errorf("other file bytes gave the same fingerprint %s", a)
+	}
+	// An object sent as one JSON part, as OpenAPI encodes an object
+	// property by default, is the same request as its bracketed keys.
+	purpose := part{name: "purpose", body: "invoice"}
+	d := decode("b4", purpose, file, part{name: "metadata[order]", body: "42"}, part{name: "tags[]", body: "x"})
+	e := decode("b5", part{name: "metadata", contentType: "application/json", body: `{"order": 42}`}, part{name: "tags", contentType: "application/json", body: `["x"]`}, file, purpose)
+	if d != e {
+		t.Errorf("an object and an array as JSON parts: %s, as bracketed keys: %s", e, d)
 	}
 }
 
