@@ -10,8 +10,9 @@ import (
 // The kinds of bodies that are generated (see BodyType.MediaType); a
 // request body that offers both is planned as JSON.
 const (
-	MediaJSON = ir.MediaJSON
-	MediaForm = ir.MediaForm
+	MediaJSON      = ir.MediaJSON
+	MediaForm      = ir.MediaForm
+	MediaMultipart = ir.MediaMultipart
 )
 
 // TypePlan is the Go shape of the request and response bodies of a set of
@@ -145,6 +146,7 @@ const (
 	TypeMap      = ir.TypeMap
 	TypePointer  = ir.TypePointer
 	TypeNullable = ir.TypeNullable
+	TypeFile     = ir.TypeFile
 	TypeDeclared = ir.TypeDeclared
 	TypeExternal = ir.TypeExternal
 	DeclStruct   = ir.DeclStruct

@@ -228,7 +228,7 @@ func (p *typePlanner) markJSON() {
 	}
 	decls := map[*TypeDecl]bool{}
 	for _, ot := range p.plan.Operations {
-		if ot.Request != nil && ot.Request.MediaType == MediaForm {
+		if ot.Request != nil && ir.FormLike(ot.Request.MediaType) {
 			p.nameFormPatterns(ot.Request.Type, decls)
 		}
 	}

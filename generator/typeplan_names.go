@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 )
 
@@ -100,7 +101,7 @@ func (p *typePlanner) canonical() {
 // markForm sets Form on every declaration a form request body reaches.
 func (p *typePlanner) markForm() {
 	for _, ot := range p.plan.Operations {
-		if ot.Request != nil && ot.Request.MediaType == MediaForm {
+		if ot.Request != nil && ir.FormLike(ot.Request.MediaType) {
 			markFormType(ot.Request.Type)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -60,6 +61,7 @@ func planTypes(doc *spec.Document, ops []*spec.Operation, opts TypeOptions) *typ
 	p.name()
 	p.markForm()
 	p.markJSON()
+	p.sharedFiles()
 	p.pointerNullables()
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *spec.Error) int {
@@ -109,6 +111,9 @@ type typePlanner struct {
 	// unions holds the unions whose branches planUnions plans when a JSON
 	// request body reaches them.
 	unions map[*GoType]*unionSource
+	// multipart holds the structs of multipart request bodies, in the
+	// order their operations were planned, for sharedFiles.
+	multipart []multipartBody
 }
 
 // pendingDecl is a declaration waiting for its final name.
@@ -153,11 +158,11 @@ func (p *typePlanner) operation(op *spec.Operation) {
 	}
 	ot.Params = p.params(pathParams, op.Op.Parameters)
 	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
-		key, kind, m := spec.PickMedia(rb.Value.Content, MediaJSON, MediaForm)
+		key, kind, m := spec.PickMedia(rb.Value.Content, MediaJSON, MediaForm, MediaMultipart)
 		if m == nil {
 			keys := slices.Sorted(maps.Keys(rb.Value.Content))
 			ot.Unsupported = &spec.Error{Pos: p.pos(rb.Value.Origin, op.Pos), Path: "requestBody",
-				Msg: "the request body of " + where + " is " + strings.Join(keys, ", ") + ": only JSON (application/json, application/*+json) and application/x-www-form-urlencoded bodies are generated, so the operation would get no handler"}
+				Msg: "the request body of " + where + " is " + strings.Join(keys, ", ") + ": only JSON (application/json, application/*+json), application/x-www-form-urlencoded and multipart/form-data bodies are generated, so the operation would get no handler"}
 		} else {
 			var accept []string
 			for _, k := range slices.Sorted(maps.Keys(rb.Value.Content)) {
@@ -172,9 +177,11 @@ func (p *typePlanner) operation(op *spec.Operation) {
 				Required:    rb.Value.Required,
 				Type:        p.typeOf(m.Schema, hint{name: GoName(id) + "Body", source: "request body of " + where, owner: op}),
 			}
-			if t := ot.Request.Type; kind == MediaForm && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
+			if t := ot.Request.Type; ir.FormLike(kind) && (t.Kind != TypeDeclared || t.Decl.Kind != DeclStruct) {
 				p.errorf(p.pos(m.Origin, op.Pos), "the form request body of "+where+" is not an object with properties: only those decode from a form, so the operation would get no handler")
 				p.rules[p.errs[len(p.errs)-1]] = RuleUnsupportedBody
+			} else if kind == MediaMultipart {
+				p.files(t.Decl, op, where)
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -330,7 +329,7 @@ func TestPlanErrors(t *testing.T) {
 }
 
 func TestPlanMedia(t *testing.T) {
-	plan, path := planCase(t, "media", TypeOptions{})
+	plan, _ := planCase(t, "media", TypeOptions{})
 	upload, patch := plan.Operations[0], plan.Operations[1]
 	if patch.Op.ID != "patchRoom" || upload.Op.ID != "uploadFile" {
 		t.Fatalf("operations %s, %s; want patchRoom, uploadFile", patch.Op.ID, upload.Op.ID)
@@ -341,11 +340,14 @@ func TestPlanMedia(t *testing.T) {
 	if r := patch.Success(); r.ContentType != "application/json; charset=utf-8" || r.Status != 200 {
 		t.Errorf("patchRoom response = %s %d; want the JSON one of 200", r.ContentType, r.Status)
 	}
-	if upload.Request != nil || upload.Unsupported == nil {
-		t.Fatalf("uploadFile: request %v, unsupported %v; want no request and an error", upload.Request, upload.Unsupported)
+	if upload.Unsupported != nil {
+		t.Fatalf("uploadFile: unsupported %v, want its multipart body planned", upload.Unsupported)
 	}
-	want := path + ":" + strconv.Itoa(lineOf(t, path, "requestBody:")) + ":7: requestBody: the request body of uploadFile (POST /files) is multipart/form-data: only JSON (application/json, application/*+json) and application/x-www-form-urlencoded bodies are generated, so the operation would get no handler"
-	if got := upload.Unsupported.Error(); got != want {
-		t.Errorf("uploadFile unsupported = %q, want %q", got, want)
+	r := upload.Request
+	if r.MediaType != MediaMultipart || !r.Type.Decl.Form || len(r.Type.Decl.Fields) != 1 {
+		t.Fatalf("uploadFile request = %s with %d fields; want the multipart body with its one field, decoded as a form", r.MediaType, len(r.Type.Decl.Fields))
+	}
+	if f := r.Type.Decl.Fields[0].Type; f.Kind != TypePointer || f.Elem.Kind != TypeFile {
+		t.Errorf("uploadFile's file field is %v; want an optional file", f)
 	}
 }

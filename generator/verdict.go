@@ -16,8 +16,9 @@ import (
 const (
 	// RuleWebhook: webhook receivers are not generated yet.
 	RuleWebhook = "IDEM021"
-	// RuleUnsupportedBody: a request body in no generated media type, or
-	// a form body that is not an object with properties.
+	// RuleUnsupportedBody: a request body in no generated media type, a
+	// form body that is not an object with properties, or a multipart body
+	// with files below its own properties.
 	RuleUnsupportedBody = "IDEM023"
 	// RulePointerNotWalkable: a fingerprint or natural-key pointer the
 	// typed walk of generated code cannot follow.
@@ -37,7 +38,7 @@ const (
 // ruleHints are the fix hints of the refusals the type planner finds,
 // which carry none of their own.
 var ruleHints = map[string]string{
-	RuleUnsupportedBody: "give the form body an object schema with properties, or offer it as application/json",
+	RuleUnsupportedBody: "give the form body an object schema with properties, with files (type string, format binary) only as its own properties, or offer it as application/json",
 	RuleNameCollision:   "give the operations operationIds that differ in more than case and punctuation",
 	RuleSchemaNotGo:     "change the schema so that it has a Go type: an x-go-type that names one, property names a JSON struct tag can hold",
 	RulePattern:         "rewrite the pattern without lookaround, backreferences or possessive quantifiers, often as a simpler pattern beside minLength or maxLength",

@@ -110,7 +110,10 @@ func TestJudgeRefusals(t *testing.T) {
 	}{
 		{name: "clean"},
 		{name: "replay current is generated", c: verdictCase{block: "{replay: current}"}},
-		{name: "multipart body", c: verdictCase{media: "multipart/form-data"}, rule: RuleUnsupportedBody, at: []string{"requestBody:"}, message: "is multipart/form-data: only JSON"},
+		{name: "multipart body is generated", c: verdictCase{media: "multipart/form-data", sku: "{type: string, format: binary}"}},
+		{name: "octet-stream body", c: verdictCase{media: "application/octet-stream"}, rule: RuleUnsupportedBody, at: []string{"requestBody:"}, message: "is application/octet-stream: only JSON"},
+		{name: "multipart array of files", c: verdictCase{media: "multipart/form-data", sku: "{type: array, items: {type: string, format: binary}}"}, rule: RuleUnsupportedBody, at: []string{"sku: {type: array"},
+			message: "property sku of the multipart request body of createOrder (POST /orders) holds files below its top level"},
 		{name: "form body not an object", c: verdictCase{media: formArray}, rule: RuleUnsupportedBody, at: []string{"application/x-www-form-urlencoded:"}, message: "the form request body of createOrder (POST /orders) is not an object with properties: only those decode from a form, so the operation would get no handler"},
 		{name: "pointer into a union", c: verdictCase{block: "{fingerprint: {exclude: [/extra/a]}}"}, rule: RulePointerNotWalkable, at: []string{"x-idempotency: {fingerprint"},
 			message: "fingerprint.exclude /extra/a cannot be generated: /extra is a oneOf/anyOf union, which generated code keeps whole and cannot walk into"},

@@ -35,15 +35,15 @@ func requireJudged(t testing.TB, name string, doc *spec.Document, opts Options) 
 }
 
 // unannotateUnsupported removes the contract of every annotated operation
-// whose request body is in no generated media type, and returns how many
-// it removed.
+// whose request body is in no generated media type (JSON, a form,
+// multipart/form-data), and returns how many it removed.
 func unannotateUnsupported(doc *spec.Document) int {
 	n := 0
 	for _, op := range doc.Operations {
 		if op.Contract == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil || len(op.Op.RequestBody.Value.Content) == 0 {
 			continue
 		}
-		if _, _, m := spec.PickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm); m == nil {
+		if _, _, m := spec.PickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm, MediaMultipart); m == nil {
 			op.Contract = nil
 			n++
 		}

@@ -8,16 +8,17 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// The media types of the bodies idemgen reads: JSON, and forms for
-// request bodies.
+// The media types of the bodies idemgen reads: JSON, and forms (URL-encoded
+// or multipart, with file uploads) for request bodies.
 const (
-	MediaJSON = "application/json"
-	MediaForm = "application/x-www-form-urlencoded"
+	MediaJSON      = "application/json"
+	MediaForm      = "application/x-www-form-urlencoded"
+	MediaMultipart = "multipart/form-data"
 )
 
 // MediaKind is MediaJSON for application/json and any structured +json
-// type, MediaForm for form bodies, parameters and case ignored; "" for
-// everything else.
+// type, MediaForm for URL-encoded form bodies, MediaMultipart for
+// multipart/form-data, parameters and case ignored; "" for everything else.
 func MediaKind(key string) string {
 	base, _, _ := strings.Cut(key, ";")
 	base = strings.ToLower(strings.TrimSpace(base))
@@ -26,12 +27,14 @@ func MediaKind(key string) string {
 		return MediaJSON
 	case base == MediaForm:
 		return MediaForm
+	case base == MediaMultipart:
+		return MediaMultipart
 	}
 	return ""
 }
 
 // PickMedia returns the content entry of the first of kinds (MediaJSON,
-// MediaForm) that content has: the entry named exactly like the kind, else
+// MediaForm, MediaMultipart) that content has: the entry named exactly like the kind, else
 // the first in name order whose media type is of that kind. It is the one
 // choice of which body a request or response is: the rules check pointers
 // against that body's schema, and the generator decodes it.
@@ -52,10 +55,11 @@ func PickMedia(content openapi3.Content, kinds ...string) (key, kind string, m *
 
 // requestMedia returns the request body entry of op that is read (see
 // PickMedia): kind is "" when op has no request body in JSON or a form.
+// The generator's planner makes the same choice.
 func requestMedia(op *Operation) (kind string, m *openapi3.MediaType) {
 	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Value == nil {
 		return "", nil
 	}
-	_, kind, m = PickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm)
+	_, kind, m = PickMedia(op.Op.RequestBody.Value.Content, MediaJSON, MediaForm, MediaMultipart)
 	return kind, m
 }

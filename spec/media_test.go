@@ -11,7 +11,9 @@ func TestMediaKind(t *testing.T) {
 		{"application/problem+json", MediaJSON},
 		{"application/x-www-form-urlencoded", MediaForm},
 		{"application/x-www-form-urlencoded; charset=utf-8", MediaForm},
-		{"multipart/form-data", ""},
+		{"multipart/form-data", MediaMultipart},
+		{"Multipart/Form-Data; boundary=x", MediaMultipart},
+		{"multipart/mixed", ""},
 		{"text/plain", ""},
 		{"text/json+xml", ""},
 	}

@@ -53,7 +53,7 @@ var ruleBodyKeyNotString = Rule{
 				fmt.Sprintf("key.in is body but %s has no request body schema", r.opName()), hint)
 			return
 		}
-		if kind, _ := requestMedia(r.op); kind == MediaForm {
+		if kind, _ := requestMedia(r.op); kind == MediaForm || kind == MediaMultipart {
 			r.report(r.c.Key.In.Pos, "x-idempotency.key.in",
 				fmt.Sprintf("key.in is body but the request body of %s is a form: the key is read from a JSON body, so every request would be refused with 400", r.opName()),
 				"send the key in a header (key.in: header), or accept the body as application/json")

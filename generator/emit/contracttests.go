@@ -77,7 +77,11 @@ func contractCase(op *ir.Operation) (string, jen.Code) {
 	}
 	encode := []jen.Code{jen.Return(jen.Nil(), jen.Lit(""), jen.Nil())}
 	reqParam := jen.Id("_")
-	if op.Request != nil {
+	switch {
+	case op.Request != nil && op.Request.MediaType == ir.MediaMultipart:
+		reqParam = jen.Id("r")
+		encode = []jen.Code{jen.Return(jen.Qual(idemtestImport, "EncodeMultipart").Call(jen.Id("r").Dot(ir.FieldBody)))}
+	case op.Request != nil:
 		reqParam = jen.Id("r")
 		encode = []jen.Code{
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(jsonImport, "Marshal").Call(jen.Id("r").Dot(ir.FieldBody)),

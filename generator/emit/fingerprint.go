@@ -149,6 +149,9 @@ func (e *fingerprintEmitter) value(expr jen.Code, t *ir.GoType, ex, un relative,
 		return []jen.Code{w.Dot("String").Call(expr)}
 	case ir.TypeTime:
 		return []jen.Code{w.Dot("String").Call(jen.Add(expr).Dot("Format").Call(jen.Qual(timeImport, "RFC3339Nano")))}
+	case ir.TypeFile:
+		// A file is fingerprinted, as it is encoded as JSON, by its digest.
+		return []jen.Code{w.Dot("String").Call(jen.Add(expr).Dot("Digest").Call())}
 	case ir.TypeRaw:
 		return []jen.Code{jen.If(jen.Len(expr).Op("==").Lit(0)).Block(w.Clone().Dot("Null").Call()).
 			Else().Block(e.nonNil(expr, t, ex, un, depth)...)}
@@ -186,7 +189,7 @@ func (e *fingerprintEmitter) pointee(ptr jen.Code, elem *ir.GoType, ex, un relat
 			return []jen.Code{jen.Id(e.walker(elem.Decl)).Call(jen.Id(writer), ptr)}
 		}
 		return e.structFields(ptr, elem.Decl, ex, un, depth)
-	case elem.Kind == ir.TypeTime:
+	case elem.Kind == ir.TypeTime || elem.Kind == ir.TypeFile:
 		return e.value(jen.Parens(jen.Op("*").Add(ptr)), elem, ex, un, depth)
 	case elem.Kind == ir.TypeSlice || elem.Kind == ir.TypeMap || elem.Kind == ir.TypeRaw || elem.Kind == ir.TypePointer:
 		x := jen.Id("x" + strconv.Itoa(depth))

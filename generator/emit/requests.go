@@ -36,7 +36,8 @@ func emitRequest(f *jen.File, op *ir.Operation) {
 // emitDecode declares the function that decodes the typed request from
 // the raw one: the parameters with their schemas' checks, each set from
 // the value its check reads, then the body (generated strict JSON decoding
-// with the schema's checks, or a form), every violation reported at once;
+// with the schema's checks, a form, or a multipart body), every violation
+// reported at once;
 // the parameters no check reads are decoded last.
 func emitDecode(f *jen.File, op *ir.Operation) {
 	checks := paramChecks(op.Params)
@@ -56,6 +57,10 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "NewValues").Call())
 		body = append(body, checks...)
 		body = append(body, optionalBody(op.Request, formBody(req.Clone().Dot(ir.FieldBody)))...)
+	case op.Request.MediaType == ir.MediaMultipart:
+		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "NewValues").Call())
+		body = append(body, checks...)
+		body = append(body, optionalBody(op.Request, multipartBody(req.Clone().Dot(ir.FieldBody)))...)
 	case op.Request.Required:
 		body = append(body, jen.Id(dec).Op(":=").Qual(jsondecodeImport, "New").Call(jen.Id("r").Dot("Body")))
 		body = append(body, checks...)
@@ -95,6 +100,8 @@ func emitDecode(f *jen.File, op *ir.Operation) {
 	case op.Request == nil:
 	case op.Request.MediaType == ir.MediaForm:
 		parts = append(parts, "form body")
+	case op.Request.MediaType == ir.MediaMultipart:
+		parts = append(parts, "multipart body")
 	default:
 		parts = append(parts, "JSON body")
 	}
@@ -136,6 +143,18 @@ func formBody(ptr *jen.Statement) []jen.Code {
 		).Else().If(jen.Err().Op(":=").Qual(formImport, "Decode").Call(jen.Id("values"), ptr.Clone()), jen.Err().Op("!=").Nil()).Block(
 			jen.Qual(formImport, "Failures").Call(jen.Err(), d.Clone().Dot("ViolateAt")),
 		).Else().Block(ptr.Clone().Dot(ir.FormCheckMethod).Call(d.Clone())),
+	}
+}
+
+// multipartBody returns the statements that decode a multipart body into
+// ptr, a non-nil pointer to its struct, and check it: a file part over its
+// limit returns the 413 DecodeMultipart gives.
+func multipartBody(ptr *jen.Statement) []jen.Code {
+	d := jen.Id(dec)
+	return []jen.Code{
+		jen.If(jen.List(jen.Id("ok"), jen.Err()).Op(":=").Qual(idemimplImport, "DecodeMultipart").Call(jen.Id("r"), ptr.Clone(), d.Clone().Dot("ViolateAt")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err()),
+		).Else().If(jen.Id("ok")).Block(ptr.Clone().Dot(ir.FormCheckMethod).Call(d.Clone())),
 	}
 }
 

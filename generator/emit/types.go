@@ -56,6 +56,8 @@ func typeCode(t *ir.GoType) *jen.Statement {
 		return jen.Qual(idemImport, "Nullable").Types(typeCode(t.Elem))
 	case ir.TypeDeclared:
 		return jen.Id(t.Decl.Name)
+	case ir.TypeFile:
+		return jen.Qual(formImport, "File")
 	case ir.TypeExternal:
 		if t.External.Path == "" {
 			return jen.Id(t.External.Name)
@@ -194,6 +196,12 @@ func decodeValue(t *ir.GoType, depth int) []jen.Code {
 		return leaf(jen.Qual(formImport, "Time").Call(c))
 	case ir.TypeRaw:
 		return leaf(jen.Qual(formImport, "Raw").Call(c))
+	case ir.TypeFile:
+		max := -1
+		if t.Checks != nil && t.Checks.MaxLength != nil {
+			max = *t.Checks.MaxLength
+		}
+		return leaf(jen.Qual(formImport, "Upload").Call(c, jen.Lit(max)))
 	case ir.TypeExternal:
 		return leaf(jen.Qual(formImport, "JSON").Index(typeCode(t)).Call(c))
 	case ir.TypePointer:

@@ -3,14 +3,15 @@ package ir
 // The kinds of bodies that are generated (see BodyType.MediaType); a
 // request body that offers both is planned as JSON.
 const (
-	MediaJSON = "application/json"
-	MediaForm = "application/x-www-form-urlencoded"
+	MediaJSON      = "application/json"
+	MediaForm      = "application/x-www-form-urlencoded"
+	MediaMultipart = "multipart/form-data"
 )
 
 // BodyType is the Go type of one request or response body.
 type BodyType struct {
 	// MediaType is MediaJSON (for application/json, any +json type, and
-	// either with parameters) or MediaForm.
+	// either with parameters), MediaForm or MediaMultipart.
 	MediaType string
 	// ContentType is the content key as the spec writes it.
 	ContentType string
@@ -57,6 +58,10 @@ const (
 	// TypeNullable is idem.Nullable[Elem]: an optional field whose schema
 	// allows null, so that null and absent stay apart.
 	TypeNullable
+	// TypeFile is form.File: a top-level property of type string and
+	// format binary of a multipart/form-data body, read from a file part.
+	// Checks.MaxLength, when set, bounds its size in bytes.
+	TypeFile
 )
 
 // GoType is a Go type expression.
@@ -143,8 +148,9 @@ type TypeDecl struct {
 	// Consts of an enum in the order the schema lists its values; their
 	// names are unique in the package.
 	Consts []*EnumConst
-	// Form is set when a form request body reaches the type; a struct
-	// then gets a DecodeForm method (an enum needs none).
+	// Form is set when a form request body (URL-encoded or multipart)
+	// reaches the type; a struct then gets a DecodeForm method (an enum
+	// needs none).
 	Form bool
 	// Walker is the name of the shared fingerprint walker of a struct a
 	// fingerprint reaches; empty when no fingerprint does.
@@ -198,3 +204,7 @@ const JSONMethod = "decodeJSON"
 // against its schema, reporting every violation to a runtime/jsondecode
 // Decoder at the JSON pointer the same body sent as JSON would have.
 const FormCheckMethod = "checkForm"
+
+// FormLike reports whether a request body of media type m is read as a
+// form: URL-encoded, or multipart with file parts.
+func FormLike(m string) bool { return m == MediaForm || m == MediaMultipart }

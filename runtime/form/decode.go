@@ -32,6 +32,9 @@ func Missing(n *Node, name string) error {
 // value instead of nested keys (shipping=x) is an error, not an empty
 // object. Generated DecodeForm methods call it first.
 func Object(n *Node) error {
+	if err := n.textOnly(); err != nil {
+		return err
+	}
 	if len(n.values) > 0 {
 		return n.errorf("want nested keys, got a value")
 	}
@@ -70,6 +73,9 @@ func Properties(n *Node, min, max int) error {
 // as metadata[order]=42, in sorted order; decode each with Get. A key given
 // an empty value and no members (metadata=) has no members.
 func Members(n *Node) ([]string, error) {
+	if err := n.textOnly(); err != nil {
+		return nil, err
+	}
 	if len(n.children) == 0 {
 		if len(n.values) == 1 && n.values[0] == "" {
 			return []string{}, nil

@@ -23,6 +23,11 @@
 // as repeating the key does. Keys that do not fit this shape, or that nest
 // deeper than 32 levels, are errors.
 //
+// multipart/form-data bodies (RFC 7578) read the same way: [ParseMultipart]
+// makes the same tree of the text parts, and holds each part with a
+// filename as a [File] under its name, which [Upload] reads. A File is
+// fingerprinted, and encoded as JSON, by its SHA-256 [File.Digest].
+//
 // This package imports only the standard library; it must not import other
 // idemgen packages.
 package form

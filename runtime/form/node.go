@@ -8,12 +8,14 @@ import (
 )
 
 // Node is one key of a parsed form with everything below it: the values
-// given for exactly this key, in order, and the children addressed by a
-// further bracketed segment.
+// given for exactly this key, in order, the children addressed by a
+// further bracketed segment, and, in a multipart body, the file parts of
+// this name.
 type Node struct {
 	key      string
 	values   []string
 	children map[string]*Node
+	files    []File
 }
 
 // Parse builds the tree of a form. Keys are taken in sorted order, so the
@@ -128,6 +130,9 @@ func (n *Node) Keys() []string {
 // per value (expand[]=a&expand[]=b, or expand=a&expand=b). A node with both,
 // or with a child that is not an index, is an error.
 func (n *Node) Elems() ([]*Node, error) {
+	if err := n.textOnly(); err != nil {
+		return nil, err
+	}
 	if len(n.children) == 0 {
 		elems := make([]*Node, len(n.values))
 		for i, v := range n.values {
@@ -161,12 +166,23 @@ func (n *Node) Elems() ([]*Node, error) {
 // leaf returns the single value of a node that has no children.
 func (n *Node) leaf() (string, error) {
 	switch {
+	case len(n.files) > 0:
+		return "", n.errorf("want a text value, got a file part")
 	case len(n.children) > 0:
 		return "", n.errorf("want a single value, got nested keys")
 	case len(n.values) != 1:
 		return "", n.errorf("want a single value, got " + strconv.Itoa(len(n.values)))
 	}
 	return n.values[0], nil
+}
+
+// textOnly refuses a node holding a file part where text values or nested
+// keys are read.
+func (n *Node) textOnly() error {
+	if len(n.files) > 0 {
+		return n.errorf("want text values, got a file part")
+	}
+	return nil
 }
 
 func (n *Node) errorf(msg string) error {

@@ -28,6 +28,9 @@ func JSON[T any](n *Node) (T, error) {
 }
 
 func appendJSON(dst []byte, n *Node) ([]byte, error) {
+	if err := n.textOnly(); err != nil {
+		return nil, err
+	}
 	if len(n.children) == 0 {
 		if len(n.values) == 1 {
 			return appendString(dst, n.values[0]), nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
@@ -95,7 +96,11 @@ func problemFor(err error) *Problem {
 		return &Problem{Type: ProblemKeyMalformed, Title: "Idempotency key malformed", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
 	case errors.Is(err, ErrBodyTooLarge):
-		return &Problem{Type: ProblemBodyTooLarge, Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
+		p := &Problem{Type: ProblemBodyTooLarge, Title: "Request body too large", Status: http.StatusRequestEntityTooLarge}
+		if part := (*form.TooLargeError)(nil); errors.As(err, &part) {
+			p.Detail = "The file part " + strconv.Quote(part.Key) + " is " + strconv.FormatInt(part.Size, 10) + " bytes, at most " + strconv.FormatInt(part.Max, 10) + " allowed."
+		}
+		return p
 	case errors.Is(err, errBodyTimeout):
 		return &Problem{Type: ProblemRequestTimeout, Title: "Request timeout", Status: http.StatusRequestTimeout,
 			Detail: "The request body did not arrive in time. Nothing ran and nothing was kept: send the request again."}

@@ -2,7 +2,12 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
+import (
+	"errors"
+
+	"github.com/idemgen/idemgen/runtime/form"
+	"github.com/idemgen/idemgen/runtime/jsondecode"
+)
 
 // PatchRoom200Body is the 200 response body of patchRoom (PATCH /rooms/{id}).
 type PatchRoom200Body struct {
@@ -34,3 +39,29 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// UploadFileBody is the request body of uploadFile (POST /files).
+type UploadFileBody struct {
+	File *form.File `json:"file,omitempty"`
+}
+
+// DecodeForm sets o from the form tree n, reporting every key that does not
+// fit, joined; see form.Decode.
+func (o *UploadFileBody) DecodeForm(n *form.Node) error {
+	if err := form.Object(n); err != nil {
+		return err
+	}
+	var errs []error
+	if c := n.Get("file"); c != nil {
+		v0, err := form.Upload(c, -1)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.File = &v0
+	}
+	return errors.Join(errs...)
+}
+
+// checkForm checks a UploadFileBody decoded from a form against its schema,
+// reporting every violation to d.
+func (o *UploadFileBody) checkForm(d *jsondecode.Decoder) {}
