@@ -24,6 +24,9 @@ type Features struct {
 	// RestartBroker: the harness restarts the broker keeping its
 	// messages (Harness.RestartBroker).
 	RestartBroker bool
+	// NoRestart, when RestartBroker is false, says why the harness
+	// cannot restart its broker; the restart case is skipped with it.
+	NoRestart string
 	// Ordered: one consumer gets the messages published with one
 	// OrderKey in the order they were published.
 	Ordered bool
