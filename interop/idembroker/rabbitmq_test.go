@@ -108,7 +108,8 @@ func (h *rabbitMQHarness) channel(t testing.TB) *amqp.Channel {
 
 func (h *rabbitMQHarness) Features() brokertest.Features {
 	h.restartChecks.Do(func() { h.noRestart = h.ctl.cannotRestart(h.t) })
-	return brokertest.Features{RestartBroker: h.noRestart == "", NoRestart: h.noRestart, Ordered: true}
+	return brokertest.Features{RestartBroker: h.noRestart == "", RestartRequeues: true, NoRestart: h.noRestart,
+		Ordered: true}
 }
 
 func (h *rabbitMQHarness) Source() string { return h.queue }
