@@ -17,8 +17,8 @@ import (
 )
 
 // The RabbitMQ adapter passes the suite on the server at RABBITMQ_URL, a
-// durable queue of each case's own; the restart case restarts that server
-// with rabbitmqctl (see rabbitMQRestart).
+// durable queue of each case's own; with the long tag, the restart case
+// restarts that server with rabbitmqctl (see rabbitMQCtl).
 func TestRabbitMQAdapter(t *testing.T) {
 	url := os.Getenv("RABBITMQ_URL")
 	if url == "" {
