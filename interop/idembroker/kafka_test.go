@@ -110,8 +110,23 @@ func (h *kafkaHarness) Start(t testing.TB, d idembroker.Deliverer) *brokertest.C
 	return brokertest.Go(func(ctx context.Context) error {
 		return kafka.Run(ctx, kafka.Config{Deliverer: d, RetryDelay: retryDelay, OnError: func(err error) { t.Log(err) },
 			Options: []kgo.Opt{kgo.SeedBrokers(h.seeds...), kgo.ConsumerGroup(kafkaGroup), kgo.ConsumeTopics(kafkaTopic),
-				kgo.FetchMaxWait(100 * time.Millisecond)}})
+				kgo.FetchMaxWait(100 * time.Millisecond), kgo.WithHooks(disconnects{t, ctx})}})
 	}, nil)
+}
+
+// disconnects logs the adapter's client losing a connection to a broker
+// before the adapter stops (ctx ended): a restart shows in the log as
+// that, whereas the client reports no error to the adapter while it dials
+// again.
+type disconnects struct {
+	t   testing.TB
+	ctx context.Context
+}
+
+func (d disconnects) OnBrokerDisconnect(meta kgo.BrokerMetadata, _ net.Conn) {
+	if d.ctx.Err() == nil {
+		d.t.Logf("the adapter's client lost a connection to broker %d", meta.NodeID)
+	}
 }
 
 // RestartBroker closes the cluster, which cuts every connection and
