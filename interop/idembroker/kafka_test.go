@@ -2,6 +2,9 @@ package idembroker_test
 
 import (
 	"context"
+	"net"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,8 +18,9 @@ import (
 )
 
 // The Kafka adapter passes the suite on franz-go's in-process kfake
-// cluster (no Kafka server is installable here), which keeps no data
-// across a restart: the restart case is skipped.
+// cluster (no Kafka server is installable here), which writes its log,
+// groups and committed offsets to a directory and reloads them when
+// started again on it: the harness restarts it on the same port.
 func TestKafkaAdapter(t *testing.T) {
 	brokertest.Run(t, newKafkaHarness)
 }
@@ -28,28 +32,58 @@ const (
 	kafkaGroup      = "idem"
 )
 
-// kafkaHarness runs a kfake cluster of its own.
+// kafkaHarness runs a kfake cluster of its own, one broker persisting to
+// dir.
 type kafkaHarness struct {
+	dir   string
 	seeds []string
 	cl    *kgo.Client
+
+	mu sync.Mutex
+	c  *kfake.Cluster
 }
 
 func newKafkaHarness(t *testing.T) brokertest.Harness {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(kafkaPartitions, kafkaTopic))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	h := &kafkaHarness{seeds: c.ListenAddrs()}
-	h.cl, err = kgo.NewClient(kgo.SeedBrokers(h.seeds...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.cl.Close)
+	h := &kafkaHarness{dir: t.TempDir()}
+	h.c = h.start(t, kfake.SeedTopics(kafkaPartitions, kafkaTopic))
+	t.Cleanup(func() { h.cluster().Close() })
+	h.seeds = h.c.ListenAddrs()
+	h.cl = h.client(t)
 	return h
 }
 
-func (h *kafkaHarness) Features() brokertest.Features { return brokertest.Features{Ordered: true} }
+// client is a client of the harness's own, closed when t ends.
+func (h *kafkaHarness) client(t testing.TB) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// start starts a one-broker cluster on h.dir, reloading what is there,
+// with opts.
+func (h *kafkaHarness) start(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(append(opts, kfake.NumBrokers(1), kfake.DataDir(h.dir))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// cluster is the running cluster.
+func (h *kafkaHarness) cluster() *kfake.Cluster {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.c
+}
+
+func (h *kafkaHarness) Features() brokertest.Features {
+	return brokertest.Features{RestartBroker: true, Ordered: true}
+}
 
 func (h *kafkaHarness) Source() string { return kafkaTopic }
 
@@ -76,11 +110,47 @@ func (h *kafkaHarness) Start(t testing.TB, d idembroker.Deliverer) *brokertest.C
 	return brokertest.Go(func(ctx context.Context) error {
 		return kafka.Run(ctx, kafka.Config{Deliverer: d, RetryDelay: retryDelay, OnError: func(err error) { t.Log(err) },
 			Options: []kgo.Opt{kgo.SeedBrokers(h.seeds...), kgo.ConsumerGroup(kafkaGroup), kgo.ConsumeTopics(kafkaTopic),
-				kgo.FetchMaxWait(100 * time.Millisecond)}})
+				kgo.FetchMaxWait(100 * time.Millisecond), kgo.WithHooks(disconnects{t, ctx})}})
 	}, nil)
 }
 
-func (h *kafkaHarness) RestartBroker(testing.TB) {}
+// disconnects logs the adapter's client losing a connection to a broker
+// before the adapter stops (ctx ended): a restart shows in the log as
+// that, whereas the client reports no error to the adapter while it dials
+// again.
+type disconnects struct {
+	t   testing.TB
+	ctx context.Context
+}
+
+func (d disconnects) OnBrokerDisconnect(meta kgo.BrokerMetadata, _ net.Conn) {
+	if d.ctx.Err() == nil {
+		d.t.Logf("the adapter's client lost a connection to broker %d", meta.NodeID)
+	}
+}
+
+// RestartBroker closes the cluster, which cuts every connection and
+// writes its state to h.dir, and starts one again on the same port from
+// that state: the adapter's clients dial the same address again. The
+// harness's own client, which publishes and reads offsets (not what the
+// suite tests), is replaced.
+func (h *kafkaHarness) RestartBroker(t testing.TB) {
+	t.Helper()
+	_, port, err := net.SplitHostPort(h.seeds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.c.Close()
+	h.c = h.start(t, kfake.Ports(p))
+	h.cl.Close()
+	h.cl = h.client(t)
+}
 
 // Unacked counts the records past the group's committed offsets.
 func (h *kafkaHarness) Unacked(t testing.TB) int {

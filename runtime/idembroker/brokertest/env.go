@@ -180,6 +180,15 @@ func (e *env) acked(id string) bool {
 	return false
 }
 
+// deliveries counts the outcomes recorded; e.mu is held.
+func (e *env) deliveries() int {
+	n := 0
+	for _, os := range e.outcomes {
+		n += len(os)
+	}
+	return n
+}
+
 // count runs a query returning one number.
 func (e *env) count(sql string, args ...any) int {
 	e.t.Helper()
@@ -191,8 +200,9 @@ func (e *env) count(sql string, args ...any) int {
 }
 
 // expect asserts the exact counts of a case: the handler's runs and the
-// rows it committed for each id, the effects enqueued in all, the source
-// the inbox keyed them by, and what the broker still holds.
+// rows it committed for each id, the effects enqueued in all, the inbox
+// rows (one per id, processed when committed), the source the inbox keyed
+// them by, and what the broker still holds.
 func (e *env) expect(h Harness, runs, applied map[string]int, effects int) {
 	e.t.Helper()
 	e.mu.Lock()
@@ -216,6 +226,18 @@ func (e *env) expect(h Harness, runs, applied map[string]int, effects int) {
 	}
 	if got := e.count(`SELECT count(*) FROM idempotency_outbox WHERE effect = 'notify'`); got != effects {
 		e.t.Errorf("%d effects enqueued, want %d", got, effects)
+	}
+	processed := 0
+	for _, n := range applied {
+		if n > 0 {
+			processed++
+		}
+	}
+	if got := e.count(`SELECT count(*) FROM idempotency_inbox WHERE state = 'processed'`); got != processed {
+		e.t.Errorf("%d inbox rows processed, want %d", got, processed)
+	}
+	if got := e.count(`SELECT count(*) FROM idempotency_inbox`); got != len(applied) {
+		e.t.Errorf("%d inbox rows, want %d", got, len(applied))
 	}
 	if got := e.count(`SELECT count(*) FROM idempotency_inbox WHERE source <> $1`, h.Source()); got != 0 {
 		e.t.Errorf("%d inbox rows with another source than %s", got, h.Source())

@@ -24,6 +24,15 @@ type Features struct {
 	// RestartBroker: the harness restarts the broker keeping its
 	// messages (Harness.RestartBroker).
 	RestartBroker bool
+	// RestartRequeues: the restart hands the deliveries the broker had
+	// sent back to their queue and voids the acks sent for them after it
+	// (RabbitMQ: a delivery tag belongs to its channel), so a message a
+	// handler held across the restart is delivered exactly once more. On
+	// other brokers the ack may arrive and the message not come back.
+	RestartRequeues bool
+	// NoRestart, when RestartBroker is false, says why the harness
+	// cannot restart its broker; the restart case is skipped with it.
+	NoRestart string
 	// Ordered: one consumer gets the messages published with one
 	// OrderKey in the order they were published.
 	Ordered bool

@@ -57,6 +57,13 @@ type Config struct {
 // to its end first (ctx's end does not interrupt it, but stops its retries
 // in place). It returns an error when the client cannot be created.
 //
+// A broker restart or a lost connection does not end Run: the errors of
+// the fetches meanwhile go to OnError and kgo dials again, rejoins the
+// group and resumes from the committed offsets. Offsets are committed
+// only for records whose Deliver returned an outcome that said Ack, so a
+// record delivered before a restart whose offset was not committed comes
+// again and is answered as a duplicate.
+//
 // The message's source is its topic; its id is the IDHeader header, or
 // "partition/offset" without one. Attempts are counted in the inbox row:
 // a record retried in place is dead-lettered, then committed, after the

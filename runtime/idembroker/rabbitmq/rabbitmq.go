@@ -1,8 +1,10 @@
 // Package rabbitmq consumes a RabbitMQ (AMQP 0-9-1) queue into an
 // idempotent consumer (idem.Consumer): each delivery is acknowledged only
 // after its outcome committed, and a delivery to retry is negatively
-// acknowledged, alone, and requeued. It links amqp091-go, so it is a
-// package of its own (see idembroker).
+// acknowledged, alone, and requeued. When the connection is lost (a
+// broker restart, a network cut) it dials again with a bounded backoff
+// and resumes. It links amqp091-go, so it is a package of its own (see
+// idembroker).
 package rabbitmq
 
 import (
@@ -17,37 +19,69 @@ import (
 	"github.com/idemgen/idemgen/runtime/idembroker"
 )
 
-// DefaultRetryDelay is how long a delivery to retry is held before it is
-// requeued when Config.RetryDelay is 0.
-const DefaultRetryDelay = time.Second
+// Defaults for the Config fields left 0.
+const (
+	// DefaultRetryDelay is how long a delivery to retry is held before
+	// it is requeued.
+	DefaultRetryDelay = time.Second
+	// DefaultPrefetch is the channel's prefetch: the deliveries held
+	// unacknowledged at once.
+	DefaultPrefetch = 10
+	// DefaultReconnectDelay is the first wait before dialing again after
+	// the connection was lost or could not be opened; each failure in a
+	// row doubles it up to DefaultMaxReconnectDelay.
+	DefaultReconnectDelay = 100 * time.Millisecond
+	// DefaultMaxReconnectDelay bounds the wait between two dials.
+	DefaultMaxReconnectDelay = 10 * time.Second
+)
 
 // Config configures Run.
 type Config struct {
-	// Channel is the channel Run consumes on; set its prefetch (Qos) to
-	// bound the deliveries held at once.
-	Channel *amqp.Channel
+	// Dial opens a connection to the broker, amqp.Dial(url) for
+	// instance. Run calls it at the start and again whenever the
+	// connection is lost, and closes the connections it got.
+	Dial func() (*amqp.Connection, error)
+	// Declare, if set, declares the queue (and what it needs: exchanges,
+	// bindings) on each new channel before Run consumes on it, so a
+	// queue the broker lost in a restart exists again.
+	Declare func(*amqp.Channel) error
 	// Queue is the queue consumed, and the messages' source.
 	Queue string
-	// ConsumerTag names the subscription on the channel; "" lets the
-	// library pick one.
+	// Prefetch bounds the deliveries held unacknowledged at once (the
+	// channel's Qos); 0 means DefaultPrefetch.
+	Prefetch int
+	// ConsumerTag names the subscription on the channel; "" lets Run
+	// pick one.
 	ConsumerTag string
 	// Deliverer gets the messages: an *idem.Consumer.
 	Deliverer idembroker.Deliverer
 	// RetryDelay is how long a delivery to retry is held before it is
 	// requeued (RabbitMQ requeues at once); 0 means DefaultRetryDelay.
 	RetryDelay time.Duration
-	// OnError, if set, gets the errors that do not stop Run: a failed ack
-	// (the message comes back and is answered as a duplicate) or a
-	// delivery that decided nothing (it is requeued).
+	// ReconnectDelay and MaxReconnectDelay bound the backoff between
+	// dials; 0 means DefaultReconnectDelay and DefaultMaxReconnectDelay.
+	ReconnectDelay, MaxReconnectDelay time.Duration
+	// OnError, if set, gets the errors that do not stop Run: a lost
+	// connection and why, a failed dial, a failed ack (the message comes
+	// back and is answered as a duplicate) or a delivery that decided
+	// nothing (it is requeued).
 	OnError func(error)
 }
 
 // Run consumes cfg.Queue until ctx ends, one delivery at a time, and
 // returns after the delivery in flight finished (ctx's end does not
 // interrupt it); deliveries the channel holds unacknowledged are requeued
-// by the broker when the channel closes. It returns an error when the
-// channel closes under it. Run several, on channels of their own, for
-// concurrency: the inbox lets one delivery of a message run at a time.
+// by the broker when the channel closes. It returns an error only when
+// cfg lacks Dial, Queue or Deliverer. Run several, on connections of their
+// own, for concurrency: the inbox lets one delivery of a message run at a
+// time.
+//
+// A lost connection ends its channel and the deliveries it held: the
+// broker requeues them, and the acks sent for them after the loss fail
+// (reported). Run dials again after ReconnectDelay, doubled after each
+// failure in a row up to MaxReconnectDelay, declares and consumes again;
+// a message whose commit made it before its ack was lost comes back and is
+// answered as a duplicate, without running the handler again.
 //
 // The message's id is its message-id property; a delivery without one can
 // never be processed and is rejected without requeueing (to the queue's
@@ -55,19 +89,76 @@ type Config struct {
 // (redelivered, x-delivery-count) are not used: attempts are counted in
 // the inbox row.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Channel == nil || cfg.Queue == "" || cfg.Deliverer == nil {
-		return errors.New("rabbitmq: Run needs a Channel, a Queue and a Deliverer")
+	if cfg.Dial == nil || cfg.Queue == "" || cfg.Deliverer == nil {
+		return errors.New("rabbitmq: Run needs Dial, a Queue and a Deliverer")
 	}
+	cfg.defaults()
+	delay := cfg.ReconnectDelay
+	for {
+		consumed, err := cfg.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if consumed {
+			delay = cfg.ReconnectDelay
+		}
+		cfg.report(fmt.Errorf("rabbitmq: consuming %s: %w; dialing again in %v", cfg.Queue, err, delay))
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil
+		}
+		delay = min(2*delay, cfg.MaxReconnectDelay)
+	}
+}
+
+// defaults fills the fields left 0.
+func (cfg *Config) defaults() {
 	if cfg.RetryDelay == 0 {
 		cfg.RetryDelay = DefaultRetryDelay
 	}
-	tag := cfg.ConsumerTag
-	if tag == "" {
-		tag = "idem-" + cfg.Queue + "-" + fmt.Sprint(time.Now().UnixNano())
+	if cfg.Prefetch == 0 {
+		cfg.Prefetch = DefaultPrefetch
 	}
-	deliveries, err := cfg.Channel.Consume(cfg.Queue, tag, false, false, false, false, nil)
+	if cfg.ReconnectDelay == 0 {
+		cfg.ReconnectDelay = DefaultReconnectDelay
+	}
+	if cfg.MaxReconnectDelay == 0 {
+		cfg.MaxReconnectDelay = DefaultMaxReconnectDelay
+	}
+	if cfg.ConsumerTag == "" {
+		cfg.ConsumerTag = "idem-" + cfg.Queue + "-" + fmt.Sprint(time.Now().UnixNano())
+	}
+}
+
+// session dials, consumes until ctx ends or the connection or channel is
+// lost, and closes the connection; consumed says whether it got as far as
+// consuming, the error why it ended otherwise (nil when ctx ended).
+func (cfg *Config) session(ctx context.Context) (consumed bool, err error) {
+	conn, err := cfg.Dial()
 	if err != nil {
-		return fmt.Errorf("rabbitmq: consuming %s: %w", cfg.Queue, err)
+		return false, fmt.Errorf("dialing: %w", err)
+	}
+	// Closing waits for the server's reply, which it sends after the
+	// acks before it.
+	defer conn.Close()
+	lost := conn.NotifyClose(make(chan *amqp.Error, 1))
+	ch, err := conn.Channel()
+	if err != nil {
+		return false, fmt.Errorf("opening a channel: %w", err)
+	}
+	chLost := ch.NotifyClose(make(chan *amqp.Error, 1))
+	if err := ch.Qos(cfg.Prefetch, 0, false); err != nil {
+		return false, fmt.Errorf("setting the prefetch: %w", err)
+	}
+	if cfg.Declare != nil {
+		if err := cfg.Declare(ch); err != nil {
+			return false, fmt.Errorf("declaring: %w", err)
+		}
+	}
+	deliveries, err := ch.Consume(cfg.Queue, cfg.ConsumerTag, false, false, false, false, nil)
+	if err != nil {
+		return false, err
 	}
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -76,21 +167,41 @@ func Run(ctx context.Context, cfg Config) error {
 		case <-ctx.Done():
 			// Deliveries sent before the cancel still arrive; they are
 			// requeued below, unprocessed.
-			cfg.report(cfg.Channel.Cancel(tag, false))
+			if err := ch.Cancel(cfg.ConsumerTag, false); err != nil {
+				cfg.report(fmt.Errorf("rabbitmq: cancelling the subscription to %s: %w", cfg.Queue, err))
+			}
 		case <-stopped:
 		}
 	}()
 	for d := range deliveries {
 		if ctx.Err() != nil {
-			cfg.report(d.Nack(false, true))
+			cfg.requeue(&d)
 			continue
 		}
 		cfg.deliver(ctx, &d)
 	}
 	if ctx.Err() != nil {
-		return nil
+		return true, nil
 	}
-	return fmt.Errorf("rabbitmq: the channel consuming %s closed", cfg.Queue)
+	// The deliveries end after the channel's or the connection's close
+	// notice was sent, if it was closed.
+	select {
+	case e := <-lost:
+		return true, closed("the connection was lost", e)
+	case e := <-chLost:
+		return true, closed("the channel was closed", e)
+	default:
+		return true, errors.New("the broker cancelled the subscription")
+	}
+}
+
+// closed is the error of a close notice: what closed, and the broker's
+// reason when it gave one (nil when the client closed it).
+func closed(what string, reason *amqp.Error) error {
+	if reason == nil {
+		return errors.New(what)
+	}
+	return fmt.Errorf("%s: %w", what, reason)
 }
 
 // deliver hands d to the Deliverer and acknowledges it, or requeues it
@@ -107,14 +218,25 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery) {
 	case err != nil:
 		cfg.report(fmt.Errorf("rabbitmq: message %s of %s: %w", d.MessageId, cfg.Queue, err))
 	case res.Outcome.Ack():
-		cfg.report(d.Ack(false))
+		if err := d.Ack(false); err != nil {
+			cfg.report(fmt.Errorf("rabbitmq: acknowledging message %s of %s (it comes back, a duplicate): %w",
+				d.MessageId, cfg.Queue, err))
+		}
 		return
 	}
 	select {
 	case <-time.After(cfg.RetryDelay):
 	case <-ctx.Done():
 	}
-	cfg.report(d.Nack(false, true))
+	cfg.requeue(d)
+}
+
+// requeue hands d back to the queue; when its channel is gone, the broker
+// has requeued it already.
+func (cfg *Config) requeue(d *amqp.Delivery) {
+	if err := d.Nack(false, true); err != nil {
+		cfg.report(fmt.Errorf("rabbitmq: requeueing message %s of %s: %w", d.MessageId, cfg.Queue, err))
+	}
 }
 
 // report hands a non-nil err to OnError.
