@@ -17,8 +17,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/pgtest"
 	jsadapter "github.com/idemgen/idemgen/runtime/idembroker/jetstream"
+	"github.com/idemgen/idemgen/runtime/pgtest"
 )
 
 // benchWorkers is the number of consumers each path runs at once on the
