@@ -18,12 +18,19 @@ import (
 // of each case's own. The server is shared, so the harness does not
 // restart it.
 func TestRabbitMQAdapter(t *testing.T) {
+	url := rabbitMQURL(t)
+	brokertest.Run(t, func(t *testing.T) brokertest.Harness { return newRabbitMQHarness(t, url) })
+}
+
+// rabbitMQURL returns RABBITMQ_URL, or skips tb saying how to start a
+// server.
+func rabbitMQURL(tb testing.TB) string {
 	url := os.Getenv("RABBITMQ_URL")
 	if url == "" {
-		t.Skip("RABBITMQ_URL is unset: start a server (rabbitmq-server -detached) and set " +
+		tb.Skip("RABBITMQ_URL is unset: start a server (rabbitmq-server -detached) and set " +
 			"RABBITMQ_URL=amqp://guest:guest@127.0.0.1:5672/")
 	}
-	brokertest.Run(t, func(t *testing.T) brokertest.Harness { return newRabbitMQHarness(t, url) })
+	return url
 }
 
 // queues numbers the harnesses' queues.
