@@ -13,6 +13,11 @@
 // the bank settles each approved payment with a signed webhook it retries
 // until a 2xx, and the service marks the payment settled once.
 //
+// With a NATS server given to both (-nats-url nats://127.0.0.1:4222;
+// start one with nats-server -js), the bank also publishes each settlement
+// to the JetStream subject bank.settlements, and a second consumer of the
+// service (ledger.go) enters each settled payment in the ledger once.
+//
 // It connects to DATABASE_URL or, when that is unset, starts a throwaway
 // PostgreSQL cluster (removed on exit) and prints its URL. The business
 // logic is in api/service.go and api/bank.go; the rest of api/ is
@@ -47,17 +52,20 @@ func main() {
 	bankURL := flag.String("bank-url", "http://127.0.0.1:8090", "the bank simulator's base URL")
 	sweep := flag.Duration("maintain-interval", 5*time.Second, "how often the completer and the sweeper run")
 	webhookSecret := flag.String("webhook-secret", "", "the bank's Standard Webhooks signing secret (whsec_…); empty serves no POST /webhooks/bank")
+	natsURL := flag.String("nats-url", "", "the NATS server whose JetStream subject "+bankFeed.subject+" carries the bank's settlements to the ledger; empty runs no ledger consumer")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, *bankURL, *webhookSecret, *sweep, log); err != nil {
+	feed := bankFeed
+	feed.url = *natsURL
+	if err := run(ctx, *addr, *bankURL, *webhookSecret, feed, *sweep, log); err != nil {
 		log.Error("payments", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, addr, bankURL, webhookSecret string, interval time.Duration, log *slog.Logger) error {
+func run(ctx context.Context, addr, bankURL, webhookSecret string, feed settlementFeed, interval time.Duration, log *slog.Logger) error {
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
 		cluster, err := pgcluster.Start(ctx)
@@ -73,7 +81,7 @@ func run(ctx context.Context, addr, bankURL, webhookSecret string, interval time
 		return err
 	}
 	defer pool.Close()
-	h, err := newService(ctx, pool, bankURL, webhookSecret, interval, log)
+	h, err := newService(ctx, pool, bankURL, webhookSecret, feed, interval, log)
 	if err != nil {
 		return err
 	}
@@ -96,8 +104,9 @@ func run(ctx context.Context, addr, bankURL, webhookSecret string, interval time
 // starts maintenance (the completer, the redelivery of settlements
 // support retried, then retention) until ctx ends, and returns the routes:
 // with a webhook secret, POST /webhooks/bank receives the bank's
-// settlements too.
-func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret string, interval time.Duration, log *slog.Logger) (http.Handler, error) {
+// settlements too; with feed's NATS server, the ledger consumer enters
+// them from JetStream until ctx ends.
+func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret string, feed settlementFeed, interval time.Duration, log *slog.Logger) (http.Handler, error) {
 	if err := idem.Migrate(ctx, pool, idempotencySchema); err != nil {
 		return nil, err
 	}
@@ -120,9 +129,21 @@ func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret 
 		}
 		mux.Handle("POST /webhooks/bank", settlements)
 	}
+	if feed.url != "" {
+		ledger, err := newLedgerConsumer(exec, svc)
+		if err != nil {
+			return nil, err
+		}
+		go func() {
+			if err := consumeSettlements(ctx, feed, ledger, log); err != nil {
+				log.Error("the ledger consumer stopped", "error", err)
+			}
+		}()
+	}
 	// Registered first, then maintained: the completer drives the
 	// operations Register told the executor how to resume, and the
-	// settlements support retried go to the receiver's consumer.
+	// settlements support retried go to the receiver's and the ledger's
+	// consumers.
 	go func() {
 		if err := exec.Maintain(ctx, idem.MaintainOptions{Interval: interval}); err != nil {
 			log.Error("maintenance stopped", "error", err)

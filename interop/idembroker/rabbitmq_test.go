@@ -20,13 +20,20 @@ import (
 // durable queue of each case's own; with the long tag, the restart case
 // restarts that server with rabbitmqctl (see rabbitMQCtl).
 func TestRabbitMQAdapter(t *testing.T) {
-	url := os.Getenv("RABBITMQ_URL")
-	if url == "" {
-		t.Skip("RABBITMQ_URL is unset: start a server (rabbitmq-server -detached) and set " +
-			"RABBITMQ_URL=amqp://guest:guest@127.0.0.1:5672/")
-	}
+	url := rabbitMQURL(t)
 	ctl := newRabbitMQCtl(url)
 	brokertest.Run(t, func(t *testing.T) brokertest.Harness { return newRabbitMQHarness(t, url, ctl) })
+}
+
+// rabbitMQURL returns RABBITMQ_URL, or skips tb saying how to start a
+// server.
+func rabbitMQURL(tb testing.TB) string {
+	url := os.Getenv("RABBITMQ_URL")
+	if url == "" {
+		tb.Skip("RABBITMQ_URL is unset: start a server (rabbitmq-server -detached) and set " +
+			"RABBITMQ_URL=amqp://guest:guest@127.0.0.1:5672/")
+	}
+	return url
 }
 
 // maxReconnectDelay bounds the adapter's wait between dials while the

@@ -16,8 +16,9 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// Schema is the service's own table, created by the example at start (in
-// a real service, a migration of its own).
+// Schema is the service's own tables, created by the example at start (in
+// a real service, a migration of its own): the payments, and the ledger
+// the bank's settlements on JetStream are entered in (ledger.go).
 const Schema = `
 CREATE TABLE IF NOT EXISTS payments (
     id          bigserial PRIMARY KEY,
@@ -28,7 +29,15 @@ CREATE TABLE IF NOT EXISTS payments (
     charge_id   bigint,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
-ALTER TABLE payments ADD COLUMN IF NOT EXISTS settled_at timestamptz`
+ALTER TABLE payments ADD COLUMN IF NOT EXISTS settled_at timestamptz;
+CREATE TABLE IF NOT EXISTS ledger_entries (
+    id          bigserial PRIMARY KEY,
+    payment_id  bigint      NOT NULL REFERENCES payments (id),
+    amount      bigint      NOT NULL,
+    currency    text        NOT NULL,
+    kind        text        NOT NULL, -- settlement
+    entered_at  timestamptz NOT NULL DEFAULT now()
+)`
 
 // Service implements the generated Handlers.
 type Service struct {

@@ -44,7 +44,7 @@ type behaviour struct {
 type bank struct {
 	pool *pgxpool.Pool
 	// settles: an approved charge that names its payment enqueues its
-	// settlement webhook (a webhook sender runs).
+	// settlement (a webhook sender or a JetStream publisher runs).
 	settles bool
 	mu      sync.Mutex
 	next    behaviour

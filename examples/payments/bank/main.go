@@ -36,6 +36,12 @@
 // recorded in bank_webhook_attempts (status 0: no answer); past the
 // schedule it is failed.
 //
+// With -nats-url (such as nats://127.0.0.1:4222) the same settlements are
+// also published to the JetStream subject bank.settlements (the stream
+// BANK_SETTLEMENTS, created when missing), the same body with the
+// webhook's id as Nats-Msg-Id, for the service's second consumer; each is
+// marked published_at in bank_webhooks once the stream acknowledged it.
+//
 // Without DATABASE_URL it starts a throwaway PostgreSQL cluster, removed
 // on exit, and logs its URL.
 package main
@@ -64,6 +70,7 @@ func main() {
 	flag.StringVar(&hooks.secret, "webhook-secret", "", "the Standard Webhooks secret (whsec_…) settlement webhooks are signed with")
 	flag.StringVar(&hooks.schedule, "webhook-schedule", DefaultWebhookSchedule, "the wait before each attempt of a webhook, comma-separated")
 	flag.DurationVar(&hooks.timeout, "webhook-timeout", 5*time.Second, "how long an attempt waits for the receiver's answer")
+	flag.StringVar(&hooks.natsURL, "nats-url", "", "the NATS server settlements are also published to (JetStream subject "+settlementSubject+"); empty publishes none")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -77,16 +84,25 @@ func main() {
 // webhookFlags configure the settlement webhooks.
 type webhookFlags struct {
 	url, secret, schedule string
+	natsURL               string
 	timeout               time.Duration
 }
 
 // run opens the database and serves, and sends settlement webhooks when
-// hooks name a receiver, until ctx ends.
+// hooks name a receiver and publishes settlements when they name a NATS
+// server, until ctx ends.
 func run(ctx context.Context, addr string, hooks webhookFlags, log *slog.Logger) error {
 	var sender *webhookSender
 	if hooks.url != "" {
 		var err error
 		if sender, err = newWebhookSender(hooks.url, hooks.secret, hooks.schedule, hooks.timeout, log); err != nil {
+			return err
+		}
+	}
+	var publisher *settlementPublisher
+	if hooks.natsURL != "" {
+		var err error
+		if publisher, err = newSettlementPublisher(ctx, hooks.natsURL, settlementStream, settlementSubject, log); err != nil {
 			return err
 		}
 	}
@@ -105,12 +121,15 @@ func run(ctx context.Context, addr string, hooks webhookFlags, log *slog.Logger)
 		return err
 	}
 	defer pool.Close()
-	b, err := newBank(ctx, pool, sender != nil)
+	b, err := newBank(ctx, pool, sender != nil || publisher != nil)
 	if err != nil {
 		return err
 	}
 	if sender != nil {
 		go sender.run(ctx, pool)
+	}
+	if publisher != nil {
+		go publisher.run(ctx, pool)
 	}
 	// Listening first, so that the address logged is the one bound: with
 	// -addr 127.0.0.1:0 the bank picks a free port and says which.

@@ -19,9 +19,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// webhookSchema is the bank's outbox of settlement webhooks: one row per
+// webhookSchema is the bank's outbox of settlements: one row per
 // approved charge that named its payment (written in the charge's
-// transaction), and one row per delivery attempt.
+// transaction), sent as a webhook and published to JetStream, and one row
+// per webhook delivery attempt.
 const webhookSchema = `
 SELECT pg_advisory_lock(4242);
 ALTER TABLE bank_decisions ADD COLUMN IF NOT EXISTS reference bigint;
@@ -41,6 +42,9 @@ CREATE TABLE IF NOT EXISTS bank_webhook_attempts (
     sent_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (webhook_id, attempt)
 );
+-- When the settlement was published to JetStream (-nats-url): the same
+-- outbox row, a second way out.
+ALTER TABLE bank_webhooks ADD COLUMN IF NOT EXISTS published_at timestamptz;
 SELECT pg_advisory_unlock(4242);`
 
 // DefaultWebhookSchedule is the bank's retry schedule: the Standard
@@ -92,11 +96,17 @@ func enqueueSettlement(ctx context.Context, tx pgx.Tx, chargeID, reference int64
 
 // run delivers the due webhooks of pool until ctx ends.
 func (s *webhookSender) run(ctx context.Context, pool *pgxpool.Pool) {
+	poll(ctx, s.log, "bank webhooks", func() error { return s.deliverDue(ctx, pool) })
+}
+
+// poll calls work every webhookPoll until ctx ends, logging its errors as
+// what's.
+func poll(ctx context.Context, log *slog.Logger, what string, work func() error) {
 	t := time.NewTicker(webhookPoll)
 	defer t.Stop()
 	for {
-		if err := s.deliverDue(ctx, pool); err != nil && ctx.Err() == nil {
-			s.log.Warn("bank webhooks", "err", err)
+		if err := work(); err != nil && ctx.Err() == nil {
+			log.Warn(what, "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -19,8 +19,14 @@
 //   - two deliveries of one message at once, from any number of processes
 //     and pools: a transaction-level advisory lock on the message lets one
 //     run, the other waits (bounded by WaitTimeout, then ErrBusy) and
-//     then reads the first one's row. The primary key stays the final
+//     then finds the first one's row. The primary key stays the final
 //     arbiter.
+//
+// A new message takes five round trips besides the handler's statements:
+// the read that answers duplicates, BEGIN, the lock (bounded, one
+// statement), the inbox row's INSERT that claims the message under the
+// lock before the handler runs (a row decided meanwhile is not claimed,
+// and read for the answer), and COMMIT.
 //
 // The attempt counter is the inbox row's, never the broker's (a broker's
 // delivery count is a hint: RabbitMQ 4.3 changed what it counts).

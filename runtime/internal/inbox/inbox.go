@@ -181,7 +181,8 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 	if err := c.lock(ctx, q, d); err != nil {
 		return Result{}, err
 	}
-	if r, ok, err := c.lookup(ctx, q, d); ok || err != nil {
+	attempts, r, claimed, err := c.claim(ctx, q, d)
+	if !claimed || err != nil {
 		return r, err
 	}
 
@@ -196,12 +197,6 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 		rollback(ctx, tx)
 		return c.fail(ctx, d, herr)
 	}
-	attempts, err := q.MarkProcessed(ctx, sqlcdb.MarkProcessedParams{Source: d.msg.Source, Consumer: c.cfg.Name,
-		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
-		RetentionSeconds: c.cfg.Retention.Seconds()})
-	if err != nil {
-		return Result{}, fmt.Errorf("idem: consumer %s: recording the message: %w", c.cfg.Name, err)
-	}
 	done = true
 	if err := tx.Commit(ctx); err != nil {
 		// The commit's outcome is unknown: a redelivery finds the row if
@@ -213,20 +208,37 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 
 // lock takes the message's advisory lock, waiting at most WaitTimeout.
 func (c *Consumer) lock(ctx context.Context, q *sqlcdb.Queries, d *delivery) error {
-	previous, err := q.BoundLockWait(ctx, c.lockWait)
-	if err == nil {
-		err = q.LockMessage(ctx, sqlcdb.LockMessageParams{Source: d.msg.Source, Consumer: c.cfg.Name, MessageID: d.msg.ID})
-		if isLockTimeout(err) {
-			return fmt.Errorf("idem: consumer %s, message %q: %w", c.cfg.Name, d.msg.ID, ErrBusy)
-		}
-	}
-	if err == nil {
-		err = q.RestoreLockWait(ctx, previous)
-	}
-	if err != nil {
+	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: c.lockWait, Source: d.msg.Source, Consumer: c.cfg.Name,
+		MessageID: d.msg.ID})
+	switch {
+	case isLockTimeout(err):
+		return fmt.Errorf("idem: consumer %s, message %q: %w", c.cfg.Name, d.msg.ID, ErrBusy)
+	case err != nil:
 		return fmt.Errorf("idem: consumer %s: locking the message: %w", c.cfg.Name, err)
 	}
 	return nil
+}
+
+// claim writes d's inbox row as processed, under the message's lock and
+// before the handler runs, and returns its attempts; the row commits with
+// the handler's changes or not at all. claimed false means the inbox had
+// decided the message meanwhile (or holds its id with another body): r is
+// the answer.
+func (c *Consumer) claim(ctx context.Context, q *sqlcdb.Queries, d *delivery) (attempts int32, r Result, claimed bool, err error) {
+	attempts, err = q.ClaimMessage(ctx, sqlcdb.ClaimMessageParams{Source: d.msg.Source, Consumer: c.cfg.Name,
+		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
+		RetentionSeconds: c.cfg.Retention.Seconds()})
+	if err == nil {
+		return attempts, Result{}, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return 0, Result{}, false, fmt.Errorf("idem: consumer %s: recording the message: %w", c.cfg.Name, err)
+	}
+	r, ok, err := c.lookup(ctx, q, d)
+	if err == nil && !ok {
+		err = fmt.Errorf("idem: consumer %s, message %q: the inbox row is neither claimable nor decided", c.cfg.Name, d.msg.ID)
+	}
+	return 0, r, false, err
 }
 
 // fail counts the failed attempt herr in a short transaction of its own;

@@ -1,24 +1,25 @@
 -- name: LockMessage :exec
 -- Takes the message's transaction-level advisory lock, so that of two
 -- deliveries of one message only one runs its handler at a time; the
--- other waits (bounded by lock_timeout) and then finds the row the first
--- committed. The two-key form keeps these locks apart from the
--- executor's single-key ones; a hash collision only serialises two
--- messages, and the primary key stays the final arbiter.
-SELECT pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text));
-
--- name: BoundLockWait :one
--- Bounds the wait for the message's lock (lock_timeout, for this
--- transaction) and returns the setting it replaced, which RestoreLockWait
--- puts back once the lock is held, so that the handler's own statements
--- wait as they would anywhere else.
-SELECT b.previous::text FROM (
-    SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', @timeout::text, true) AS bounded
+-- other waits and then finds the row the first committed. The two-key
+-- form keeps these locks apart from the executor's single-key ones; a
+-- hash collision only serialises two messages, and the primary key stays
+-- the final arbiter. One round trip bounds the wait (lock_timeout, for
+-- this transaction, set to @timeout), takes the lock, and puts back the
+-- setting it replaced, so that the handler's own statements wait as they
+-- would anywhere else. The three run in that order: each subquery is
+-- fenced (OFFSET 0), its volatile columns are kept, and the statement
+-- around it reads it before computing its own; PostgreSQL reads
+-- lock_timeout when the lock starts to wait.
+SELECT set_config('lock_timeout', l.previous, true) FROM (
+    SELECT b.previous, b.bounded,
+        pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text)) AS locked
+    FROM (
+        SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', @timeout::text, true) AS bounded
+        OFFSET 0
+    ) AS b
     OFFSET 0
-) AS b;
-
--- name: RestoreLockWait :exec
-SELECT set_config('lock_timeout', @previous::text, true);
+) AS l;
 
 -- name: GetMessage :one
 -- Reads what the inbox knows of a message.
@@ -26,13 +27,18 @@ SELECT state, fingerprint, attempts, operation_id
 FROM idempotency_inbox
 WHERE source = @source AND consumer = @consumer AND message_id = @message_id;
 
--- name: MarkProcessed :one
--- Records, in the handler's transaction, that the message was processed:
--- its changes and this row commit together. The body kept for support
--- is dropped. Its times are the database's now(), and retention starts
--- there, as a record's deadlines do: a host whose clock is off neither
--- shortens nor stretches it.
-INSERT INTO idempotency_inbox (
+-- name: ClaimMessage :one
+-- Records, in the handler's transaction and before the handler runs, that
+-- the message is processed: its changes and this row commit together, or
+-- neither does. It runs under the message's lock, and claims a message
+-- the inbox has not decided: no row, or failed attempts (or support's
+-- retry) with the same fingerprint. A row processed, dead or with another
+-- fingerprint is left as it is and no row is returned: the caller reads
+-- it (GetMessage) for its answer. The body kept for support is dropped.
+-- Its times are the database's now(), the transaction's start, and
+-- retention starts there, as a record's deadlines do: a host whose clock
+-- is off neither shortens nor stretches it.
+INSERT INTO idempotency_inbox AS i (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
     received_at, updated_at, processed_at, expires_at
 ) VALUES (
@@ -40,8 +46,9 @@ INSERT INTO idempotency_inbox (
     @max_attempts::integer, now(), now(), now(), now() + make_interval(secs => @retention_seconds::float8)
 )
 ON CONFLICT (source, consumer, message_id) DO UPDATE
-SET state = 'processed', attempts = idempotency_inbox.attempts + 1, body = NULL,
+SET state = 'processed', attempts = i.attempts + 1, body = NULL,
     updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
+WHERE i.state IN ('failed', 'retry') AND i.fingerprint = excluded.fingerprint
 RETURNING attempts;
 
 -- name: RecordFailure :one

@@ -11,22 +11,54 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const boundLockWait = `-- name: BoundLockWait :one
-SELECT b.previous::text FROM (
-    SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', $1::text, true) AS bounded
-    OFFSET 0
-) AS b
+const claimMessage = `-- name: ClaimMessage :one
+INSERT INTO idempotency_inbox AS i (
+    source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
+    received_at, updated_at, processed_at, expires_at
+) VALUES (
+    $1::text, $2::text, $3::text, $4::uuid, 'processed', $5::bytea, 1,
+    $6::integer, now(), now(), now(), now() + make_interval(secs => $7::float8)
+)
+ON CONFLICT (source, consumer, message_id) DO UPDATE
+SET state = 'processed', attempts = i.attempts + 1, body = NULL,
+    updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
+WHERE i.state IN ('failed', 'retry') AND i.fingerprint = excluded.fingerprint
+RETURNING attempts
 `
 
-// Bounds the wait for the message's lock (lock_timeout, for this
-// transaction) and returns the setting it replaced, which RestoreLockWait
-// puts back once the lock is held, so that the handler's own statements
-// wait as they would anywhere else.
-func (q *Queries) BoundLockWait(ctx context.Context, timeout string) (string, error) {
-	row := q.db.QueryRow(ctx, boundLockWait, timeout)
-	var b_previous string
-	err := row.Scan(&b_previous)
-	return b_previous, err
+type ClaimMessageParams struct {
+	Source           string
+	Consumer         string
+	MessageID        string
+	OperationID      pgtype.UUID
+	Fingerprint      []byte
+	MaxAttempts      int32
+	RetentionSeconds float64
+}
+
+// Records, in the handler's transaction and before the handler runs, that
+// the message is processed: its changes and this row commit together, or
+// neither does. It runs under the message's lock, and claims a message
+// the inbox has not decided: no row, or failed attempts (or support's
+// retry) with the same fingerprint. A row processed, dead or with another
+// fingerprint is left as it is and no row is returned: the caller reads
+// it (GetMessage) for its answer. The body kept for support is dropped.
+// Its times are the database's now(), the transaction's start, and
+// retention starts there, as a record's deadlines do: a host whose clock
+// is off neither shortens nor stretches it.
+func (q *Queries) ClaimMessage(ctx context.Context, arg ClaimMessageParams) (int32, error) {
+	row := q.db.QueryRow(ctx, claimMessage,
+		arg.Source,
+		arg.Consumer,
+		arg.MessageID,
+		arg.OperationID,
+		arg.Fingerprint,
+		arg.MaxAttempts,
+		arg.RetentionSeconds,
+	)
+	var attempts int32
+	err := row.Scan(&attempts)
+	return attempts, err
 }
 
 const getMessage = `-- name: GetMessage :one
@@ -102,68 +134,44 @@ func (q *Queries) ListRetries(ctx context.Context, arg ListRetriesParams) ([]Lis
 }
 
 const lockMessage = `-- name: LockMessage :exec
-SELECT pg_advisory_xact_lock(1768842872, hashtext($1::text || chr(31) || $2::text || chr(31) || $3::text))
+SELECT set_config('lock_timeout', l.previous, true) FROM (
+    SELECT b.previous, b.bounded,
+        pg_advisory_xact_lock(1768842872, hashtext($1::text || chr(31) || $2::text || chr(31) || $3::text)) AS locked
+    FROM (
+        SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', $4::text, true) AS bounded
+        OFFSET 0
+    ) AS b
+    OFFSET 0
+) AS l
 `
 
 type LockMessageParams struct {
 	Source    string
 	Consumer  string
 	MessageID string
+	Timeout   string
 }
 
 // Takes the message's transaction-level advisory lock, so that of two
 // deliveries of one message only one runs its handler at a time; the
-// other waits (bounded by lock_timeout) and then finds the row the first
-// committed. The two-key form keeps these locks apart from the
-// executor's single-key ones; a hash collision only serialises two
-// messages, and the primary key stays the final arbiter.
+// other waits and then finds the row the first committed. The two-key
+// form keeps these locks apart from the executor's single-key ones; a
+// hash collision only serialises two messages, and the primary key stays
+// the final arbiter. One round trip bounds the wait (lock_timeout, for
+// this transaction, set to @timeout), takes the lock, and puts back the
+// setting it replaced, so that the handler's own statements wait as they
+// would anywhere else. The three run in that order: each subquery is
+// fenced (OFFSET 0), its volatile columns are kept, and the statement
+// around it reads it before computing its own; PostgreSQL reads
+// lock_timeout when the lock starts to wait.
 func (q *Queries) LockMessage(ctx context.Context, arg LockMessageParams) error {
-	_, err := q.db.Exec(ctx, lockMessage, arg.Source, arg.Consumer, arg.MessageID)
-	return err
-}
-
-const markProcessed = `-- name: MarkProcessed :one
-INSERT INTO idempotency_inbox (
-    source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
-    received_at, updated_at, processed_at, expires_at
-) VALUES (
-    $1::text, $2::text, $3::text, $4::uuid, 'processed', $5::bytea, 1,
-    $6::integer, now(), now(), now(), now() + make_interval(secs => $7::float8)
-)
-ON CONFLICT (source, consumer, message_id) DO UPDATE
-SET state = 'processed', attempts = idempotency_inbox.attempts + 1, body = NULL,
-    updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
-RETURNING attempts
-`
-
-type MarkProcessedParams struct {
-	Source           string
-	Consumer         string
-	MessageID        string
-	OperationID      pgtype.UUID
-	Fingerprint      []byte
-	MaxAttempts      int32
-	RetentionSeconds float64
-}
-
-// Records, in the handler's transaction, that the message was processed:
-// its changes and this row commit together. The body kept for support
-// is dropped. Its times are the database's now(), and retention starts
-// there, as a record's deadlines do: a host whose clock is off neither
-// shortens nor stretches it.
-func (q *Queries) MarkProcessed(ctx context.Context, arg MarkProcessedParams) (int32, error) {
-	row := q.db.QueryRow(ctx, markProcessed,
+	_, err := q.db.Exec(ctx, lockMessage,
 		arg.Source,
 		arg.Consumer,
 		arg.MessageID,
-		arg.OperationID,
-		arg.Fingerprint,
-		arg.MaxAttempts,
-		arg.RetentionSeconds,
+		arg.Timeout,
 	)
-	var attempts int32
-	err := row.Scan(&attempts)
-	return attempts, err
+	return err
 }
 
 const recordFailure = `-- name: RecordFailure :one
@@ -219,13 +227,4 @@ func (q *Queries) RecordFailure(ctx context.Context, arg RecordFailureParams) (R
 	var i RecordFailureRow
 	err := row.Scan(&i.State, &i.Attempts)
 	return i, err
-}
-
-const restoreLockWait = `-- name: RestoreLockWait :exec
-SELECT set_config('lock_timeout', $1::text, true)
-`
-
-func (q *Queries) RestoreLockWait(ctx context.Context, previous string) error {
-	_, err := q.db.Exec(ctx, restoreLockWait, previous)
-	return err
 }
