@@ -61,7 +61,10 @@ type Worker struct {
 	// time after which the next probe reads, whether the next claim is one
 	// that probes, and whether the last claim that did not probe saw, or
 	// could not rule out, a scope besides the one it claimed (a probe
-	// finds none in an outbox of a single scope).
+	// finds none in an outbox of a single scope; once one comes, the probe
+	// starts at the last claim that saw none, where it is due, and finds
+	// an effect of a transaction that began before that claim on its next
+	// pass from the start).
 	probe   pgtype.Timestamptz
 	probing bool
 	others  bool
@@ -264,6 +267,9 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 			MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
 		if len(rows) > 0 { // none: nothing due that a probe could find either
 			w.others = rows[0].OtherScopes
+			if !w.others { // a scope that comes is due after this claim: the probe resumes there
+				w.probe = rows[0].CheckedAt
+			}
 		}
 		out := make([]claimed, len(rows))
 		for i, r := range rows {

@@ -114,7 +114,10 @@ FROM claimed AS c, next;
 -- not take: it did take more than one, or the outbox holds a row of
 -- another scope, in any state (two index-only descents of the primary
 -- key, whatever the outbox's size). False means every effect in the
--- outbox is of the one scope claimed, which no probe could serve sooner.
+-- outbox is of the one scope claimed, which no probe could serve sooner;
+-- an effect of another scope committed later is due after checked_at
+-- (the statement's now()) unless its transaction began before that, so
+-- a probe that resumes reads on from checked_at.
 WITH due AS (
     SELECT scope, operation_id, seq FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
@@ -149,7 +152,8 @@ WITH due AS (
     FROM (SELECT min(scope) AS low, max(scope) AS high FROM due) AS s
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes
+       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes,
+       now()::timestamptz AS checked_at
 FROM claimed AS c, span;
 
 -- name: RecordOutcomes :many

@@ -217,7 +217,8 @@ WITH due AS (
     FROM (SELECT min(scope) AS low, max(scope) AS high FROM due) AS s
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes
+       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes,
+       now()::timestamptz AS checked_at
 FROM claimed AS c, span
 `
 
@@ -242,6 +243,7 @@ type ClaimOldestEffectsRow struct {
 	LastOutcome  string
 	TraceContext string
 	OtherScopes  bool
+	CheckedAt    pgtype.Timestamptz
 }
 
 // Claims up to @max_claims of the oldest due effects of the names in
@@ -257,7 +259,10 @@ type ClaimOldestEffectsRow struct {
 // not take: it did take more than one, or the outbox holds a row of
 // another scope, in any state (two index-only descents of the primary
 // key, whatever the outbox's size). False means every effect in the
-// outbox is of the one scope claimed, which no probe could serve sooner.
+// outbox is of the one scope claimed, which no probe could serve sooner;
+// an effect of another scope committed later is due after checked_at
+// (the statement's now()) unless its transaction began before that, so
+// a probe that resumes reads on from checked_at.
 func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffectsParams) ([]ClaimOldestEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimOldestEffects,
 		arg.Effects,
@@ -286,6 +291,7 @@ func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffects
 			&i.LastOutcome,
 			&i.TraceContext,
 			&i.OtherScopes,
+			&i.CheckedAt,
 		); err != nil {
 			return nil, err
 		}
