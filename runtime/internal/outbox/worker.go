@@ -52,6 +52,16 @@ type Config struct {
 // than ClaimEffects even without a probe's rows (docs/benchmarks.md).
 const probeWindow = 128
 
+// resumeBefore is how long before the last claim that saw an outbox of
+// one scope a probe resumes once another scope comes: an effect is due
+// from its transaction's start, so one whose transaction began before
+// that claim and committed after it is due before it. Those of
+// transactions that began up to resumeBefore earlier are found in the
+// probe's first reads, those of longer ones on its next pass from the
+// start; it re-reads at most resumeBefore's worth of the one scope's
+// backlog.
+const resumeBefore = 100 * time.Millisecond
+
 // Worker executes due effects; see Run.
 type Worker struct {
 	cfg     Config
@@ -62,9 +72,7 @@ type Worker struct {
 	// that probes, and whether the last claim that did not probe saw, or
 	// could not rule out, a scope besides the one it claimed (a probe
 	// finds none in an outbox of a single scope; once one comes, the probe
-	// starts at the last claim that saw none, where it is due, and finds
-	// an effect of a transaction that began before that claim on its next
-	// pass from the start).
+	// starts resumeBefore before the last claim that saw none).
 	probe   pgtype.Timestamptz
 	probing bool
 	others  bool
@@ -267,8 +275,9 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 			MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
 		if len(rows) > 0 { // none: nothing due that a probe could find either
 			w.others = rows[0].OtherScopes
-			if !w.others { // a scope that comes is due after this claim: the probe resumes there
+			if !w.others { // a scope that comes is due after this claim, or shortly before: the probe resumes there
 				w.probe = rows[0].CheckedAt
+				w.probe.Time = w.probe.Time.Add(-resumeBefore)
 			}
 		}
 		out := make([]claimed, len(rows))

@@ -117,7 +117,8 @@ FROM claimed AS c, next;
 -- outbox is of the one scope claimed, which no probe could serve sooner;
 -- an effect of another scope committed later is due after checked_at
 -- (the statement's now()) unless its transaction began before that, so
--- a probe that resumes reads on from checked_at.
+-- a probe that resumes reads on from a little before checked_at (the
+-- worker's resumeBefore).
 WITH due AS (
     SELECT scope, operation_id, seq FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])

@@ -262,7 +262,8 @@ type ClaimOldestEffectsRow struct {
 // outbox is of the one scope claimed, which no probe could serve sooner;
 // an effect of another scope committed later is due after checked_at
 // (the statement's now()) unless its transaction began before that, so
-// a probe that resumes reads on from checked_at.
+// a probe that resumes reads on from a little before checked_at (the
+// worker's resumeBefore).
 func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffectsParams) ([]ClaimOldestEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimOldestEffects,
 		arg.Effects,
