@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/internal/outbox"
 	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
@@ -30,13 +29,16 @@ type noopProvider struct{}
 
 func (noopProvider) Do(context.Context, idem.EffectCall) idem.EffectOutcome { return idem.EffectDone() }
 
-// statements counts the claim and record statements sent through the
-// pools it traces.
-type statements struct{ claims, records atomic.Int64 }
+// statements counts the claim statements, those of them that probe, and
+// the record statements sent through the pools it traces.
+type statements struct{ claims, probes, records atomic.Int64 }
 
 func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	switch {
 	case strings.HasPrefix(d.SQL, "-- name: ClaimEffects "):
+		s.claims.Add(1)
+		s.probes.Add(1)
+	case strings.HasPrefix(d.SQL, "-- name: ClaimOldestEffects "):
 		s.claims.Add(1)
 	case strings.HasPrefix(d.SQL, "-- name: RecordOutcomes "):
 		s.records.Add(1)
@@ -60,29 +62,37 @@ func (s *statements) report(b *testing.B) {
 }
 
 // tracedPool opens a pool on cs whose statements s counts.
-func tracedPool(b *testing.B, cs string, s *statements) *pgxpool.Pool {
+func tracedPool(tb testing.TB, cs string, s *statements) *pgxpool.Pool {
 	cfg, err := pgxpool.ParseConfig(cs)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	cfg.ConnConfig.Tracer = s
-	p, err := pgxpool.NewWithConfig(b.Context(), cfg)
+	p, err := pgxpool.NewWithConfig(tb.Context(), cfg)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(p.Close)
+	tb.Cleanup(p.Close)
 	return p
 }
 
-// backlog enqueues benchBatch due effects and has PostgreSQL gather the
-// outbox's statistics, as autovacuum keeps them on a live table. Without
+// backlog enqueues benchBatch due effects, in one transaction of scope
+// acme or, with scopes > 1, as many scopes' equal shares each in a
+// transaction of its own, and has PostgreSQL gather the outbox's
+// statistics, as autovacuum keeps them on a live table. Without
 // any (a never-analyzed table) the planner reads every due row and sorts
 // them for each of the worker's claims instead of reading the pending
 // index in order: at 2,000 due effects 6.9ms against 0.3ms for a claim of
 // 8 (EXPLAIN ANALYZE on this machine). The bare loop's dequeue reads the
 // index in order either way.
-func backlog(b *testing.B, pool *pgxpool.Pool) {
-	enqueue(b, pool, benchBatch, "retry")
+func backlog(b *testing.B, pool *pgxpool.Pool, scopes int) {
+	if scopes > 1 {
+		for i := range scopes {
+			enqueueScoped(b, pool, fmt.Sprintf("scope-%d", i), benchBatch/scopes)
+		}
+	} else {
+		enqueue(b, pool, benchBatch, "retry")
+	}
 	if _, err := pool.Exec(b.Context(), "ANALYZE idempotency_outbox"); err != nil {
 		b.Fatal(err)
 	}
@@ -105,26 +115,31 @@ func truncate(b *testing.B, pool *pgxpool.Pool) {
 //     of its own;
 //   - loop=worker-32-slots: one worker with 32 calls at once, so claims of
 //     up to 32;
+//   - loop=worker-2-scopes: one default worker on a backlog of two scopes,
+//     the second's 1,000 effects behind the first's: the worker probes
+//     every other claim, as on the outbox of a service with tenants;
 //   - loop=bare: the simplest SKIP LOCKED queue, 8 goroutines each looping
 //     one statement that takes one due effect and marks it done: no lease,
 //     no token, no history, no provider;
-//   - loop=sql-batches: the worker's own two statements without the
-//     worker, 4 goroutines (the pool's size) each claiming 8 effects and
-//     recording them done in one statement: the ceiling of its SQL at the
-//     worker's claim size.
+//   - loop=sql-batches: the worker's own statements without the worker, 4
+//     goroutines (the pool's size) each claiming 8 effects as the worker
+//     does on an outbox of one scope (ClaimOldestEffects) and recording
+//     them done in one statement: the ceiling of its SQL at the worker's
+//     claim size.
 //
 // Run with: go test -run '^$' -bench Effects -benchtime 3x -count 6 ./runtime/internal/outbox
 func BenchmarkEffects(b *testing.B) {
-	b.Run("loop=worker", func(b *testing.B) { benchWorkers(b, 1, 0) })
-	b.Run("loop=worker-32-slots", func(b *testing.B) { benchWorkers(b, 1, 32) })
-	b.Run("loop=two-workers", func(b *testing.B) { benchWorkers(b, 2, 0) })
+	b.Run("loop=worker", func(b *testing.B) { benchWorkers(b, 1, 0, 1) })
+	b.Run("loop=worker-32-slots", func(b *testing.B) { benchWorkers(b, 1, 32, 1) })
+	b.Run("loop=worker-2-scopes", func(b *testing.B) { benchWorkers(b, 1, 0, 2) })
+	b.Run("loop=two-workers", func(b *testing.B) { benchWorkers(b, 2, 0, 1) })
 	b.Run("loop=bare", benchBare)
 	b.Run("loop=sql-batches", benchSQLBatches)
 }
 
 // benchWorkers runs workers workers with concurrency calls at once (0:
-// the default, 8).
-func benchWorkers(b *testing.B, workers, concurrency int) {
+// the default, 8) on a backlog of scopes scopes.
+func benchWorkers(b *testing.B, workers, concurrency, scopes int) {
 	cs, pool := newDB(b)
 	count := &statements{}
 	pools := make([]*pgxpool.Pool, workers)
@@ -133,7 +148,7 @@ func benchWorkers(b *testing.B, workers, concurrency int) {
 	}
 	for b.Loop() {
 		b.StopTimer()
-		backlog(b, pool)
+		backlog(b, pool, scopes)
 		done := &countKind{kind: idem.EffectEventDone, target: benchBatch, all: make(chan struct{})}
 		ws := make([]*idem.Worker, workers)
 		for i, p := range pools {
@@ -181,9 +196,8 @@ func benchSQLBatches(b *testing.B) {
 	count := &statements{}
 	q := sqlcdb.New(tracedPool(b, cs, count))
 	drain(b, pool, 4, func(ctx context.Context) (int, error) {
-		rows, err := q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: []string{"email"},
-			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql", ProbeWindow: outbox.ProbeWindow,
-			ProbeAfter: pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}}) // a probe from the start each time
+		rows, err := q.ClaimOldestEffects(ctx, sqlcdb.ClaimOldestEffectsParams{Effects: []string{"email"},
+			MaxClaims: 8, LeaseSeconds: time.Minute.Seconds(), Worker: "sql"})
 		if err != nil || len(rows) == 0 {
 			return 0, err
 		}
@@ -205,7 +219,7 @@ func benchSQLBatches(b *testing.B) {
 func drain(b *testing.B, pool *pgxpool.Pool, goroutines int, take func(context.Context) (int, error)) {
 	for b.Loop() {
 		b.StopTimer()
-		backlog(b, pool)
+		backlog(b, pool, 1)
 		b.StartTimer()
 		var wg sync.WaitGroup
 		var total atomic.Int64

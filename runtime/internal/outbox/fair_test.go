@@ -1,7 +1,9 @@
 package outbox_test
 
 import (
+	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,20 +19,24 @@ import (
 // operation of its own, in one transaction.
 func enqueueScoped(t testing.TB, pool *pgxpool.Pool, scope string, n int) {
 	t.Helper()
+	if err := enqueueInScope(t.Context(), pool, scope, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// enqueueInScope is enqueueScoped for any goroutine.
+func enqueueInScope(ctx context.Context, pool *pgxpool.Pool, scope string, n int) error {
 	store := pgstore.New("")
-	err := pgx.BeginFunc(t.Context(), pool, func(tx pgx.Tx) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for range n {
 			e := newEffect("email", "retry")
 			e.Scope = scope
-			if _, err := store.Enqueue(t.Context(), tx, e); err != nil {
+			if _, err := store.Enqueue(ctx, tx, e); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A small scope's effects enqueued after a large scope's backlog are
@@ -69,4 +75,85 @@ WHERE scope = 'small'`)
 				count(t, pool, `SELECT count(*) FROM idempotency_effect_attempt WHERE scope = 'large'`), backlog)
 		})
 	}
+}
+
+// A worker on an outbox that holds a single scope sends no claim that
+// probes: no probe could find another scope there.
+func TestAWorkerDoesNotProbeAnOutboxOfOneScope(t *testing.T) {
+	cs, pool := newDB(t)
+	const n = 300
+	enqueueScoped(t, pool, "only", n)
+	sent := &statements{}
+	done := &countKind{kind: idem.EffectEventDone, target: n, all: make(chan struct{})}
+	w, err := idem.NewWorker(idem.WorkerConfig{Pool: tracedPool(t, cs, sent), Providers: map[string]idem.Provider{"email": noopProvider{}},
+		Concurrency: 4, PollInterval: 10 * time.Millisecond, Observer: done})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, w)
+	<-done.all
+	stop()
+	if claims, probes := sent.claims.Load(), sent.probes.Load(); claims < n/4 || probes != 0 {
+		t.Errorf("%d claims of which %d probed, want at least %d and none", claims, probes, n/4)
+	}
+}
+
+// enqueuingProvider answers done, and on its call number at enqueues few
+// effects of scope small, before it answers.
+type enqueuingProvider struct {
+	t        *testing.T // for Error, which any goroutine may call
+	pool     *pgxpool.Pool
+	at, few  int64
+	calls    atomic.Int64
+	enqueued chan struct{}
+}
+
+func (p *enqueuingProvider) Do(ctx context.Context, _ idem.EffectCall) idem.EffectOutcome {
+	if p.calls.Add(1) == p.at {
+		if err := enqueueInScope(ctx, p.pool, "small", int(p.few)); err != nil {
+			p.t.Error(err)
+		}
+		close(p.enqueued)
+	}
+	return idem.EffectDone()
+}
+
+// A scope whose effects arrive while a worker serves an outbox of a
+// single scope's backlog is probed for from the next claim on, and the
+// probe starts about where they are due, not at the start of the backlog: the
+// claim that sees the new scope, then one of its effects every other
+// claim, counted from the claim during whose call they were enqueued. A
+// probe reading from the start would first walk the backlog, whose
+// effects are due at 20 different times, 128 a probe.
+func TestAScopeArrivingBehindALargeBacklogIsProbedFor(t *testing.T) {
+	_, pool := newDB(t)
+	const backlog, batches, at, few = 1000, 20, 10, 3
+	for range batches {
+		enqueueScoped(t, pool, "large", backlog/batches)
+	}
+	// Due a minute ago and since, as a backlog that has waited: the probe
+	// resumes a little before the claim that saw one scope only.
+	if _, err := pool.Exec(t.Context(), `UPDATE idempotency_outbox SET available_at = available_at - interval '1 minute'`); err != nil {
+		t.Fatal(err)
+	}
+	p := &enqueuingProvider{t: t, pool: pool, at: at, few: few, enqueued: make(chan struct{})}
+	w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": p},
+		Concurrency: 1, PollInterval: 10 * time.Millisecond}) // one call per claim: the claim in which they arrive is claim at
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, w)
+	<-p.enqueued
+	waitFor(t, "the small scope's effects done", time.Minute, func() bool {
+		return count(t, pool, `SELECT count(*) FROM idempotency_outbox WHERE scope = 'small' AND state = 'done'`) == few
+	})
+	stop()
+	within := at + 2 + 2*few
+	last := count(t, pool, `SELECT max(claim) FROM (
+	SELECT scope, dense_rank() OVER (ORDER BY started_at) AS claim FROM idempotency_effect_attempt) AS a
+WHERE scope = 'small'`)
+	if last > within {
+		t.Errorf("the small scope's last effect was in claim %d, want within the first %d", last, within)
+	}
+	t.Logf("the small scope's effects arrived in claim %d; its last was in claim %d", at, last)
 }

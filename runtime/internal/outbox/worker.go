@@ -46,10 +46,21 @@ type Config struct {
 // probeWindow is how many due effects past its cursor every other claim
 // reads to find the scopes queued behind the oldest ones (see
 // ClaimEffects): a small scope's effects behind a large scope's backlog
-// of n are found within 2n/probeWindow claims. The claims in between read
-// no probe (the probe's rows are what a claim costs more than a
-// first-in-first-out one: docs/benchmarks.md).
+// of n are found within 2n/probeWindow claims. The claims in between, and
+// those that would probe an outbox holding a single scope, read no probe
+// and use the first-in-first-out ClaimOldestEffects, which costs less
+// than ClaimEffects even without a probe's rows (docs/benchmarks.md).
 const probeWindow = 128
+
+// resumeBefore is how long before the last claim that saw an outbox of
+// one scope a probe resumes once another scope comes: an effect is due
+// from its transaction's start, so one whose transaction began before
+// that claim and committed after it is due before it. Those of
+// transactions that began up to resumeBefore earlier are found in the
+// probe's first reads, those of longer ones on its next pass from the
+// start; it re-reads at most resumeBefore's worth of the one scope's
+// backlog.
+const resumeBefore = 100 * time.Millisecond
 
 // Worker executes due effects; see Run.
 type Worker struct {
@@ -57,10 +68,14 @@ type Worker struct {
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
 	// The claims' fairness state, which only Run's goroutine uses: the due
-	// time after which the next probe reads, and whether the next claim
-	// probes.
+	// time after which the next probe reads, whether the next claim is one
+	// that probes, and whether the last claim that did not probe saw, or
+	// could not rule out, a scope besides the one it claimed (a probe
+	// finds none in an outbox of a single scope; once one comes, the probe
+	// starts resumeBefore before the last claim that saw none).
 	probe   pgtype.Timestamptz
 	probing bool
+	others  bool
 }
 
 // New checks cfg and fills in its defaults.
@@ -107,6 +122,7 @@ func New(cfg Config) (*Worker, error) {
 		effects: slices.Sorted(maps.Keys(cfg.Providers)),
 		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
 		probe:   probeFromStart,
+		others:  true,
 	}, nil
 }
 
@@ -250,23 +266,38 @@ type claimed struct {
 // probeFromStart is the probe cursor before every due effect.
 var probeFromStart = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
 
-// claimDue claims up to n due effects, scopes taking turns; every other
+// claimDue claims up to n due effects, scopes taking turns: every other
 // claim probes, its rows going first within a turn, and moves the probe
-// cursor on.
+// cursor on, unless the claim before it saw an outbox of a single scope;
+// the others take the oldest due effects.
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
-	probing := w.probing
-	w.probing = !probing
-	window := 0
-	if probing {
-		window = probeWindow
+	probing := w.probing && w.others
+	w.probing = !w.probing
+	if !probing {
+		rows, err := w.q.ClaimOldestEffects(ctx, sqlcdb.ClaimOldestEffectsParams{Effects: w.effects,
+			MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
+		if len(rows) > 0 { // none: nothing due that a probe could find either
+			w.others = rows[0].OtherScopes
+			if !w.others { // a scope that comes is due after this claim, or shortly before: the probe resumes there
+				w.probe = rows[0].CheckedAt
+				w.probe.Time = w.probe.Time.Add(-resumeBefore)
+			}
+		}
+		out := make([]claimed, len(rows))
+		for i, r := range rows {
+			out[i] = claimedOf(sqlcdb.ClaimEffectsRow{Scope: r.Scope, OperationID: r.OperationID, Seq: r.Seq,
+				Operation: r.Operation, Effect: r.Effect, EffectKey: r.EffectKey, OnUnknown: r.OnUnknown, Payload: r.Payload,
+				Attempts: r.Attempts, FencingToken: r.FencingToken, LastOutcome: r.LastOutcome, TraceContext: r.TraceContext}, recordBy)
+		}
+		return out, err
 	}
 	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
 		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
-		ProbeAfter: w.probe, ProbeWindow: int32(window), ProbeFirst: probing})
-	if err != nil || !probing {
-		return w.claimedOf(rows, recordBy), err
+		ProbeAfter: w.probe, ProbeWindow: probeWindow})
+	if err != nil {
+		return nil, err
 	}
 	w.probe = probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
 	if len(rows) > 0 {
@@ -275,19 +306,18 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 			w.probe.Time = w.probe.Time.Add(-time.Microsecond)
 		}
 	}
-	return w.claimedOf(rows, recordBy), nil
-}
-
-// claimedOf is the effects of a claim's rows, each to be recorded by
-// recordBy.
-func (w *Worker) claimedOf(rows []sqlcdb.ClaimEffectsRow, recordBy time.Time) []claimed {
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
-		out[i] = claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
-			key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
-			lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
+		out[i] = claimedOf(r, recordBy)
 	}
-	return out
+	return out, nil
+}
+
+// claimedOf is the effect of a claim's row, to be recorded by recordBy.
+func claimedOf(r sqlcdb.ClaimEffectsRow, recordBy time.Time) claimed {
+	return claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
+		key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
+		lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
 }
 
 // readGauge reports the age of the oldest due effect; failures go to
