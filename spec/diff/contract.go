@@ -59,11 +59,14 @@ func (c *contracts) key() {
 	}
 }
 
-// describeKey words where a key is read: "header Idempotency-Key" or
-// "body field /idempotency_key".
+// describeKey words where a key is read: "header Idempotency-Key",
+// "body field /idempotency_key" or a broker's "message id".
 func describeKey(k spec.Key) string {
-	if k.In.Value == spec.KeyInBody {
+	switch k.In.Value {
+	case spec.KeyInBody:
 		return "body field " + k.Name.Value
+	case spec.KeyInMessageID:
+		return "the broker's message id"
 	}
 	return "header " + k.Name.Value
 }
