@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/idemgen/idemgen/generator/ir"
@@ -11,7 +12,8 @@ import (
 // typed request and decoder as an operation's (a webhook has no path, no
 // route, no stored response and no fingerprint of its own: the inbox keys
 // it by its message id and checks its body's hash), and the consumer
-// contract the runtime reads.
+// contract the runtime reads; a webhooks entry whose block names a broker
+// is planned as a broker consumer, with no route and no signature.
 func planWebhook(ot *OperationTypes, types *TypePlan) *ir.Webhook {
 	op, names := ot.Op, types.Names
 	p := &ir.Operation{Name: ot.Name, Doc: where(op), Request: ot.Request}
@@ -45,6 +47,12 @@ func planWebhook(ot *OperationTypes, types *TypePlan) *ir.Webhook {
 		w.KeyPointer = c.Key.Name.Value
 	} else {
 		w.KeyHeader = c.Key.Name.Value
+	}
+	if b := c.Consumer.Broker; b != nil {
+		w.Broker = fmt.Sprintf("%s %s %s", b.Kind.Value.Title(), b.Kind.Value.ChannelField(), b.Channel.Value)
+		w.ContractVar = names.Unique("broker"+ot.Name, "broker consumer contract of "+describe(op), op.Pos)
+		w.ReceiverFunc = names.Unique("New"+ot.Name+"Consumer", "broker consumer of "+describe(op), op.Pos)
+		return w
 	}
 	w.ContractVar = names.Unique("webhook"+ot.Name, "webhook contract of "+describe(op), op.Pos)
 	w.ReceiverFunc = names.Unique("New"+ot.Name+"Receiver", "webhook receiver of "+describe(op), op.Pos)

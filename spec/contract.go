@@ -137,6 +137,9 @@ type Consumer struct {
 	// MaxAttempts is the poison policy: the failed attempts, counted in
 	// the inbox, after which the message is dead-lettered.
 	MaxAttempts Field[int]
+	// Broker is the broker the messages come from; nil when they arrive
+	// over HTTP, signed, as webhooks.
+	Broker *Broker
 }
 
 // Sender is a kind of webhook sender with a known retry schedule.

@@ -20,7 +20,7 @@ type block struct {
 	pos Position
 	c   Contract
 	// consumer holds the webhook-only fields (sender, source,
-	// max-attempts), Set where the block gives them.
+	// max-attempts, broker), Set where the block gives them.
 	consumer Consumer
 
 	hasNaturalKey bool
@@ -59,7 +59,7 @@ var (
 	blockFields = []string{
 		"key", "natural-key", "scope", "fingerprint", "retention", "tombstone",
 		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects", "steps",
-		"sender", "source", "max-attempts",
+		"sender", "source", "max-attempts", "broker",
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
@@ -116,6 +116,8 @@ func (d *decoder) decodeBlock(keyNode, n *yaml.Node, path string) *block {
 			b.consumer.Source = d.nonEmptyString(v, fpath)
 		case "max-attempts":
 			b.consumer.MaxAttempts = d.positiveInt(v, fpath)
+		case "broker":
+			b.consumer.Broker = d.broker(v, fpath)
 		}
 	})
 	return b

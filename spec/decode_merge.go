@@ -87,10 +87,10 @@ func mergeConsumer(d *decoder, c *Contract, op, def *block, webhook bool, name, 
 			pos   Position
 			field string
 		}{{op.consumer.Sender.Set, op.consumer.Sender.Pos, "sender"}, {op.consumer.Source.Set, op.consumer.Source.Pos, "source"},
-			{op.consumer.MaxAttempts.Set, op.consumer.MaxAttempts.Pos, "max-attempts"}} {
+			{op.consumer.MaxAttempts.Set, op.consumer.MaxAttempts.Pos, "max-attempts"}, {op.consumer.Broker != nil, brokerPos(op.consumer.Broker), "broker"}} {
 			if f.set {
 				d.errs = append(d.errs, &Error{Pos: f.pos, Path: path + "." + f.field,
-					Msg: f.field + " describes the sender of a webhook: it belongs on an x-idempotency block under webhooks, not on an operation under paths"})
+					Msg: f.field + " describes a consumer of messages (a webhook's sender, or the broker it reads): it belongs on an x-idempotency block under webhooks, not on an operation under paths"})
 			}
 		}
 		return
@@ -100,6 +100,10 @@ func mergeConsumer(d *decoder, c *Contract, op, def *block, webhook bool, name, 
 		Sender:      pick(op.consumer.Sender, def.consumer.Sender, "", at),
 		Source:      pick(op.consumer.Source, def.consumer.Source, name, at),
 		MaxAttempts: pick(op.consumer.MaxAttempts, def.consumer.MaxAttempts, DefaultMaxAttempts, at),
+	}
+	if op.consumer.Broker != nil {
+		mergeBroker(d, c, op, path)
+		return
 	}
 	if c.Key.In.Value == KeyInHeader && !op.c.Key.Name.Set && !def.c.Key.Name.Set {
 		c.Key.Name.Value = WebhookKeyHeader

@@ -290,6 +290,10 @@ func (l *loader) decodeDefaults(root *source) *block {
 	}
 	d := &decoder{file: root.file, origin: l.overlayNodes}
 	b := d.decodeBlock(k, v, "x-idempotency-defaults")
+	if b != nil && b.consumer.Broker != nil {
+		d.errs = append(d.errs, &Error{Pos: b.consumer.Broker.Pos, Path: "x-idempotency-defaults.broker",
+			Msg: "a broker names what one consumer reads: write it on that webhook's x-idempotency block, not in the defaults"})
+	}
 	l.errs = append(l.errs, d.errs...)
 	return b
 }

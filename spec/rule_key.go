@@ -69,7 +69,7 @@ var ruleBodyKeyNotString = Rule{
 			return
 		}
 		types := typesOf(res.schema)
-		if len(types) == 1 && types[0] == "string" {
+		if len(types) == 1 && (types[0] == "string" || types[0] == "integer" && brokerConsumer(r.c)) {
 			return
 		}
 		what := "declares no type"
@@ -77,8 +77,20 @@ var ruleBodyKeyNotString = Rule{
 			what = "is " + strings.Join(types, " or ")
 		}
 		r.report(f.Pos, "x-idempotency.key.name",
-			fmt.Sprintf("key.name %s %s, but an idempotency key is a string", f.Value, what), hint)
+			fmt.Sprintf("key.name %s %s, but an idempotency key is a string%s", f.Value, what, integerToo(r.c)), hint)
 	},
+}
+
+// brokerConsumer reports whether c is a broker consumer's contract.
+func brokerConsumer(c *Contract) bool { return c.Consumer != nil && c.Consumer.Broker != nil }
+
+// integerToo words that a broker consumer's key may also be an integer
+// member, such as a payment's id: its decimal digits are the key.
+func integerToo(c *Contract) string {
+	if brokerConsumer(c) {
+		return " (or, for a broker consumer, an integer)"
+	}
+	return ""
 }
 
 // headerParameter returns the header parameter with the name that the

@@ -18,8 +18,13 @@ import (
 
 	"github.com/idemgen/idemgen/examples/payments/api"
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/idembroker"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
+
+// ledgerConsumer is the ledger consumer's name in the inbox: its
+// operationId in openapi.yaml.
+const ledgerConsumer = "enterSettlement"
 
 // natsWaitLimit bounds the test's waits for deliveries: a failure's limit,
 // never an assertion on timing.
@@ -125,10 +130,10 @@ FROM ledger_entries`, payment).Scan(&entries, &all); err != nil {
 	var row inboxRow
 	var rows int
 	if err := pool.QueryRow(ctx, `SELECT count(*) OVER (), source, message_id, state, attempts FROM idempotency.idempotency_inbox
-WHERE consumer = $1`, ledgerConsumerName).Scan(&rows, &row.Source, &row.MessageID, &row.State, &row.Attempts); err != nil {
+WHERE consumer = $1`, ledgerConsumer).Scan(&rows, &row.Source, &row.MessageID, &row.State, &row.Attempts); err != nil {
 		t.Fatal(err)
 	}
-	want := inboxRow{Source: feed.stream, MessageID: fmt.Sprintf("payment-%d", payment), State: "processed", Attempts: 1}
+	want := inboxRow{Source: "bank", MessageID: fmt.Sprint(payment), State: "processed", Attempts: 1}
 	if diff := cmp.Diff(want, row); rows != 1 || diff != "" {
 		t.Errorf("%d inbox rows; the ledger's (-want +got):\n%s", rows, diff)
 	}
@@ -167,7 +172,7 @@ func connectNATS(t *testing.T) *nats.Conn {
 
 // newLedgerDB migrates a database of the test's own as the service does
 // and returns its pool and the ledger consumer.
-func newLedgerDB(t *testing.T) (*pgxpool.Pool, *idem.Consumer) {
+func newLedgerDB(t *testing.T) (*pgxpool.Pool, idembroker.Deliverer) {
 	t.Helper()
 	ctx := t.Context()
 	pool, err := pgxpool.New(ctx, pgtest.Database(t))
@@ -185,7 +190,7 @@ func newLedgerDB(t *testing.T) (*pgxpool.Pool, *idem.Consumer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newLedgerConsumer(exec, api.Service{})
+	c, err := api.NewEnterSettlementConsumer(exec, api.Service{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +199,7 @@ func newLedgerDB(t *testing.T) (*pgxpool.Pool, *idem.Consumer) {
 
 // recorder passes the consumer's deliveries on and sends each outcome.
 type recorder struct {
-	next     *idem.Consumer
+	next     idembroker.Deliverer
 	outcomes chan idem.MessageOutcome
 }
 
@@ -204,4 +209,53 @@ func (r *recorder) Deliver(ctx context.Context, m idem.Message) (idem.DeliveryRe
 		r.outcomes <- res.Outcome
 	}
 	return res, err
+}
+
+// A settlement whose body has no payment id, or is not a settlement,
+// fails each delivery with an error that says so, is counted in the inbox
+// under the broker's id and dead-lettered at the declared eighth attempt;
+// the handler never runs (the ledger stays empty).
+func TestLedgerDeadLettersAnUnusableSettlement(t *testing.T) {
+	pool, consumer := newLedgerDB(t)
+	ctx := t.Context()
+	// id is the broker's message id, key the inbox's: the payment when
+	// the body has one.
+	for _, tc := range []struct {
+		id, key, body, want string
+	}{
+		{"msg-1", "msg-1", `{"type": "payment.settled"}`, "/payment_id"},
+		{"msg-2", "7", `{"type": "payment.refunded", "payment_id": 7}`, `/type: must be one of "payment.settled"`},
+	} {
+		for attempt := 1; attempt <= 8; attempt++ {
+			res, err := consumer.Deliver(ctx, idem.Message{Source: "BANK_SETTLEMENTS", ID: tc.id, Body: []byte(tc.body)})
+			if err != nil {
+				t.Fatalf("%s, attempt %d: %v", tc.id, attempt, err)
+			}
+			want := idem.MessageRetry
+			if attempt == 8 {
+				want = idem.MessageDeadLettered
+			}
+			if res.Outcome != want || res.Attempts != attempt {
+				t.Fatalf("%s, attempt %d: outcome %v after %d attempts, want %v", tc.id, attempt, res.Outcome, res.Attempts, want)
+			}
+			if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
+				t.Fatalf("%s, attempt %d: error %v, want one naming %s", tc.id, attempt, res.Err, tc.want)
+			}
+		}
+		var state, source string
+		if err := pool.QueryRow(ctx, `SELECT state, source FROM idempotency.idempotency_inbox WHERE consumer = $1 AND message_id = $2`,
+			ledgerConsumer, tc.key).Scan(&state, &source); err != nil {
+			t.Fatal(err)
+		}
+		if state != "dead" || source != "bank" {
+			t.Errorf("%s: inbox row %s from %s, want dead from bank", tc.id, state, source)
+		}
+	}
+	var entries int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM ledger_entries`).Scan(&entries); err != nil {
+		t.Fatal(err)
+	}
+	if entries != 0 {
+		t.Errorf("%d ledger entries, want 0", entries)
+	}
 }

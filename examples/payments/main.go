@@ -130,7 +130,7 @@ func newService(ctx context.Context, pool *pgxpool.Pool, bankURL, webhookSecret 
 		mux.Handle("POST /webhooks/bank", settlements)
 	}
 	if feed.url != "" {
-		ledger, err := newLedgerConsumer(exec, svc)
+		ledger, err := api.NewEnterSettlementConsumer(exec, svc)
 		if err != nil {
 			return nil, err
 		}

@@ -25,9 +25,14 @@ func emitWebhooks(f *jen.File, prog *ir.Program) {
 		methods = append(methods, comments(fmt.Sprintf("%s handles %s once per message id: a redelivery of a processed webhook does not reach it.", op.Name, op.Doc))...)
 		methods = append(methods, jen.Id(op.Name).Params(handlerParams(op, true)...).Error())
 	}
-	comment(f, "WebhookHandlers is the business logic of the webhook receivers; the service implements it and each New…Receiver wires one to HTTP. Each method runs inside the transaction that also writes the message's inbox row: what it does through tx, and the effects it enqueues, commit exactly once per message. Returning an error rolls everything back and counts a failed attempt; the sender's redelivery runs it again until the contract's max-attempts, after which the webhook is dead-lettered for support.")
+	comment(f, "WebhookHandlers is the business logic of the webhook receivers; the service implements it and each New…Receiver wires one to HTTP. Each method runs inside the transaction that also writes the message's inbox row: what it does through tx, and the effects it enqueues, commit exactly once per message. Returning an error rolls everything back and counts a failed attempt; the sender's redelivery runs it again until the contract's max-attempts, after which the webhook is dead-lettered for support."+brokerSentence(prog))
 	f.Type().Id("WebhookHandlers").Interface(methods...)
 	for _, w := range prog.Webhooks {
+		if w.Broker != "" {
+			emitBrokerContract(f, w)
+			emitBrokerConsumer(f, w)
+			continue
+		}
 		emitWebhookContract(f, w)
 		emitReceiver(f, w)
 	}
@@ -64,19 +69,7 @@ func emitWebhookContract(f *jen.File, w *ir.Webhook) {
 // emitReceiver declares the constructor of a webhook's receiver.
 func emitReceiver(f *jen.File, w *ir.Webhook) {
 	op := w.Operation
-	t := jen.Id(op.RequestType)
-	handle := handleValue(op)
-	decode := jen.Func().Params(jen.Id("body").Index().Byte()).Params(jen.Op("*").Add(t.Clone()), jen.Error()).Block(
-		jen.Return(jen.Id(op.DecodeFunc).Call(jen.Op("&").Qual(idemimplImport, "Request").Values(jen.Id("Body").Op(":").Id("body")))),
-	)
-	run := jen.Func().Params(
-		jen.Id("ctx").Qual(contextImport, "Context"),
-		jen.Id("tx").Qual(pgxImport, "Tx"),
-		jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
-		jen.Id("req").Op("*").Add(t.Clone()),
-	).Error().Block(
-		jen.Return(jen.Id("h").Dot(op.Name).Call(jen.Id("ctx"), jen.Id("tx"), handle, jen.Id("req"))),
-	)
+	decode, run := messageFuncs(op)
 	comment(f, fmt.Sprintf("%s returns the http.Handler receiving %s: it verifies the Standard Webhooks signature with secrets (whsec_… values from configuration; several during a rotation) before reading the body, answers a bad or old signature 401 with nothing recorded, and runs h.%s once per message id from %s; a duplicate is answered 204.", w.ReceiverFunc, op.Doc, op.Name, w.Source))
 	f.Func().Id(w.ReceiverFunc).Params(
 		jen.Id("exec").Op("*").Qual(idemImport, "Executor"),
@@ -85,4 +78,34 @@ func emitReceiver(f *jen.File, w *ir.Webhook) {
 	).Params(jen.Op("*").Qual(idemimplImport, "WebhookReceiver"), jen.Error()).Block(
 		jen.Return(jen.Qual(idemimplImport, "NewWebhookReceiver").Call(jen.Id("exec"), jen.Id(w.ContractVar), jen.Id("secrets"), decode, run)),
 	)
+}
+
+// messageFuncs returns the functions a webhook receiver and a broker
+// consumer share: decode, the body to the typed request, and run, the
+// handler's method h.<Name> with the operation handle.
+func messageFuncs(op *ir.Operation) (decode, run jen.Code) {
+	t := jen.Id(op.RequestType)
+	decode = jen.Func().Params(jen.Id("body").Index().Byte()).Params(jen.Op("*").Add(t.Clone()), jen.Error()).Block(
+		jen.Return(jen.Id(op.DecodeFunc).Call(jen.Op("&").Qual(idemimplImport, "Request").Values(jen.Id("Body").Op(":").Id("body")))),
+	)
+	run = jen.Func().Params(
+		jen.Id("ctx").Qual(contextImport, "Context"),
+		jen.Id("tx").Qual(pgxImport, "Tx"),
+		jen.Id("op").Op("*").Qual(idemimplImport, "Operation"),
+		jen.Id("req").Op("*").Add(t.Clone()),
+	).Error().Block(
+		jen.Return(jen.Id("h").Dot(op.Name).Call(jen.Id("ctx"), jen.Id("tx"), handleValue(op), jen.Id("req"))),
+	)
+	return decode, run
+}
+
+// brokerSentence adds to the WebhookHandlers comment what its broker
+// consumers are, "" when prog has none.
+func brokerSentence(prog *ir.Program) string {
+	for _, w := range prog.Webhooks {
+		if w.Broker != "" {
+			return " A method of a broker consumer (New…Consumer) is the same: its message comes from a broker's adapter rather than over HTTP, and the broker redelivers it."
+		}
+	}
+	return ""
 }

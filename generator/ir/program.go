@@ -346,4 +346,9 @@ type Webhook struct {
 	// ReceiverFunc the exported constructor of the receiver.
 	ContractVar  string
 	ReceiverFunc string
+	// Broker says what a broker consumer reads, such as "JetStream
+	// subject bank.settlements"; empty for a webhook over HTTP. A broker
+	// consumer has no KeyHeader (an empty KeyPointer keys it by the
+	// broker's message id), and ReceiverFunc returns its consumer.
+	Broker string
 }

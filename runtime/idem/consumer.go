@@ -47,12 +47,16 @@ var ErrInvalidMessage = inbox.ErrInvalidMessage
 // operation its effects are enqueued under.
 type Delivery struct {
 	Message *Message
-	op      *core.Operation
+	opRef
 }
+
+// opRef carries the delivery's operation for the runtime's generated-code
+// face (idemimpl), unexported.
+type opRef = core.OpRef
 
 // OperationID returns the id the message's effects carry, derived from its
 // source, consumer and id.
-func (d *Delivery) OperationID() string { return d.op.ID }
+func (d *Delivery) OperationID() string { return core.OperationOf(d).ID }
 
 // Enqueue writes the effect name with payload to the outbox through tx,
 // the handler's transaction, as an operation's effect: executed by the
@@ -60,7 +64,7 @@ func (d *Delivery) OperationID() string { return d.op.ID }
 // deliveries (which it returns). onUnknown is the effect's policy when
 // its outcome is unknown: retry, verify or halt.
 func (d *Delivery) Enqueue(ctx context.Context, tx pgx.Tx, name, onUnknown string, payload []byte) (string, error) {
-	return d.op.Enqueue(ctx, tx, core.Effect{Name: name, OnUnknown: onUnknown, Payload: payload})
+	return core.OperationOf(d).Enqueue(ctx, tx, core.Effect{Name: name, OnUnknown: onUnknown, Payload: payload})
 }
 
 // MessageFunc handles a message in the inbox's transaction: what it does
@@ -106,7 +110,7 @@ func NewConsumer(exec *Executor, cfg ConsumerConfig) (*Consumer, error) {
 	var h inbox.Func
 	if cfg.Handler != nil {
 		h = func(ctx context.Context, tx pgx.Tx, op *core.Operation, m *inbox.Message) error {
-			return cfg.Handler(ctx, tx, &Delivery{Message: m, op: op})
+			return cfg.Handler(ctx, tx, &Delivery{Message: m, opRef: core.RefTo(op)})
 		}
 	}
 	var e *core.Executor

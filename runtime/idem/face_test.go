@@ -226,10 +226,10 @@ func TestGeneratedCodeFaceExposesNoFaultHooks(t *testing.T) {
 	f := loadFace(t, "github.com/idemgen/idemgen/runtime/idemimpl")
 	f.wantNoFaults(t)
 	want := []string{
-		"Answer", "AnswerHeader", "Bind", "BindPhased", "BindStatus", "Binding", "Body", "BusinessFunc", "CallStep", "Concurrency",
-		"ConcurrencyReject", "ConcurrencyWait", "Contract", "CurrentFunc", "Effect", "EnforceVersion", "ErrInvalidBody", "FinalStep",
+		"Answer", "AnswerHeader", "Bind", "BindPhased", "BindStatus", "Binding", "Body", "Broker", "BrokerConsumer", "BusinessFunc", "CallStep", "Concurrency",
+		"ConcurrencyReject", "ConcurrencyWait", "Contract", "CurrentFunc", "DecodeMultipart", "Effect", "EnforceVersion", "ErrInvalidBody", "FinalStep",
 		"FormatParam", "FormatParamList", "HandlerOption", "Header", "JSONBody", "KeySpec", "ListHeader", "LocalStep",
-		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewHandler", "NewPhasedHandler", "NewStatusHandler", "NewTypedHandler",
+		"MaxGeneratedVersion", "MinGeneratedVersion", "Mount", "NewBrokerConsumer", "NewHandler", "NewPhasedHandler", "NewStatusHandler", "NewTypedHandler",
 		"NewWebhookReceiver", "NoOutput", "NotImplemented", "OnUnknown", "OnUnknownHalt", "OnUnknownRetry", "OnUnknownVerify",
 		"Operation", "OptionalHeader", "OptionalParam", "Param", "ParamList", "ParamScalar", "PathParamFunc", "Phased", "RawBody",
 		"Register", "Request", "Respond", "Response", "Route", "Routes", "StatusClass", "StatusContract", "Step", "Typed", "Webhook",

@@ -14,7 +14,6 @@ import (
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
-	"github.com/idemgen/idemgen/runtime/schema"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -53,14 +52,7 @@ func renameThing(runs *atomic.Int32) (Typed[thing], func(http.Handler) (string, 
 // Register serves it on a ServeMux: the path taken apart into the
 // parameter, a retry replayed, a path without the template's shape 404.
 func TestRoutesAndRegister(t *testing.T) {
-	pool := pgtest.Pool(t)
-	if err := schema.Migrate(t.Context(), pool, ""); err != nil {
-		t.Fatal(err)
-	}
-	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
-	if err != nil {
-		t.Fatal(err)
-	}
+	exec := migratedExecutor(t)
 	var runs atomic.Int32
 	typed, mount := renameThing(&runs)
 	scope := func(*http.Request) (string, error) { return "tenant-1", nil }

@@ -6,12 +6,17 @@ import (
 	"github.com/idemgen/idemgen/spec"
 )
 
-// consumer compares the inbox side of two contracts of a webhook: its
-// sender, its source and its poison policy.
+// consumer compares the inbox side of two contracts of a webhook: where
+// its messages come from, its sender, its source and its poison policy.
 func (c *contracts) consumer() {
 	b, h := c.b.Consumer, c.h.Consumer
 	if b == nil || h == nil {
 		return
+	}
+	if bw, hw := brokerWords(b.Broker), brokerWords(h.Broker); bw != hw {
+		c.add("consumer-broker-changed", "broker", fmt.Sprintf("broker %s → %s", bw, hw),
+			fmt.Sprintf("The consumer no longer reads %s: a message published there and not yet processed is never delivered to it, and one that arrives from the new place with an id already processed under the old is a new message unless its key is a body field.", bw),
+			brokerPos(b.Broker, c.b.Pos), brokerPos(h.Broker, c.h.Pos))
 	}
 	if b.Source.Value != h.Source.Value {
 		c.add("consumer-source-changed", "source", fmt.Sprintf("source %s → %s", b.Source.Value, h.Source.Value),
@@ -42,4 +47,22 @@ func senderWords(s spec.Field[spec.Sender]) string {
 		return "(none)"
 	}
 	return string(s.Value)
+}
+
+// brokerWords names where a consumer's messages come from: "JetStream
+// subject bank.settlements", or HTTP for a webhook.
+func brokerWords(b *spec.Broker) string {
+	if b == nil {
+		return "(none: HTTP, signed)"
+	}
+	return fmt.Sprintf("%s %s %s", b.Kind.Value.Title(), b.Kind.Value.ChannelField(), b.Channel.Value)
+}
+
+// brokerPos is where b is declared, or the contract's block at when there
+// is no broker.
+func brokerPos(b *spec.Broker, at spec.Position) spec.Position {
+	if b == nil {
+		return at
+	}
+	return b.Pos
 }

@@ -25,17 +25,17 @@ func (c *contracts) add(rule, field, change, inFlight string, base, head spec.Po
 // key compares how a retry's key is read.
 func (c *contracts) key() {
 	b, h := c.b.Key, c.h.Key
+	lost := fmt.Sprintf("A retry that carries its key in %s, as its first request did, is no longer recognised: it gets 400 when the key is required, and runs the operation a second time when it is not.", describeKey(b))
+	if c.b.Consumer != nil && c.b.Consumer.Broker != nil {
+		lost = fmt.Sprintf("A redelivery of a message processed under its key in %s is no longer recognised: its handler runs a second time.", describeKey(b))
+	}
 	switch {
 	case b.In.Value != h.In.Value:
 		c.add("key-location-changed", "key.in",
-			fmt.Sprintf("key.in %s → %s", describeKey(b), describeKey(h)),
-			fmt.Sprintf("A retry that carries its key in %s, as its first request did, is no longer recognised: it gets 400 when the key is required, and runs the operation a second time when it is not.", describeKey(b)),
-			b.In.Pos, h.In.Pos)
+			fmt.Sprintf("key.in %s → %s", describeKey(b), describeKey(h)), lost, b.In.Pos, h.In.Pos)
 	case !sameKeyName(b, h):
 		c.add("key-name-changed", "key.name",
-			fmt.Sprintf("key.name %s → %s", b.Name.Value, h.Name.Value),
-			fmt.Sprintf("A retry that carries its key in %s, as its first request did, is no longer recognised: it gets 400 when the key is required, and runs the operation a second time when it is not.", describeKey(b)),
-			b.Name.Pos, h.Name.Pos)
+			fmt.Sprintf("key.name %s → %s", b.Name.Value, h.Name.Value), lost, b.Name.Pos, h.Name.Pos)
 	}
 	switch br, hr := b.Required.Value, h.Required.Value; {
 	case br && !hr:
@@ -59,11 +59,14 @@ func (c *contracts) key() {
 	}
 }
 
-// describeKey words where a key is read: "header Idempotency-Key" or
-// "body field /idempotency_key".
+// describeKey words where a key is read: "header Idempotency-Key",
+// "body field /idempotency_key" or a broker's "message id".
 func describeKey(k spec.Key) string {
-	if k.In.Value == spec.KeyInBody {
+	switch k.In.Value {
+	case spec.KeyInBody:
 		return "body field " + k.Name.Value
+	case spec.KeyInMessageID:
+		return "the broker's message id"
 	}
 	return "header " + k.Name.Value
 }

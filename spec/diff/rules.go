@@ -80,6 +80,7 @@ var Rules = []Rule{
 	{"status-route-added", Safe, "a status route (x-idempotency-status) added"},
 	{"status-route-removed", Risky, "a status route removed"},
 	{"status-route-changed", Risky, "a status route tells another operation, or reads the key from another parameter"},
+	{"consumer-broker-changed", Breaking, "a consumer's broker, subject, queue or topic changed, added or removed"},
 	{"consumer-source-changed", Breaking, "a webhook's source changed"},
 	{"consumer-sender-changed", Risky, "a webhook's sender changed"},
 	{"consumer-max-attempts-lowered", Risky, "a webhook's max-attempts lowered"},

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemgen/idemgen/spec"
 )
@@ -11,6 +12,9 @@ import (
 func consumerItems(op *spec.Operation) []Item {
 	c := op.Contract
 	cons := c.Consumer
+	if cons.Broker != nil {
+		return brokerItems(op)
+	}
 	where := fmt.Sprintf("the `%s` header", c.Key.Name.Value)
 	if c.Key.In.Value == spec.KeyInBody {
 		where = fmt.Sprintf("the body's `%s` field", c.Key.Name.Value)
@@ -41,4 +45,37 @@ func retentionSentence(c *spec.Contract) string {
 		return s + fmt.Sprintf(" A `%s` sender retries for %s, within that.", sender.Value, spec.FormatDuration(horizon))
 	}
 	return s + fmt.Sprintf(" A `%s` sender retries for %s, longer than that: a late retry runs the handler again (IDEM041).", sender.Value, spec.FormatDuration(horizon))
+}
+
+// brokerItems explains the contract of a broker consumer: a webhooks
+// entry whose messages come from a broker rather than over HTTP.
+func brokerItems(op *spec.Operation) []Item {
+	c := op.Contract
+	cons := c.Consumer
+	b := cons.Broker
+	key := "keyed by the broker's message id"
+	if c.Key.In.Value == spec.KeyInBody {
+		key = fmt.Sprintf("keyed by body %s", strings.TrimPrefix(c.Key.Name.Value, "/"))
+	}
+	items := []Item{
+		{Label: "Broker", Text: fmt.Sprintf("It consumes %s %s %s, %s. It has no HTTP route and checks no signature: the broker adapter in the service's command (runtime/idembroker/%s) hands it each message and acknowledges it once the outcome is decided.", b.Kind.Value.Title(), b.Kind.Value.ChannelField(), b.Channel.Value, key, b.Kind.Value)},
+		{Label: "Message", Text: brokerMessageSentence(c)},
+		{Label: "Once", Text: fmt.Sprintf("The handler runs in one transaction with the message's inbox row, so its changes and its effects commit exactly once. A redelivery of a processed message is acknowledged without running the handler; the same key with a different body is refused and acknowledged without running it. Concurrent deliveries of one message wait for the first (up to %s, then the delivery is handed back to the broker).", human(c.WaitTimeout.Value))},
+		{Label: "Failures", Text: fmt.Sprintf("A body that does not match the schema, or a handler that fails, leaves nothing of its changes; the attempt is counted in the inbox (not by the broker) and the message is handed back for redelivery. After %d failed attempts the message is dead-lettered and acknowledged, kept with its body: `idemgen ops messages` lists it and `idemgen ops retry-message` hands it to the consumer's `Redrive` for one more delivery.", cons.MaxAttempts.Value)},
+		{Label: "Retention", Text: fmt.Sprintf("A processed message's key is remembered for %s; a delivery after that runs the handler as a new message, so the retention must outlast the longest a publisher may send a message again.", human(c.Retention.Value))},
+	}
+	if src := overlaySentence(op); src != "" {
+		items = append([]Item{{Label: "Source", Text: src}}, items...)
+	}
+	return append(items, effectsItem(c))
+}
+
+// brokerMessageSentence says what makes two messages the same for a
+// broker consumer: its key within its source, never its body's hash.
+func brokerMessageSentence(c *spec.Contract) string {
+	src := c.Consumer.Source.Value
+	if c.Key.In.Value == spec.KeyInBody {
+		return fmt.Sprintf("A message is a redelivery of an earlier one when its body's `%s` member (a string, or an integer's digits) is the same, from the same source, `%s`: a message published again under another broker id is still recognised. A body without it fails the delivery.", c.Key.Name.Value, src)
+	}
+	return fmt.Sprintf("A message is a redelivery of an earlier one when it carries the same broker message id from the same source, `%s`; a message published again under another id is a new message.", src)
 }

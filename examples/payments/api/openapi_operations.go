@@ -304,18 +304,55 @@ func decodeReceiveBankSettlement(r *idemimpl.Request) (*ReceiveBankSettlementReq
 	return req, nil
 }
 
+// EnterSettlementOperation is what the method handling enterSettlement (POST
+// ledgerSettlement) gets besides the request: the id its effects carry, the
+// sender and the message id, and its effects' enqueuers.
+type EnterSettlementOperation struct {
+	ID    string // derived from the sender, the consumer and the message id: stable across deliveries
+	Scope string // the sender (the contract's source), the scope of its message ids
+	Key   string // the message id, such as its webhook-id
+
+	op *idemimpl.Operation
+	tx pgx.Tx
+}
+
+// EnterSettlementRequest is the typed request of enterSettlement (POST
+// ledgerSettlement): its parameters and body, decoded before anything is
+// claimed.
+type EnterSettlementRequest struct {
+	Body *Settlement // the decoded request body
+}
+
+// decodeEnterSettlement decodes the typed request of enterSettlement (POST
+// ledgerSettlement), its JSON body checked, every violation at once.
+func decodeEnterSettlement(r *idemimpl.Request) (*EnterSettlementRequest, error) {
+	req := &EnterSettlementRequest{Body: new(Settlement)}
+	d := jsondecode.New(r.Body)
+	req.Body.decodeJSON(d)
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %w", idemimpl.ErrInvalidBody, err)
+	}
+	return req, nil
+}
+
 // WebhookHandlers is the business logic of the webhook receivers; the service
 // implements it and each New…Receiver wires one to HTTP. Each method runs
 // inside the transaction that also writes the message's inbox row: what it does
 // through tx, and the effects it enqueues, commit exactly once per message.
 // Returning an error rolls everything back and counts a failed attempt; the
 // sender's redelivery runs it again until the contract's max-attempts, after
-// which the webhook is dead-lettered for support.
+// which the webhook is dead-lettered for support. A method of a broker consumer
+// (New…Consumer) is the same: its message comes from a broker's adapter
+// rather than over HTTP, and the broker redelivers it.
 type WebhookHandlers interface {
 	// ReceiveBankSettlement handles receiveBankSettlement (POST
 	// bankSettlement) once per message id: a redelivery of a processed
 	// webhook does not reach it.
 	ReceiveBankSettlement(ctx context.Context, tx pgx.Tx, op *ReceiveBankSettlementOperation, req *ReceiveBankSettlementRequest) error
+	// EnterSettlement handles enterSettlement (POST ledgerSettlement) once
+	// per message id: a redelivery of a processed webhook does not reach
+	// it.
+	EnterSettlement(ctx context.Context, tx pgx.Tx, op *EnterSettlementOperation, req *EnterSettlementRequest) error
 }
 
 // webhookReceiveBankSettlement is the contract of receiveBankSettlement (POST
@@ -344,5 +381,33 @@ func NewReceiveBankSettlementReceiver(exec *idem.Executor, h WebhookHandlers, se
 		return decodeReceiveBankSettlement(&idemimpl.Request{Body: body})
 	}, func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *ReceiveBankSettlementRequest) error {
 		return h.ReceiveBankSettlement(ctx, tx, &ReceiveBankSettlementOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
+	})
+}
+
+// brokerEnterSettlement is the contract of enterSettlement (POST
+// ledgerSettlement), a consumer of JetStream subject bank.settlements: its
+// name, source, key, poison policy and retention.
+var brokerEnterSettlement = idemimpl.Broker{
+	Name:         "enterSettlement",
+	Source:       "bank",
+	KeyPointer:   "/payment_id",
+	KeyMaxLength: 255,
+	MaxAttempts:  8,
+	Retention:    80 * time.Hour,
+	WaitTimeout:  5 * time.Second,
+}
+
+// NewEnterSettlementConsumer returns the consumer of enterSettlement (POST
+// ledgerSettlement) from JetStream subject bank.settlements: hand it to that
+// broker's adapter in runtime/idembroker as its Deliverer. It keys each message
+// by the body's /payment_id (a body without it fails its delivery) within bank,
+// decodes and validates its body (a body that does not match fails the
+// delivery) and runs h.EnterSettlement once per key; a failed delivery is
+// counted and dead-lettered after 8 attempts.
+func NewEnterSettlementConsumer(exec *idem.Executor, h WebhookHandlers) (*idemimpl.BrokerConsumer, error) {
+	return idemimpl.NewBrokerConsumer(exec, brokerEnterSettlement, func(body []byte) (*EnterSettlementRequest, error) {
+		return decodeEnterSettlement(&idemimpl.Request{Body: body})
+	}, func(ctx context.Context, tx pgx.Tx, op *idemimpl.Operation, req *EnterSettlementRequest) error {
+		return h.EnterSettlement(ctx, tx, &EnterSettlementOperation{ID: op.ID, Scope: op.Scope, Key: op.Key, op: op, tx: tx}, req)
 	})
 }

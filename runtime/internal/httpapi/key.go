@@ -81,3 +81,40 @@ func lookupPointer(doc any, pointer string) (any, bool) {
 	}
 	return cur, true
 }
+
+// MessageKey returns the key of a broker message at spec.BodyPointer in
+// body: a string member, or an integer member's decimal digits. A body
+// that is not JSON or lacks the member is an error wrapping ErrKeyMissing;
+// another type, an empty or an overlong key one wrapping ErrKeyMalformed.
+func MessageKey(body []byte, spec KeySpec) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return "", fmt.Errorf("%w: the body is not JSON, so it has no %s: %v", ErrKeyMissing, spec.BodyPointer, err)
+	}
+	v, ok := lookupPointer(doc, spec.BodyPointer)
+	if !ok {
+		return "", fmt.Errorf("%w: the body has no %s", ErrKeyMissing, spec.BodyPointer)
+	}
+	var key string
+	switch v := v.(type) {
+	case string:
+		key = v
+	case json.Number:
+		i, err := v.Int64()
+		if err != nil {
+			return "", fmt.Errorf("%w: %s is %s, not an integer", ErrKeyMalformed, spec.BodyPointer, v)
+		}
+		key = strconv.FormatInt(i, 10)
+	default:
+		return "", fmt.Errorf("%w: %s is neither a string nor an integer", ErrKeyMalformed, spec.BodyPointer)
+	}
+	switch {
+	case key == "":
+		return "", fmt.Errorf("%w: %s is empty", ErrKeyMalformed, spec.BodyPointer)
+	case spec.MaxLength > 0 && len(key) > spec.MaxLength:
+		return "", fmt.Errorf("%w: %s of %d bytes, at most %d allowed", ErrKeyMalformed, spec.BodyPointer, len(key), spec.MaxLength)
+	}
+	return key, nil
+}
