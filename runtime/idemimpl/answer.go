@@ -144,7 +144,10 @@ func renderError(op *Operation, err error) error {
 
 // NotImplemented is the answer of an operation the service has not
 // implemented: a 501 application/problem+json refusal, never stored. what
-// names the operation: operationId (METHOD /path).
+// names the operation: operationId (METHOD /path). It is kept out of
+// line: each generated operation's default business method calls it.
+//
+//go:noinline
 func NotImplemented(what string) error {
 	return &idem.Rejection{Status: http.StatusNotImplemented, Title: "Not Implemented", Detail: what + " is not implemented."}
 }
