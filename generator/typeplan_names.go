@@ -62,6 +62,11 @@ func (p *typePlanner) name() {
 	}
 	slices.SortFunc(p.plan.Decls, func(a, b *TypeDecl) int { return cmp.Compare(a.Name, b.Name) })
 	for _, d := range p.plan.Decls {
+		if len(d.Consts) > 0 {
+			// Unexported, so no exported name can take it; no other
+			// generated identifier begins with "values".
+			d.Values = "values" + d.Name
+		}
 		for _, c := range d.Consts {
 			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, p.plan.DeclPos(d))
 		}

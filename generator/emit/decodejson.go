@@ -34,18 +34,19 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	param := jen.Id(dec).Op("*").Qual(jsondecodeImport, "Decoder")
 	comment(f, ir.JSONMethod+" decodes a "+t.Name+" from d and checks it against its schema, reporting every violation to d.")
 	if t.Kind == ir.DeclEnum {
-		body := []jen.Code{jen.Op("*").Id("v").Op("=").Id(t.Name).Call(d.Clone().Dot("String").Call())}
-		if len(t.Consts) > 0 {
-			cases := make([]jen.Code, len(t.Consts))
-			for i, c := range t.Consts {
-				cases[i] = jen.Id(c.Name)
-			}
-			body = append(body, jen.Switch(jen.Op("*").Id("v")).Block(
-				jen.Case(cases...),
-				jen.Default().Add(d.Clone().Dot("NotOneOf").Call(jen.Lit(t.OneOf))),
-			))
+		read := d.Clone().Dot("String").Call()
+		if t.Values != "" {
+			read = d.Clone().Dot("Enum").Call(jen.Id(t.Values))
 		}
-		f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
+		f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(read))
+		if t.Values != "" {
+			values := make([]jen.Code, len(t.Consts))
+			for i, c := range t.Consts {
+				values[i] = jen.String().Call(jen.Id(c.Name))
+			}
+			comment(f, t.Values+" are the values of "+t.Name+", in the schema's order.")
+			f.Var().Id(t.Values).Op("=").Index().String().Values(values...)
+		}
 		return
 	}
 	body := []jen.Code{jen.If(jen.Op("!").Add(d.Clone()).Dot("BeginObject").Call()).Block(jen.Return())}

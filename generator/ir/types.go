@@ -160,6 +160,9 @@ type TypeDecl struct {
 	Checks *Checks
 	// OneOf words the values of an enum for its violation: "one of a, b".
 	OneOf string
+	// Values names the package-level table of an enum's values that its
+	// JSONMethod hands to the runtime; empty for an enum without values.
+	Values string
 }
 
 // StructField is one field of a struct.

@@ -662,13 +662,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyAddressVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyAddressVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyAddressVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyAddressVariant2(d.Enum(valuesPostCustomersBodyAddressVariant2))
 }
+
+// valuesPostCustomersBodyAddressVariant2 are the values of
+// PostCustomersBodyAddressVariant2, in the schema's order.
+var valuesPostCustomersBodyAddressVariant2 = []string{string(PostCustomersBodyAddressVariant2Empty)}
 
 // PostCustomersBodyCashBalance is the property cash_balance of the request body
 // of PostCustomers (POST /v1/customers).
@@ -733,13 +732,13 @@ const (
 // decodeJSON decodes a PostCustomersBodyCashBalanceSettingsReconciliationMode
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyCashBalanceSettingsReconciliationMode) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyCashBalanceSettingsReconciliationMode(d.String())
-	switch *v {
-	case PostCustomersBodyCashBalanceSettingsReconciliationModeAutomatic, PostCustomersBodyCashBalanceSettingsReconciliationModeManual, PostCustomersBodyCashBalanceSettingsReconciliationModeMerchantDefault:
-	default:
-		d.NotOneOf("one of \"automatic\", \"manual\", \"merchant_default\"")
-	}
+	*v = PostCustomersBodyCashBalanceSettingsReconciliationMode(d.Enum(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
 }
+
+// valuesPostCustomersBodyCashBalanceSettingsReconciliationMode are the values
+// of PostCustomersBodyCashBalanceSettingsReconciliationMode, in the schema's
+// order.
+var valuesPostCustomersBodyCashBalanceSettingsReconciliationMode = []string{string(PostCustomersBodyCashBalanceSettingsReconciliationModeAutomatic), string(PostCustomersBodyCashBalanceSettingsReconciliationModeManual), string(PostCustomersBodyCashBalanceSettingsReconciliationModeMerchantDefault)}
 
 // PostCustomersBodyInvoiceSettings is the property invoice_settings of the
 // request body of PostCustomers (POST /v1/customers).
@@ -849,13 +848,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 are the values of
+// PostCustomersBodyInvoiceSettingsCustomFieldsVariant2, in the schema's order.
+var valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = []string{string(PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty)}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 is the first branch
 // of the property rendering_options of the property invoice_settings of the
@@ -900,13 +898,14 @@ const (
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay from
 // d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax:
-	default:
-		d.NotOneOf("one of \"\", \"exclude_tax\", \"include_inclusive_tax\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay
+// are the values of
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay, in
+// the schema's order.
+var valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = []string{string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty), string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax), string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax)}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 is the second branch
 // of the property rendering_options of the property invoice_settings of the
@@ -921,13 +920,13 @@ const (
 // decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 are the values
+// of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2, in the schema's
+// order.
+var valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 = []string{string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty)}
 
 // PostCustomersBodyMetadataVariant2 is the second branch of the property
 // metadata of the request body of PostCustomers (POST /v1/customers).
@@ -941,13 +940,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyMetadataVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyMetadataVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyMetadataVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyMetadataVariant2(d.Enum(valuesPostCustomersBodyMetadataVariant2))
 }
+
+// valuesPostCustomersBodyMetadataVariant2 are the values of
+// PostCustomersBodyMetadataVariant2, in the schema's order.
+var valuesPostCustomersBodyMetadataVariant2 = []string{string(PostCustomersBodyMetadataVariant2Empty)}
 
 // PostCustomersBodyShippingVariant1 is the first branch of the property
 // shipping of the request body of PostCustomers (POST /v1/customers).
@@ -1051,13 +1049,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyShippingVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyShippingVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyShippingVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyShippingVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyShippingVariant2(d.Enum(valuesPostCustomersBodyShippingVariant2))
 }
+
+// valuesPostCustomersBodyShippingVariant2 are the values of
+// PostCustomersBodyShippingVariant2, in the schema's order.
+var valuesPostCustomersBodyShippingVariant2 = []string{string(PostCustomersBodyShippingVariant2Empty)}
 
 // PostCustomersBodyTax is the property tax of the request body of PostCustomers
 // (POST /v1/customers).
@@ -1103,13 +1100,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxExempt from d and checks it against
 // its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxExempt) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxExempt(d.String())
-	switch *v {
-	case PostCustomersBodyTaxExemptEmpty, PostCustomersBodyTaxExemptExempt, PostCustomersBodyTaxExemptNone, PostCustomersBodyTaxExemptReverse:
-	default:
-		d.NotOneOf("one of \"\", \"exempt\", \"none\", \"reverse\"")
-	}
+	*v = PostCustomersBodyTaxExempt(d.Enum(valuesPostCustomersBodyTaxExempt))
 }
+
+// valuesPostCustomersBodyTaxExempt are the values of
+// PostCustomersBodyTaxExempt, in the schema's order.
+var valuesPostCustomersBodyTaxExempt = []string{string(PostCustomersBodyTaxExemptEmpty), string(PostCustomersBodyTaxExemptExempt), string(PostCustomersBodyTaxExemptNone), string(PostCustomersBodyTaxExemptReverse)}
 
 // PostCustomersBodyTaxIDDataItem is the item of the property tax_id_data of the
 // request body of PostCustomers (POST /v1/customers).
@@ -1223,13 +1219,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxIDDataItemType from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxIDDataItemType) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIDDataItemType(d.String())
-	switch *v {
-	case PostCustomersBodyTaxIDDataItemTypeAdNrt, PostCustomersBodyTaxIDDataItemTypeAeTrn, PostCustomersBodyTaxIDDataItemTypeArCuit, PostCustomersBodyTaxIDDataItemTypeAuAbn, PostCustomersBodyTaxIDDataItemTypeAuArn, PostCustomersBodyTaxIDDataItemTypeBgUic, PostCustomersBodyTaxIDDataItemTypeBoTin, PostCustomersBodyTaxIDDataItemTypeBrCnpj, PostCustomersBodyTaxIDDataItemTypeBrCpf, PostCustomersBodyTaxIDDataItemTypeCaBn, PostCustomersBodyTaxIDDataItemTypeCaGstHst, PostCustomersBodyTaxIDDataItemTypeCaPstBc, PostCustomersBodyTaxIDDataItemTypeCaPstMb, PostCustomersBodyTaxIDDataItemTypeCaPstSk, PostCustomersBodyTaxIDDataItemTypeCaQst, PostCustomersBodyTaxIDDataItemTypeChVat, PostCustomersBodyTaxIDDataItemTypeClTin, PostCustomersBodyTaxIDDataItemTypeCnTin, PostCustomersBodyTaxIDDataItemTypeCoNit, PostCustomersBodyTaxIDDataItemTypeCrTin, PostCustomersBodyTaxIDDataItemTypeDoRcn, PostCustomersBodyTaxIDDataItemTypeEcRuc, PostCustomersBodyTaxIDDataItemTypeEgTin, PostCustomersBodyTaxIDDataItemTypeEsCif, PostCustomersBodyTaxIDDataItemTypeEuOssVat, PostCustomersBodyTaxIDDataItemTypeEuVat, PostCustomersBodyTaxIDDataItemTypeGbVat, PostCustomersBodyTaxIDDataItemTypeGeVat, PostCustomersBodyTaxIDDataItemTypeHkBr, PostCustomersBodyTaxIDDataItemTypeHuTin, PostCustomersBodyTaxIDDataItemTypeIDNpwp, PostCustomersBodyTaxIDDataItemTypeIlVat, PostCustomersBodyTaxIDDataItemTypeInGst, PostCustomersBodyTaxIDDataItemTypeIsVat, PostCustomersBodyTaxIDDataItemTypeJpCn, PostCustomersBodyTaxIDDataItemTypeJpRn, PostCustomersBodyTaxIDDataItemTypeJpTrn, PostCustomersBodyTaxIDDataItemTypeKePin, PostCustomersBodyTaxIDDataItemTypeKrBrn, PostCustomersBodyTaxIDDataItemTypeLiUid, PostCustomersBodyTaxIDDataItemTypeMxRfc, PostCustomersBodyTaxIDDataItemTypeMyFrp, PostCustomersBodyTaxIDDataItemTypeMyItn, PostCustomersBodyTaxIDDataItemTypeMySst, PostCustomersBodyTaxIDDataItemTypeNoVat, PostCustomersBodyTaxIDDataItemTypeNzGst, PostCustomersBodyTaxIDDataItemTypePeRuc, PostCustomersBodyTaxIDDataItemTypePhTin, PostCustomersBodyTaxIDDataItemTypeRoTin, PostCustomersBodyTaxIDDataItemTypeRsPib, PostCustomersBodyTaxIDDataItemTypeRuInn, PostCustomersBodyTaxIDDataItemTypeRuKpp, PostCustomersBodyTaxIDDataItemTypeSaVat, PostCustomersBodyTaxIDDataItemTypeSgGst, PostCustomersBodyTaxIDDataItemTypeSgUen, PostCustomersBodyTaxIDDataItemTypeSiTin, PostCustomersBodyTaxIDDataItemTypeSvNit, PostCustomersBodyTaxIDDataItemTypeThVat, PostCustomersBodyTaxIDDataItemTypeTrTin, PostCustomersBodyTaxIDDataItemTypeTwVat, PostCustomersBodyTaxIDDataItemTypeUaVat, PostCustomersBodyTaxIDDataItemTypeUsEin, PostCustomersBodyTaxIDDataItemTypeUyRuc, PostCustomersBodyTaxIDDataItemTypeVeRif, PostCustomersBodyTaxIDDataItemTypeVnTin, PostCustomersBodyTaxIDDataItemTypeZaVat:
-	default:
-		d.NotOneOf("one of \"ad_nrt\", \"ae_trn\", \"ar_cuit\", \"au_abn\", \"au_arn\", \"bg_uic\", \"bo_tin\", \"br_cnpj\", \"br_cpf\", \"ca_bn\", \"ca_gst_hst\", \"ca_pst_bc\", \"ca_pst_mb\", \"ca_pst_sk\", \"ca_qst\", \"ch_vat\", \"cl_tin\", \"cn_tin\", \"co_nit\", \"cr_tin\", \"do_rcn\", \"ec_ruc\", \"eg_tin\", \"es_cif\", \"eu_oss_vat\", \"eu_vat\", \"gb_vat\", \"ge_vat\", \"hk_br\", \"hu_tin\", \"id_npwp\", \"il_vat\", \"in_gst\", \"is_vat\", \"jp_cn\", \"jp_rn\", \"jp_trn\", \"ke_pin\", \"kr_brn\", \"li_uid\", \"mx_rfc\", \"my_frp\", \"my_itn\", \"my_sst\", \"no_vat\", \"nz_gst\", \"pe_ruc\", \"ph_tin\", \"ro_tin\", \"rs_pib\", \"ru_inn\", \"ru_kpp\", \"sa_vat\", \"sg_gst\", \"sg_uen\", \"si_tin\", \"sv_nit\", \"th_vat\", \"tr_tin\", \"tw_vat\", \"ua_vat\", \"us_ein\", \"uy_ruc\", \"ve_rif\", \"vn_tin\", \"za_vat\"")
-	}
+	*v = PostCustomersBodyTaxIDDataItemType(d.Enum(valuesPostCustomersBodyTaxIDDataItemType))
 }
+
+// valuesPostCustomersBodyTaxIDDataItemType are the values of
+// PostCustomersBodyTaxIDDataItemType, in the schema's order.
+var valuesPostCustomersBodyTaxIDDataItemType = []string{string(PostCustomersBodyTaxIDDataItemTypeAdNrt), string(PostCustomersBodyTaxIDDataItemTypeAeTrn), string(PostCustomersBodyTaxIDDataItemTypeArCuit), string(PostCustomersBodyTaxIDDataItemTypeAuAbn), string(PostCustomersBodyTaxIDDataItemTypeAuArn), string(PostCustomersBodyTaxIDDataItemTypeBgUic), string(PostCustomersBodyTaxIDDataItemTypeBoTin), string(PostCustomersBodyTaxIDDataItemTypeBrCnpj), string(PostCustomersBodyTaxIDDataItemTypeBrCpf), string(PostCustomersBodyTaxIDDataItemTypeCaBn), string(PostCustomersBodyTaxIDDataItemTypeCaGstHst), string(PostCustomersBodyTaxIDDataItemTypeCaPstBc), string(PostCustomersBodyTaxIDDataItemTypeCaPstMb), string(PostCustomersBodyTaxIDDataItemTypeCaPstSk), string(PostCustomersBodyTaxIDDataItemTypeCaQst), string(PostCustomersBodyTaxIDDataItemTypeChVat), string(PostCustomersBodyTaxIDDataItemTypeClTin), string(PostCustomersBodyTaxIDDataItemTypeCnTin), string(PostCustomersBodyTaxIDDataItemTypeCoNit), string(PostCustomersBodyTaxIDDataItemTypeCrTin), string(PostCustomersBodyTaxIDDataItemTypeDoRcn), string(PostCustomersBodyTaxIDDataItemTypeEcRuc), string(PostCustomersBodyTaxIDDataItemTypeEgTin), string(PostCustomersBodyTaxIDDataItemTypeEsCif), string(PostCustomersBodyTaxIDDataItemTypeEuOssVat), string(PostCustomersBodyTaxIDDataItemTypeEuVat), string(PostCustomersBodyTaxIDDataItemTypeGbVat), string(PostCustomersBodyTaxIDDataItemTypeGeVat), string(PostCustomersBodyTaxIDDataItemTypeHkBr), string(PostCustomersBodyTaxIDDataItemTypeHuTin), string(PostCustomersBodyTaxIDDataItemTypeIDNpwp), string(PostCustomersBodyTaxIDDataItemTypeIlVat), string(PostCustomersBodyTaxIDDataItemTypeInGst), string(PostCustomersBodyTaxIDDataItemTypeIsVat), string(PostCustomersBodyTaxIDDataItemTypeJpCn), string(PostCustomersBodyTaxIDDataItemTypeJpRn), string(PostCustomersBodyTaxIDDataItemTypeJpTrn), string(PostCustomersBodyTaxIDDataItemTypeKePin), string(PostCustomersBodyTaxIDDataItemTypeKrBrn), string(PostCustomersBodyTaxIDDataItemTypeLiUid), string(PostCustomersBodyTaxIDDataItemTypeMxRfc), string(PostCustomersBodyTaxIDDataItemTypeMyFrp), string(PostCustomersBodyTaxIDDataItemTypeMyItn), string(PostCustomersBodyTaxIDDataItemTypeMySst), string(PostCustomersBodyTaxIDDataItemTypeNoVat), string(PostCustomersBodyTaxIDDataItemTypeNzGst), string(PostCustomersBodyTaxIDDataItemTypePeRuc), string(PostCustomersBodyTaxIDDataItemTypePhTin), string(PostCustomersBodyTaxIDDataItemTypeRoTin), string(PostCustomersBodyTaxIDDataItemTypeRsPib), string(PostCustomersBodyTaxIDDataItemTypeRuInn), string(PostCustomersBodyTaxIDDataItemTypeRuKpp), string(PostCustomersBodyTaxIDDataItemTypeSaVat), string(PostCustomersBodyTaxIDDataItemTypeSgGst), string(PostCustomersBodyTaxIDDataItemTypeSgUen), string(PostCustomersBodyTaxIDDataItemTypeSiTin), string(PostCustomersBodyTaxIDDataItemTypeSvNit), string(PostCustomersBodyTaxIDDataItemTypeThVat), string(PostCustomersBodyTaxIDDataItemTypeTrTin), string(PostCustomersBodyTaxIDDataItemTypeTwVat), string(PostCustomersBodyTaxIDDataItemTypeUaVat), string(PostCustomersBodyTaxIDDataItemTypeUsEin), string(PostCustomersBodyTaxIDDataItemTypeUyRuc), string(PostCustomersBodyTaxIDDataItemTypeVeRif), string(PostCustomersBodyTaxIDDataItemTypeVnTin), string(PostCustomersBodyTaxIDDataItemTypeZaVat)}
 
 // PostCustomersBodyTaxIPAddressVariant2 is the second branch of the property
 // ip_address of the property tax of the request body of PostCustomers (POST
@@ -1244,13 +1239,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxIPAddressVariant2 from d and checks
 // it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxIPAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIPAddressVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyTaxIPAddressVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyTaxIPAddressVariant2(d.Enum(valuesPostCustomersBodyTaxIPAddressVariant2))
 }
+
+// valuesPostCustomersBodyTaxIPAddressVariant2 are the values of
+// PostCustomersBodyTaxIPAddressVariant2, in the schema's order.
+var valuesPostCustomersBodyTaxIPAddressVariant2 = []string{string(PostCustomersBodyTaxIPAddressVariant2Empty)}
 
 // Spring is the schema #/components/schemas/Spring.
 type Spring struct {
@@ -1478,13 +1472,11 @@ const (
 // decodeJSON decodes a WidgetColor from d and checks it against its schema,
 // reporting every violation to d.
 func (v *WidgetColor) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetColor(d.String())
-	switch *v {
-	case WidgetColorRed, WidgetColorGreen, WidgetColorBlue:
-	default:
-		d.NotOneOf("one of \"red\", \"green\", \"blue\"")
-	}
+	*v = WidgetColor(d.Enum(valuesWidgetColor))
 }
+
+// valuesWidgetColor are the values of WidgetColor, in the schema's order.
+var valuesWidgetColor = []string{string(WidgetColorRed), string(WidgetColorGreen), string(WidgetColorBlue)}
 
 // WidgetKind is the property kind of the schema #/components/schemas/Widget.
 type WidgetKind string
@@ -1497,13 +1489,11 @@ const (
 // decodeJSON decodes a WidgetKind from d and checks it against its schema,
 // reporting every violation to d.
 func (v *WidgetKind) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetKind(d.String())
-	switch *v {
-	case WidgetKindGear:
-	default:
-		d.NotOneOf("one of \"gear\"")
-	}
+	*v = WidgetKind(d.Enum(valuesWidgetKind))
 }
+
+// valuesWidgetKind are the values of WidgetKind, in the schema's order.
+var valuesWidgetKind = []string{string(WidgetKindGear)}
 
 // WidgetMountVariant1 is the first branch of the property mount of the schema
 // #/components/schemas/Widget.
@@ -1518,13 +1508,12 @@ const (
 // decodeJSON decodes a WidgetMountVariant1 from d and checks it against its
 // schema, reporting every violation to d.
 func (v *WidgetMountVariant1) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetMountVariant1(d.String())
-	switch *v {
-	case WidgetMountVariant1Wall, WidgetMountVariant1Ceiling:
-	default:
-		d.NotOneOf("one of \"wall\", \"ceiling\"")
-	}
+	*v = WidgetMountVariant1(d.Enum(valuesWidgetMountVariant1))
 }
+
+// valuesWidgetMountVariant1 are the values of WidgetMountVariant1, in the
+// schema's order.
+var valuesWidgetMountVariant1 = []string{string(WidgetMountVariant1Wall), string(WidgetMountVariant1Ceiling)}
 
 // WidgetOwner is the property owner of the schema #/components/schemas/Widget.
 type WidgetOwner struct {

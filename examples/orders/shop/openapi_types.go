@@ -60,13 +60,12 @@ const (
 // decodeJSON decodes a CancellationReason from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
-	*v = CancellationReason(d.String())
-	switch *v {
-	case CancellationReasonCustomerRequest, CancellationReasonOutOfStock, CancellationReasonFraud:
-	default:
-		d.NotOneOf("one of \"customer_request\", \"out_of_stock\", \"fraud\"")
-	}
+	*v = CancellationReason(d.Enum(valuesCancellationReason))
 }
+
+// valuesCancellationReason are the values of CancellationReason, in the
+// schema's order.
+var valuesCancellationReason = []string{string(CancellationReasonCustomerRequest), string(CancellationReasonOutOfStock), string(CancellationReasonFraud)}
 
 // ConfirmationEmail is the schema #/components/schemas/ConfirmationEmail.
 type ConfirmationEmail struct {

@@ -85,13 +85,12 @@ const (
 // decodeJSON decodes a NewPaymentCurrency from d and checks it against its
 // schema, reporting every violation to d.
 func (v *NewPaymentCurrency) decodeJSON(d *jsondecode.Decoder) {
-	*v = NewPaymentCurrency(d.String())
-	switch *v {
-	case NewPaymentCurrencyEUR:
-	default:
-		d.NotOneOf("one of \"EUR\"")
-	}
+	*v = NewPaymentCurrency(d.Enum(valuesNewPaymentCurrency))
 }
+
+// valuesNewPaymentCurrency are the values of NewPaymentCurrency, in the
+// schema's order.
+var valuesNewPaymentCurrency = []string{string(NewPaymentCurrencyEUR)}
 
 // Payment is the schema #/components/schemas/Payment.
 type Payment struct {
@@ -168,10 +167,8 @@ const (
 // decodeJSON decodes a SettlementType from d and checks it against its schema,
 // reporting every violation to d.
 func (v *SettlementType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SettlementType(d.String())
-	switch *v {
-	case SettlementTypePaymentSettled:
-	default:
-		d.NotOneOf("one of \"payment.settled\"")
-	}
+	*v = SettlementType(d.Enum(valuesSettlementType))
 }
+
+// valuesSettlementType are the values of SettlementType, in the schema's order.
+var valuesSettlementType = []string{string(SettlementTypePaymentSettled)}

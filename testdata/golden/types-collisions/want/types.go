@@ -72,13 +72,12 @@ const (
 // decodeJSON decodes a CreateCallBody2Status from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CreateCallBody2Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateCallBody2Status(d.String())
-	switch *v {
-	case CreateCallBody2StatusQueued, CreateCallBody2StatusEmpty, CreateCallBody2StatusAB, CreateCallBody2StatusAB2:
-	default:
-		d.NotOneOf("one of \"queued\", \"\", \"a-b\", \"a_b\"")
-	}
+	*v = CreateCallBody2Status(d.Enum(valuesCreateCallBody2Status))
 }
+
+// valuesCreateCallBody2Status are the values of CreateCallBody2Status, in the
+// schema's order.
+var valuesCreateCallBody2Status = []string{string(CreateCallBody2StatusQueued), string(CreateCallBody2StatusEmpty), string(CreateCallBody2StatusAB), string(CreateCallBody2StatusAB2)}
 
 // Source is the schema #/components/schemas/source.
 type Source struct {
@@ -120,13 +119,11 @@ const (
 // decodeJSON decodes a SourceType from d and checks it against its schema,
 // reporting every violation to d.
 func (v *SourceType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SourceType(d.String())
-	switch *v {
-	case SourceTypeAchCreditTransfer2, SourceTypeCard:
-	default:
-		d.NotOneOf("one of \"ach_credit_transfer\", \"card\"")
-	}
+	*v = SourceType(d.Enum(valuesSourceType))
 }
+
+// valuesSourceType are the values of SourceType, in the schema's order.
+var valuesSourceType = []string{string(SourceTypeAchCreditTransfer2), string(SourceTypeCard)}
 
 // SourceTypeAchCreditTransfer is the schema
 // #/components/schemas/source_type_ach_credit_transfer.

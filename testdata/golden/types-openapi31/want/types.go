@@ -102,10 +102,9 @@ const (
 // decodeJSON decodes a UpdateRoomBodyView from d and checks it against its
 // schema, reporting every violation to d.
 func (v *UpdateRoomBodyView) decodeJSON(d *jsondecode.Decoder) {
-	*v = UpdateRoomBodyView(d.String())
-	switch *v {
-	case UpdateRoomBodyViewSea, UpdateRoomBodyViewGarden:
-	default:
-		d.NotOneOf("one of \"sea\", \"garden\"")
-	}
+	*v = UpdateRoomBodyView(d.Enum(valuesUpdateRoomBodyView))
 }
+
+// valuesUpdateRoomBodyView are the values of UpdateRoomBodyView, in the
+// schema's order.
+var valuesUpdateRoomBodyView = []string{string(UpdateRoomBodyViewSea), string(UpdateRoomBodyViewGarden)}

@@ -171,13 +171,12 @@ const (
 // decodeJSON decodes a CreateOrderBodyDeliveryWindow from d and checks it
 // against its schema, reporting every violation to d.
 func (v *CreateOrderBodyDeliveryWindow) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyDeliveryWindow(d.String())
-	switch *v {
-	case CreateOrderBodyDeliveryWindowMorning, CreateOrderBodyDeliveryWindowAfternoon:
-	default:
-		d.NotOneOf("one of \"morning\", \"afternoon\"")
-	}
+	*v = CreateOrderBodyDeliveryWindow(d.Enum(valuesCreateOrderBodyDeliveryWindow))
 }
+
+// valuesCreateOrderBodyDeliveryWindow are the values of
+// CreateOrderBodyDeliveryWindow, in the schema's order.
+var valuesCreateOrderBodyDeliveryWindow = []string{string(CreateOrderBodyDeliveryWindowMorning), string(CreateOrderBodyDeliveryWindowAfternoon)}
 
 // Item is the schema #/components/schemas/Item.
 type Item struct {
@@ -322,10 +321,8 @@ const (
 // decodeJSON decodes a Status from d and checks it against its schema,
 // reporting every violation to d.
 func (v *Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = Status(d.String())
-	switch *v {
-	case StatusPending, StatusPaid, StatusShipped:
-	default:
-		d.NotOneOf("one of \"pending\", \"paid\", \"shipped\"")
-	}
+	*v = Status(d.Enum(valuesStatus))
 }
+
+// valuesStatus are the values of Status, in the schema's order.
+var valuesStatus = []string{string(StatusPending), string(StatusPaid), string(StatusShipped)}

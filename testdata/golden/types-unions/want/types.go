@@ -144,13 +144,12 @@ const (
 // decodeJSON decodes a CreateOrderBodyMetadataVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *CreateOrderBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyMetadataVariant2(d.String())
-	switch *v {
-	case CreateOrderBodyMetadataVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = CreateOrderBodyMetadataVariant2(d.Enum(valuesCreateOrderBodyMetadataVariant2))
 }
+
+// valuesCreateOrderBodyMetadataVariant2 are the values of
+// CreateOrderBodyMetadataVariant2, in the schema's order.
+var valuesCreateOrderBodyMetadataVariant2 = []string{string(CreateOrderBodyMetadataVariant2Empty)}
 
 // Iban is the schema #/components/schemas/Iban.
 type Iban struct {

@@ -78,13 +78,12 @@ const (
 // decodeJSON decodes a CheckInIDDocument from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CheckInIDDocument) decodeJSON(d *jsondecode.Decoder) {
-	*v = CheckInIDDocument(d.String())
-	switch *v {
-	case CheckInIDDocumentPassport, CheckInIDDocumentIDCard, CheckInIDDocumentDrivingLicence:
-	default:
-		d.NotOneOf("one of \"passport\", \"id_card\", \"driving_licence\"")
-	}
+	*v = CheckInIDDocument(d.Enum(valuesCheckInIDDocument))
 }
+
+// valuesCheckInIDDocument are the values of CheckInIDDocument, in the schema's
+// order.
+var valuesCheckInIDDocument = []string{string(CheckInIDDocumentPassport), string(CheckInIDDocumentIDCard), string(CheckInIDDocumentDrivingLicence)}
 
 // Guest is the schema #/components/schemas/Guest.
 type Guest struct {

@@ -173,10 +173,9 @@ const (
 // decodeJSON decodes a ShipmentPriority from d and checks it against its
 // schema, reporting every violation to d.
 func (v *ShipmentPriority) decodeJSON(d *jsondecode.Decoder) {
-	*v = ShipmentPriority(d.String())
-	switch *v {
-	case ShipmentPriorityLow, ShipmentPriorityNormal, ShipmentPriorityHigh:
-	default:
-		d.NotOneOf("one of \"low\", \"normal\", \"high\"")
-	}
+	*v = ShipmentPriority(d.Enum(valuesShipmentPriority))
 }
+
+// valuesShipmentPriority are the values of ShipmentPriority, in the schema's
+// order.
+var valuesShipmentPriority = []string{string(ShipmentPriorityLow), string(ShipmentPriorityNormal), string(ShipmentPriorityHigh)}
