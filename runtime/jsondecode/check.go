@@ -207,7 +207,7 @@ func (d *Decoder) Enum(values []string) string {
 		return ""
 	}
 	// Length and first byte first: a table can be long (Stripe's tax id
-	// types are about a hundred values), and most values differ there.
+	// types are 66 values), and most values differ there.
 	n := len(d.buf)
 	for _, v := range values {
 		if len(v) == n && (n == 0 || v[0] == d.buf[0]) && string(d.buf) == v {
