@@ -175,12 +175,21 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 				Else().Block(jsonValue(lv.Clone().Dot("Value"), t.Elem, false, depth)...),
 		}
 	case ir.TypePointer:
+		// An optional string or enum is read by one runtime call that
+		// returns the new variable: about 60 bytes of machine code less
+		// per field than a new and a copy here.
 		x := jen.Id("x" + n)
 		var stmts []jen.Code
-		if t.Elem.Kind == ir.TypeDeclared {
-			stmts = []jen.Code{x.Clone().Op(":=").New(typeCode(t.Elem)), x.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
-		} else {
-			stmts = newValue(x, t.Elem, depth+1)
+		switch e := t.Elem; {
+		case e.Kind == ir.TypeDeclared && e.Decl.Values != "":
+			stmts = []jen.Code{lv.Clone().Op("=").Parens(jen.Op("*").Add(typeCode(e))).Call(d.Clone().Dot("EnumPtr").Call(jen.Id(e.Decl.Values)))}
+			return orNull(stmts)
+		case e.Kind == ir.TypeDeclared:
+			stmts = []jen.Code{x.Clone().Op(":=").New(typeCode(e)), x.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
+		case e.Kind == ir.TypeString:
+			stmts = append([]jen.Code{x.Clone().Op(":=").Add(d.Clone().Dot("StringPtr").Call())}, scalarChecks(jen.Op("*").Add(x.Clone()), e)...)
+		default:
+			stmts = newValue(x, e, depth+1)
 			x = jen.Op("&").Add(x)
 		}
 		stmts = append(stmts, lv.Clone().Op("=").Add(x))

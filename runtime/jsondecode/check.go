@@ -219,6 +219,15 @@ func (d *Decoder) Enum(values []string) string {
 	return s
 }
 
+// EnumPtr is Enum into a new variable, for an optional member, as
+// StringPtr is String.
+//
+//go:noinline
+func (d *Decoder) EnumPtr(values []string) *string {
+	s := d.Enum(values)
+	return &s
+}
+
 // notEnum reports a string outside values.
 func (d *Decoder) notEnum(values []string) {
 	if d.bad {

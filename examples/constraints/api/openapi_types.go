@@ -487,17 +487,17 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 			x0.decodeJSON(d)
 			v.CashBalance = x0
 		case "coupon":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Coupon = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Coupon = x0
 		case "description":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Description = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Description = x0
 		case "email":
-			x0 := d.String()
-			d.MaxLength(x0, 512)
-			v.Email = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 512)
+			v.Email = x0
 		case "expand":
 			if d.BeginArray() {
 				v.Expand = []string{}
@@ -508,9 +508,9 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "invoice_prefix":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.InvoicePrefix = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.InvoicePrefix = x0
 		case "invoice_settings":
 			x0 := new(PostCustomersBodyInvoiceSettings)
 			x0.decodeJSON(d)
@@ -533,20 +533,20 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case "name":
-			x0 := d.String()
-			d.MaxLength(x0, 256)
-			v.Name = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 256)
+			v.Name = x0
 		case "next_invoice_sequence":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.NextInvoiceSequence = &x0
 		case "payment_method":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PaymentMethod = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PaymentMethod = x0
 		case "phone":
-			x0 := d.String()
-			d.MaxLength(x0, 20)
-			v.Phone = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 20)
+			v.Phone = x0
 		case "preferred_locales":
 			if d.BeginArray() {
 				v.PreferredLocales = []string{}
@@ -557,9 +557,9 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "promotion_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PromotionCode = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PromotionCode = x0
 		case "shipping":
 			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyShippingVariant1
@@ -571,17 +571,15 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case "source":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Source = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Source = x0
 		case "tax":
 			x0 := new(PostCustomersBodyTax)
 			x0.decodeJSON(d)
 			v.Tax = x0
 		case "tax_exempt":
-			x0 := new(PostCustomersBodyTaxExempt)
-			x0.decodeJSON(d)
-			v.TaxExempt = x0
+			v.TaxExempt = (*PostCustomersBodyTaxExempt)(d.EnumPtr(valuesPostCustomersBodyTaxExempt))
 		case "tax_id_data":
 			if d.BeginArray() {
 				v.TaxIDData = []PostCustomersBodyTaxIDDataItem{}
@@ -592,9 +590,9 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "test_clock":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.TestClock = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.TestClock = x0
 		default:
 			d.Unknown()
 		}
@@ -621,29 +619,29 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "city":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.City = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.City = x0
 		case "country":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Country = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Country = x0
 		case "line1":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line1 = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
 		case "line2":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line2 = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
 		case "postal_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PostalCode = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
 		case "state":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.State = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.State = x0
 		default:
 			d.Skip()
 		}
@@ -708,9 +706,7 @@ func (v *PostCustomersBodyCashBalanceSettings) decodeJSON(d *jsondecode.Decoder)
 	for d.Member() {
 		switch string(d.Key()) {
 		case "reconciliation_mode":
-			x0 := new(PostCustomersBodyCashBalanceSettingsReconciliationMode)
-			x0.decodeJSON(d)
-			v.ReconciliationMode = x0
+			v.ReconciliationMode = (*PostCustomersBodyCashBalanceSettingsReconciliationMode)(d.EnumPtr(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
 		default:
 			d.Skip()
 		}
@@ -775,13 +771,13 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case "default_payment_method":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.DefaultPaymentMethod = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.DefaultPaymentMethod = x0
 		case "footer":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Footer = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Footer = x0
 		case "rendering_options":
 			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
@@ -871,9 +867,7 @@ func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d 
 	for d.Member() {
 		switch string(d.Key()) {
 		case "amount_tax_display":
-			x0 := new(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)
-			x0.decodeJSON(d)
-			v.AmountTaxDisplay = x0
+			v.AmountTaxDisplay = (*PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)(d.EnumPtr(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
 		default:
 			d.Skip()
 		}
@@ -972,9 +966,9 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 			v.Name = d.String()
 			d.MaxLength(v.Name, 5000)
 		case "phone":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Phone = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Phone = x0
 		default:
 			d.Skip()
 		}
@@ -1008,29 +1002,29 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 	for d.Member() {
 		switch string(d.Key()) {
 		case "city":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.City = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.City = x0
 		case "country":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Country = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Country = x0
 		case "line1":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line1 = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
 		case "line2":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line2 = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
 		case "postal_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PostalCode = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
 		case "state":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.State = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.State = x0
 		default:
 			d.Skip()
 		}
@@ -1324,21 +1318,21 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
 		case "email":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatEmail)
-			v.Email = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatEmail)
+			v.Email = x0
 		case "homepage":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatURI)
-			v.Homepage = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatURI)
+			v.Homepage = x0
 		case "launch":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDate)
-			v.Launch = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDate)
+			v.Launch = x0
 		case "at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.At = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.At = x0
 		case "count":
 			has6 = true
 			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
@@ -1354,9 +1348,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 			d.MultipleOf(x0, 0.25)
 			v.Ratio = &x0
 		case "kind":
-			x0 := new(WidgetKind)
-			x0.decodeJSON(d)
-			v.Kind = x0
+			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
 		case "level":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			switch float64(x0) {

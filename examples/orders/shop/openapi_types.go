@@ -117,9 +117,9 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 			v.Country = d.String()
 			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
 		case "instructions":
-			x0 := d.String()
-			d.MaxLength(x0, 500)
-			v.Instructions = &x0
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 500)
+			v.Instructions = x0
 		default:
 			d.Unknown()
 		}
@@ -193,9 +193,9 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 			has4 = true
 			v.Delivery.decodeJSON(d)
 		case "client_sent_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.ClientSentAt = x0
 		default:
 			d.Unknown()
 		}

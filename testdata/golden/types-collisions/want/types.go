@@ -30,27 +30,25 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "StartTime":
-			x0 := d.String()
-			v.StartTime = &x0
+			x0 := d.StringPtr()
+			v.StartTime = x0
 		case "start_time":
-			x0 := d.String()
-			v.StartTime4 = &x0
+			x0 := d.StringPtr()
+			v.StartTime4 = x0
 		case "start-time":
-			x0 := d.String()
-			v.StartTime3 = &x0
+			x0 := d.StringPtr()
+			v.StartTime3 = x0
 		case "StartTime<":
-			x0 := d.String()
-			v.StartTime2 = &x0
+			x0 := d.StringPtr()
+			v.StartTime2 = x0
 		case "decode_form":
-			x0 := d.String()
-			v.DecodeForm2 = &x0
+			x0 := d.StringPtr()
+			v.DecodeForm2 = x0
 		case "CreateCallBodyStatus":
-			x0 := d.String()
-			v.CreateCallBodyStatus = &x0
+			x0 := d.StringPtr()
+			v.CreateCallBodyStatus = x0
 		case "status":
-			x0 := new(CreateCallBody2Status)
-			x0.decodeJSON(d)
-			v.Status = x0
+			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
 		default:
 			d.Skip()
 		}
@@ -94,9 +92,7 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "type":
-			x0 := new(SourceType)
-			x0.decodeJSON(d)
-			v.Type = x0
+			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
 		case "ach_credit_transfer":
 			x0 := new(SourceTypeAchCreditTransfer)
 			x0.decodeJSON(d)
@@ -140,8 +136,8 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "account_number":
-			x0 := d.String()
-			v.AccountNumber = &x0
+			x0 := d.StringPtr()
+			v.AccountNumber = x0
 		default:
 			d.Skip()
 		}

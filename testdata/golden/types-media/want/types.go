@@ -24,8 +24,8 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "name":
-			x0 := d.String()
-			v.Name = &x0
+			x0 := d.StringPtr()
+			v.Name = x0
 		case "floor":
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Floor = &x0

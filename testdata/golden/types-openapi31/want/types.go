@@ -40,8 +40,8 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 			if d.IsNull() {
 				v.Name = nil
 			} else {
-				x0 := d.String()
-				v.Name = &x0
+				x0 := d.StringPtr()
+				v.Name = x0
 			}
 		case "floor":
 			has1 = true

@@ -29,8 +29,8 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 			has0 = true
 			v.Line1 = d.String()
 		case "postal_code":
-			x0 := d.String()
-			v.PostalCode = &x0
+			x0 := d.StringPtr()
+			v.PostalCode = x0
 		default:
 			d.Skip()
 		}
@@ -142,13 +142,11 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 			has0 = true
 			v.Address.decodeJSON(d)
 		case "window":
-			x0 := new(CreateOrderBodyDeliveryWindow)
-			x0.decodeJSON(d)
-			v.Window = x0
+			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
 		case "not_before":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.NotBefore = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.NotBefore = x0
 		default:
 			d.Skip()
 		}
@@ -273,9 +271,9 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 				v.PreviousStatus.Value.decodeJSON(d)
 			}
 		case "created_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.CreatedAt = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.CreatedAt = x0
 		case "payment":
 			v.Payment = d.Raw()
 		case "totals":

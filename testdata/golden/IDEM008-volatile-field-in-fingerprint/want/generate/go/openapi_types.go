@@ -35,12 +35,12 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "note":
-			x0 := d.String()
-			v.Note = &x0
+			x0 := d.StringPtr()
+			v.Note = x0
 		case "client_sent_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.ClientSentAt = x0
 		default:
 			d.Skip()
 		}

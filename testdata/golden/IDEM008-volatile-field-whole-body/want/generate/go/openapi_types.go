@@ -35,11 +35,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "note":
-			x0 := d.String()
-			v.Note = &x0
+			x0 := d.StringPtr()
+			v.Note = x0
 		case "request_id":
-			x0 := d.String()
-			v.RequestID = &x0
+			x0 := d.StringPtr()
+			v.RequestID = x0
 		default:
 			d.Skip()
 		}

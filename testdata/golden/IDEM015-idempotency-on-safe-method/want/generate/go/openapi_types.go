@@ -34,8 +34,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case "note":
-			x0 := d.String()
-			v.Note = &x0
+			x0 := d.StringPtr()
+			v.Note = x0
 		default:
 			d.Skip()
 		}

@@ -50,8 +50,8 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 			d.Minimum(float64(v.KeyCards), 1.0, false)
 			d.Maximum(float64(v.KeyCards), 4.0, false)
 		case "note":
-			x0 := d.String()
-			v.Note = &x0
+			x0 := d.StringPtr()
+			v.Note = x0
 		default:
 			d.Skip()
 		}
@@ -109,8 +109,8 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 			v.Email = d.String()
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
 		case "phone":
-			x0 := d.String()
-			v.Phone = &x0
+			x0 := d.StringPtr()
+			v.Phone = x0
 		default:
 			d.Skip()
 		}
@@ -166,9 +166,9 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
 		case "requested_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.RequestedAt = &x0
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.RequestedAt = x0
 		default:
 			d.Skip()
 		}

@@ -34,8 +34,8 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
 		case "note":
-			x0 := d.String()
-			v.Note = &x0
+			x0 := d.StringPtr()
+			v.Note = x0
 		case "tags":
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -91,9 +91,7 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 			v.ShipBy = d.String()
 			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
 		case "priority":
-			x0 := new(ShipmentPriority)
-			x0.decodeJSON(d)
-			v.Priority = x0
+			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
 		case "weight":
 			v.Weight.Set = true
 			if d.IsNull() {
@@ -148,8 +146,8 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 			has0 = true
 			v.City = d.String()
 		case "notes":
-			x0 := d.String()
-			v.Notes = &x0
+			x0 := d.StringPtr()
+			v.Notes = x0
 		default:
 			d.Skip()
 		}

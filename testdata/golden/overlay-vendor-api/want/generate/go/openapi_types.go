@@ -31,8 +31,8 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 			has2 = true
 			v.Destination = d.String()
 		case "description":
-			x0 := d.String()
-			v.Description = &x0
+			x0 := d.StringPtr()
+			v.Description = x0
 		default:
 			d.Skip()
 		}

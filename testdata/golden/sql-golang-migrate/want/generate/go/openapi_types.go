@@ -18,8 +18,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch string(d.Key()) {
 		case "sku":
-			x0 := d.String()
-			v.Sku = &x0
+			x0 := d.StringPtr()
+			v.Sku = x0
 		default:
 			d.Skip()
 		}
