@@ -144,8 +144,9 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // mounts through it (Route, Mount, Routes, Register); version 4 binds
 // status routes (BindStatus) and replay: current hooks (CurrentFunc);
 // version 5 decodes enums through the runtime's table walk
-// (jsondecode.Decoder.Enum over a generated table of values) and optional
-// strings and enums with StringPtr and EnumPtr.
+// (jsondecode.Decoder.Enum over a generated table of values), optional
+// strings and enums with StringPtr and EnumPtr, and looks each member up
+// in a table of names (Field).
 const generatedCodeVersion = 5
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives

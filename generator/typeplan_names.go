@@ -64,8 +64,12 @@ func (p *typePlanner) name() {
 	for _, d := range p.plan.Decls {
 		if len(d.Consts) > 0 {
 			// Unexported, so no exported name can take it; no other
-			// generated identifier begins with "values".
+			// generated identifier begins with "values" or "members".
 			d.Values = "values" + d.Name
+		}
+		if len(d.Fields) > 0 {
+			// Likewise for "members".
+			d.Members, d.MemberOrder = "members"+d.Name, byJSONName(d.Fields)
 		}
 		for _, c := range d.Consts {
 			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, p.plan.DeclPos(d))

@@ -67,13 +67,22 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	if t.Strict {
 		other = d.Clone().Dot("Unknown").Call()
 	}
-	var loop []jen.Code
+	var loop, members []jen.Code
 	if counted {
 		loop = append(loop, jen.Id("n").Op("++"))
 	}
 	if len(t.Fields) == 0 {
 		loop = append(loop, other)
 	} else {
+		// The member's name is looked up in the table of names by the
+		// runtime, and the switch is on its index: a jump table instead
+		// of string comparisons in every struct's decoder.
+		at := make([]int, len(t.Fields))
+		names := make([]jen.Code, len(t.Fields))
+		for k, i := range t.MemberOrder {
+			at[i] = k
+			names[k] = jen.Lit(t.Fields[i].JSONName)
+		}
 		var cases []jen.Code
 		for i, fd := range t.Fields {
 			var stmts []jen.Code
@@ -81,10 +90,11 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 				stmts = append(stmts, jen.Id("has"+strconv.Itoa(i)).Op("=").True())
 			}
 			stmts = append(stmts, jsonValue(jen.Id("v").Dot(fd.Name), fd.Type, fd.Nullable, 0)...)
-			cases = append(cases, jen.Case(jen.Lit(fd.JSONName)).Block(stmts...))
+			cases = append(cases, jen.Case(jen.Lit(at[i])).Block(stmts...))
 		}
 		cases = append(cases, jen.Default().Block(other))
-		loop = append(loop, jen.Switch(jen.String().Call(d.Clone().Dot("Key").Call())).Block(cases...))
+		loop = append(loop, jen.Switch(d.Clone().Dot("Field").Call(jen.Id(t.Members))).Block(cases...))
+		members = names
 	}
 	body = append(body, jen.For(d.Clone().Dot("Member").Call()).Block(loop...))
 	for i, fd := range t.Fields {
@@ -96,6 +106,10 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		body = append(body, countChecks(jen.Id("n"), t.Checks)...)
 	}
 	f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
+	if members != nil {
+		comment(f, t.Members+" are the JSON member names of "+t.Name+", in byte order.")
+		f.Var().Id(t.Members).Op("=").Index().String().Values(members...)
+	}
 }
 
 // jsonValue returns the statements that decode the next value into lv, of

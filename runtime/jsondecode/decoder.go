@@ -394,6 +394,30 @@ func (d *Decoder) Key() []byte {
 	return d.names[f.key.off : f.key.off+f.key.n]
 }
 
+// Field returns the index of the current member's name in names, which
+// must be sorted in byte order, or -1 when it is none of them. Generated
+// decoders switch on it: one binary search here instead of the string
+// comparisons of a switch on the name in every struct's decoder. It is
+// kept out of line for that reason.
+//
+//go:noinline
+func (d *Decoder) Field(names []string) int {
+	k := d.Key()
+	lo, hi := 0, len(names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if names[m] < string(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(names) && names[lo] == string(k) {
+		return lo
+	}
+	return -1
+}
+
 // Unknown reports the current member as one the schema does not allow
 // (additionalProperties: false) and skips its value.
 func (d *Decoder) Unknown() {

@@ -415,11 +415,11 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersGear) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "teeth":
+		case 1:
 			has1 = true
 			v.Teeth = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Teeth), 3.0, false)
@@ -434,6 +434,9 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("teeth")
 	}
 }
+
+// membersGear are the JSON member names of Gear, in byte order.
+var membersGear = []string{"kind", "teeth"}
 
 // PostCustomersBody is the request body of PostCustomers (POST /v1/customers).
 type PostCustomersBody struct {
@@ -468,8 +471,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersPostCustomersBody) {
+		case 0:
 			v.Address = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyAddressVariant1
 				x1.decodeJSON(d)
@@ -479,26 +482,26 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "balance":
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Balance = &x0
-		case "cash_balance":
+		case 2:
 			x0 := new(PostCustomersBodyCashBalance)
 			x0.decodeJSON(d)
 			v.CashBalance = x0
-		case "coupon":
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Coupon = x0
-		case "description":
+		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Description = x0
-		case "email":
+		case 5:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 512)
 			v.Email = x0
-		case "expand":
+		case 6:
 			if d.BeginArray() {
 				v.Expand = []string{}
 				for d.Next() {
@@ -507,15 +510,15 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Expand = append(v.Expand, e0)
 				}
 			}
-		case "invoice_prefix":
+		case 7:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.InvoicePrefix = x0
-		case "invoice_settings":
+		case 8:
 			x0 := new(PostCustomersBodyInvoiceSettings)
 			x0.decodeJSON(d)
 			v.InvoiceSettings = x0
-		case "metadata":
+		case 9:
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
 				if d.BeginObject() {
@@ -532,22 +535,22 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "name":
+		case 10:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 256)
 			v.Name = x0
-		case "next_invoice_sequence":
+		case 11:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.NextInvoiceSequence = &x0
-		case "payment_method":
+		case 12:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PaymentMethod = x0
-		case "phone":
+		case 13:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 20)
 			v.Phone = x0
-		case "preferred_locales":
+		case 14:
 			if d.BeginArray() {
 				v.PreferredLocales = []string{}
 				for d.Next() {
@@ -556,11 +559,11 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.PreferredLocales = append(v.PreferredLocales, e0)
 				}
 			}
-		case "promotion_code":
+		case 15:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PromotionCode = x0
-		case "shipping":
+		case 16:
 			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyShippingVariant1
 				x1.decodeJSON(d)
@@ -570,17 +573,17 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "source":
+		case 17:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Source = x0
-		case "tax":
+		case 18:
 			x0 := new(PostCustomersBodyTax)
 			x0.decodeJSON(d)
 			v.Tax = x0
-		case "tax_exempt":
+		case 19:
 			v.TaxExempt = (*PostCustomersBodyTaxExempt)(d.EnumPtr(valuesPostCustomersBodyTaxExempt))
-		case "tax_id_data":
+		case 20:
 			if d.BeginArray() {
 				v.TaxIDData = []PostCustomersBodyTaxIDDataItem{}
 				for d.Next() {
@@ -589,7 +592,7 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.TaxIDData = append(v.TaxIDData, e0)
 				}
 			}
-		case "test_clock":
+		case 21:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.TestClock = x0
@@ -598,6 +601,10 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBody are the JSON member names of PostCustomersBody, in
+// byte order.
+var membersPostCustomersBody = []string{"address", "balance", "cash_balance", "coupon", "description", "email", "expand", "invoice_prefix", "invoice_settings", "metadata", "name", "next_invoice_sequence", "payment_method", "phone", "preferred_locales", "promotion_code", "shipping", "source", "tax", "tax_exempt", "tax_id_data", "test_clock"}
 
 // PostCustomersBodyAddressVariant1 is the first branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -617,28 +624,28 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
+		switch d.Field(membersPostCustomersBodyAddressVariant1) {
+		case 0:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.City = x0
-		case "country":
+		case 1:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Country = x0
-		case "line1":
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Line1 = x0
-		case "line2":
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Line2 = x0
-		case "postal_code":
+		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PostalCode = x0
-		case "state":
+		case 5:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.State = x0
@@ -647,6 +654,10 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyAddressVariant1 are the JSON member names of
+// PostCustomersBodyAddressVariant1, in byte order.
+var membersPostCustomersBodyAddressVariant1 = []string{"city", "country", "line1", "line2", "postal_code", "state"}
 
 // PostCustomersBodyAddressVariant2 is the second branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -680,8 +691,8 @@ func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "settings":
+		switch d.Field(membersPostCustomersBodyCashBalance) {
+		case 0:
 			x0 := new(PostCustomersBodyCashBalanceSettings)
 			x0.decodeJSON(d)
 			v.Settings = x0
@@ -690,6 +701,10 @@ func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyCashBalance are the JSON member names of
+// PostCustomersBodyCashBalance, in byte order.
+var membersPostCustomersBodyCashBalance = []string{"settings"}
 
 // PostCustomersBodyCashBalanceSettings is the property settings of the property
 // cash_balance of the request body of PostCustomers (POST /v1/customers).
@@ -704,14 +719,18 @@ func (v *PostCustomersBodyCashBalanceSettings) decodeJSON(d *jsondecode.Decoder)
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "reconciliation_mode":
+		switch d.Field(membersPostCustomersBodyCashBalanceSettings) {
+		case 0:
 			v.ReconciliationMode = (*PostCustomersBodyCashBalanceSettingsReconciliationMode)(d.EnumPtr(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyCashBalanceSettings are the JSON member names of
+// PostCustomersBodyCashBalanceSettings, in byte order.
+var membersPostCustomersBodyCashBalanceSettings = []string{"reconciliation_mode"}
 
 // PostCustomersBodyCashBalanceSettingsReconciliationMode is the property
 // reconciliation_mode of the property settings of the property cash_balance of
@@ -752,8 +771,8 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "custom_fields":
+		switch d.Field(membersPostCustomersBodyInvoiceSettings) {
+		case 0:
 			v.CustomFields = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
 				if d.BeginArray() {
@@ -770,15 +789,15 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "default_payment_method":
+		case 1:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.DefaultPaymentMethod = x0
-		case "footer":
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Footer = x0
-		case "rendering_options":
+		case 3:
 			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
 				x1.decodeJSON(d)
@@ -793,6 +812,10 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyInvoiceSettings are the JSON member names of
+// PostCustomersBodyInvoiceSettings, in byte order.
+var membersPostCustomersBodyInvoiceSettings = []string{"custom_fields", "default_payment_method", "footer", "rendering_options"}
 
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item is the item of the
 // first branch of the property custom_fields of the property invoice_settings
@@ -810,12 +833,12 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
 			d.MaxLength(v.Name, 30)
-		case "value":
+		case 1:
 			has1 = true
 			v.Value = d.String()
 			d.MaxLength(v.Value, 30)
@@ -830,6 +853,11 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 		d.Missing("value")
 	}
 }
+
+// membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item are the JSON
+// member names of PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item, in
+// byte order.
+var membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item = []string{"name", "value"}
 
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 is the second branch of
 // the property custom_fields of the property invoice_settings of the request
@@ -865,14 +893,19 @@ func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d 
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount_tax_display":
+		switch d.Field(membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) {
+		case 0:
 			v.AmountTaxDisplay = (*PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)(d.EnumPtr(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 are the JSON
+// member names of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1, in
+// byte order.
+var membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 = []string{"amount_tax_display"}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay is
 // the property amount_tax_display of the first branch of the property
@@ -957,15 +990,15 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersPostCustomersBodyShippingVariant1) {
+		case 0:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case "name":
+		case 1:
 			has1 = true
 			v.Name = d.String()
 			d.MaxLength(v.Name, 5000)
-		case "phone":
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Phone = x0
@@ -980,6 +1013,10 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("name")
 	}
 }
+
+// membersPostCustomersBodyShippingVariant1 are the JSON member names of
+// PostCustomersBodyShippingVariant1, in byte order.
+var membersPostCustomersBodyShippingVariant1 = []string{"address", "name", "phone"}
 
 // PostCustomersBodyShippingVariant1Address is the property address of the first
 // branch of the property shipping of the request body of PostCustomers (POST
@@ -1000,28 +1037,28 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
+		switch d.Field(membersPostCustomersBodyShippingVariant1Address) {
+		case 0:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.City = x0
-		case "country":
+		case 1:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Country = x0
-		case "line1":
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Line1 = x0
-		case "line2":
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Line2 = x0
-		case "postal_code":
+		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PostalCode = x0
-		case "state":
+		case 5:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.State = x0
@@ -1030,6 +1067,10 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 		}
 	}
 }
+
+// membersPostCustomersBodyShippingVariant1Address are the JSON member names of
+// PostCustomersBodyShippingVariant1Address, in byte order.
+var membersPostCustomersBodyShippingVariant1Address = []string{"city", "country", "line1", "line2", "postal_code", "state"}
 
 // PostCustomersBodyShippingVariant2 is the second branch of the property
 // shipping of the request body of PostCustomers (POST /v1/customers).
@@ -1063,8 +1104,8 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "ip_address":
+		switch d.Field(membersPostCustomersBodyTax) {
+		case 0:
 			v.IPAddress = d.Union(false, func(d *jsondecode.Decoder) {
 				x1 := d.String()
 				_ = x1
@@ -1078,6 +1119,10 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyTax are the JSON member names of
+// PostCustomersBodyTax, in byte order.
+var membersPostCustomersBodyTax = []string{"ip_address"}
 
 // PostCustomersBodyTaxExempt is the property tax_exempt of the request body of
 // PostCustomers (POST /v1/customers).
@@ -1116,11 +1161,11 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersPostCustomersBodyTaxIDDataItem) {
+		case 0:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case "value":
+		case 1:
 			has1 = true
 			v.Value = d.String()
 		default:
@@ -1134,6 +1179,10 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("value")
 	}
 }
+
+// membersPostCustomersBodyTaxIDDataItem are the JSON member names of
+// PostCustomersBodyTaxIDDataItem, in byte order.
+var membersPostCustomersBodyTaxIDDataItem = []string{"type", "value"}
 
 // PostCustomersBodyTaxIDDataItemType is the property type of the item of the
 // property tax_id_data of the request body of PostCustomers (POST
@@ -1254,11 +1303,11 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersSpring) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "rate":
+		case 1:
 			has1 = true
 			v.Rate = d.Float()
 		default:
@@ -1272,6 +1321,9 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("rate")
 	}
 }
+
+// membersSpring are the JSON member names of Spring, in byte order.
+var membersSpring = []string{"kind", "rate"}
 
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
@@ -1306,50 +1358,50 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has6, has11 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "id":
+		switch d.Field(membersWidget) {
+		case 8:
 			has0 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case "name":
+		case 13:
 			has1 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 2)
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
-		case "email":
+		case 6:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatEmail)
 			v.Email = x0
-		case "homepage":
+		case 7:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatURI)
 			v.Homepage = x0
-		case "launch":
+		case 10:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDate)
 			v.Launch = x0
-		case "at":
+		case 1:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.At = x0
-		case "count":
+		case 5:
 			has6 = true
 			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
 			d.Minimum(float64(v.Count), 0.0, true)
 			d.Maximum(float64(v.Count), 100.0, false)
-		case "big":
+		case 3:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Big = &x0
-		case "ratio":
+		case 17:
 			x0 := d.Float()
 			d.Minimum(x0, 0.0, false)
 			d.Maximum(x0, 1.0, true)
 			d.MultipleOf(x0, 0.25)
 			v.Ratio = &x0
-		case "kind":
+		case 9:
 			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
-		case "level":
+		case 11:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			switch float64(x0) {
 			case 1.0, 2.0, 3.0:
@@ -1357,10 +1409,10 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.NotOneOf("one of 1, 2, 3")
 			}
 			v.Level = &x0
-		case "color":
+		case 4:
 			has11 = true
 			v.Color.decodeJSON(d)
-		case "nickname":
+		case 14:
 			v.Nickname.Set = true
 			if d.IsNull() {
 				v.Nickname.Null = true
@@ -1368,7 +1420,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				v.Nickname.Value = d.String()
 				d.MaxLength(v.Nickname.Value, 5)
 			}
-		case "tags":
+		case 20:
 			mark0 := d.Mark()
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -1380,7 +1432,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Tags), 3)
 				d.UniqueItems(mark0)
 			}
-		case "attrs":
+		case 2:
 			if d.BeginObject() {
 				v.Attrs = map[string]int64{}
 				for d.Member() {
@@ -1392,15 +1444,15 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MinProperties(len(v.Attrs), 1)
 				d.MaxProperties(len(v.Attrs), 2)
 			}
-		case "size":
+		case 19:
 			x0 := new(WidgetSize)
 			x0.decodeJSON(d)
 			v.Size = x0
-		case "owner":
+		case 15:
 			x0 := new(WidgetOwner)
 			x0.decodeJSON(d)
 			v.Owner = x0
-		case "shape":
+		case 18:
 			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
 				var x1 WidgetShapeVariant1
 				x1.decodeJSON(d)
@@ -1410,7 +1462,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "mount":
+		case 12:
 			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 WidgetMountVariant1
 				x1.decodeJSON(d)
@@ -1420,7 +1472,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.Minimum(float64(x1), 1.0, false)
 				_ = x1
 			})
-		case "part":
+		case 16:
 			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
 				var x1 Gear
 				x1.decodeJSON(d)
@@ -1430,7 +1482,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "active":
+		case 0:
 			x0 := d.Bool()
 			v.Active = &x0
 		default:
@@ -1450,6 +1502,9 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("color")
 	}
 }
+
+// membersWidget are the JSON member names of Widget, in byte order.
+var membersWidget = []string{"active", "at", "attrs", "big", "color", "count", "email", "homepage", "id", "kind", "launch", "level", "mount", "name", "nickname", "owner", "part", "ratio", "shape", "size", "tags"}
 
 // WidgetColor is the property color of the schema #/components/schemas/Widget.
 type WidgetColor string
@@ -1521,12 +1576,12 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersWidgetOwner) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 1)
-		case "since":
+		case 1:
 			has1 = true
 			v.Since = d.String()
 			d.CheckFormat(v.Since, jsondecode.FormatDate)
@@ -1542,6 +1597,9 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersWidgetOwner are the JSON member names of WidgetOwner, in byte order.
+var membersWidgetOwner = []string{"name", "since"}
+
 // WidgetShapeVariant1 is the first branch of the property shape of the schema
 // #/components/schemas/Widget.
 type WidgetShapeVariant1 struct {
@@ -1556,8 +1614,8 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "r":
+		switch d.Field(membersWidgetShapeVariant1) {
+		case 0:
 			has0 = true
 			v.R = d.Float()
 			d.Minimum(v.R, 0.0, true)
@@ -1569,6 +1627,10 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("r")
 	}
 }
+
+// membersWidgetShapeVariant1 are the JSON member names of WidgetShapeVariant1,
+// in byte order.
+var membersWidgetShapeVariant1 = []string{"r"}
 
 // WidgetShapeVariant2 is the second branch of the property shape of the schema
 // #/components/schemas/Widget.
@@ -1584,8 +1646,8 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "side":
+		switch d.Field(membersWidgetShapeVariant2) {
+		case 0:
 			has0 = true
 			v.Side = d.Float()
 		default:
@@ -1596,6 +1658,10 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("side")
 	}
 }
+
+// membersWidgetShapeVariant2 are the JSON member names of WidgetShapeVariant2,
+// in byte order.
+var membersWidgetShapeVariant2 = []string{"side"}
 
 // WidgetSize is the property size of the schema #/components/schemas/Widget.
 type WidgetSize struct {
@@ -1612,11 +1678,11 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	n := 0
 	for d.Member() {
 		n++
-		switch string(d.Key()) {
-		case "w":
+		switch d.Field(membersWidgetSize) {
+		case 1:
 			x0 := d.Float()
 			v.W = &x0
-		case "h":
+		case 0:
 			x0 := d.Float()
 			v.H = &x0
 		default:
@@ -1625,3 +1691,6 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	}
 	d.MinProperties(n, 1)
 }
+
+// membersWidgetSize are the JSON member names of WidgetSize, in byte order.
+var membersWidgetSize = []string{"h", "w"}

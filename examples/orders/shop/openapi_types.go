@@ -27,8 +27,8 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "reason":
+		switch d.Field(membersCancellation) {
+		case 0:
 			has0 = true
 			v.Reason.decodeJSON(d)
 		default:
@@ -39,6 +39,9 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("reason")
 	}
 }
+
+// membersCancellation are the JSON member names of Cancellation, in byte order.
+var membersCancellation = []string{"reason"}
 
 // CancellationEmail is the schema #/components/schemas/CancellationEmail.
 type CancellationEmail struct {
@@ -91,32 +94,32 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersDelivery) {
+		case 3:
 			has0 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 1)
 			d.MaxLength(v.Name, 200)
-		case "street":
+		case 5:
 			has1 = true
 			v.Street = d.String()
 			d.MinLength(v.Street, 1)
 			d.MaxLength(v.Street, 200)
-		case "city":
+		case 0:
 			has2 = true
 			v.City = d.String()
 			d.MinLength(v.City, 1)
 			d.MaxLength(v.City, 200)
-		case "postal_code":
+		case 4:
 			has3 = true
 			v.PostalCode = d.String()
 			d.MinLength(v.PostalCode, 1)
 			d.MaxLength(v.PostalCode, 16)
-		case "country":
+		case 1:
 			has4 = true
 			v.Country = d.String()
 			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
-		case "instructions":
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 500)
 			v.Instructions = x0
@@ -141,6 +144,9 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersDelivery are the JSON member names of Delivery, in byte order.
+var membersDelivery = []string{"city", "country", "instructions", "name", "postal_code", "street"}
+
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
 	ShopID          string      `json:"shop_id"`
@@ -159,23 +165,23 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "shop_id":
+		switch d.Field(membersNewOrder) {
+		case 5:
 			has0 = true
 			v.ShopID = d.String()
 			d.MinLength(v.ShopID, 1)
 			d.MaxLength(v.ShopID, 64)
-		case "external_order_id":
+		case 3:
 			has1 = true
 			v.ExternalOrderID = d.String()
 			d.MinLength(v.ExternalOrderID, 1)
 			d.MaxLength(v.ExternalOrderID, 64)
-		case "customer_id":
+		case 1:
 			has2 = true
 			v.CustomerID = d.String()
 			d.MinLength(v.CustomerID, 1)
 			d.MaxLength(v.CustomerID, 64)
-		case "items":
+		case 4:
 			has3 = true
 			mark0 := d.Mark()
 			if d.BeginArray() {
@@ -189,10 +195,10 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Items), 100)
 				d.UniqueItems(mark0)
 			}
-		case "delivery":
+		case 2:
 			has4 = true
 			v.Delivery.decodeJSON(d)
-		case "client_sent_at":
+		case 0:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.ClientSentAt = x0
@@ -216,6 +222,9 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("delivery")
 	}
 }
+
+// membersNewOrder are the JSON member names of NewOrder, in byte order.
+var membersNewOrder = []string{"client_sent_at", "customer_id", "delivery", "external_order_id", "items", "shop_id"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -252,13 +261,13 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersOrderItem) {
+		case 1:
 			has0 = true
 			v.Sku = d.String()
 			d.MaxLength(v.Sku, 64)
 			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
-		case "quantity":
+		case 0:
 			has1 = true
 			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Quantity), 1.0, false)
@@ -274,6 +283,9 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersOrderItem are the JSON member names of OrderItem, in byte order.
+var membersOrderItem = []string{"quantity", "sku"}
 
 // OrderStatus is the property status of the schema #/components/schemas/Order.
 type OrderStatus string

@@ -45,16 +45,16 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount":
+		switch d.Field(membersNewPayment) {
+		case 0:
 			has0 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
 			d.Maximum(float64(v.Amount), 1e+08, false)
-		case "currency":
+		case 2:
 			has1 = true
 			v.Currency.decodeJSON(d)
-		case "card_token":
+		case 1:
 			has2 = true
 			v.CardToken = d.String()
 			d.Pattern(v.CardToken, pattern0, "^tok_[A-Za-z0-9_]{1,64}$")
@@ -72,6 +72,9 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("card_token")
 	}
 }
+
+// membersNewPayment are the JSON member names of NewPayment, in byte order.
+var membersNewPayment = []string{"amount", "card_token", "currency"}
 
 // NewPaymentCurrency is the property currency of the schema
 // #/components/schemas/NewPayment.
@@ -136,11 +139,11 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersSettlement) {
+		case 1:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case "payment_id":
+		case 0:
 			has1 = true
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
@@ -154,6 +157,9 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("payment_id")
 	}
 }
+
+// membersSettlement are the JSON member names of Settlement, in byte order.
+var membersSettlement = []string{"payment_id", "type"}
 
 // SettlementType is the property type of the schema
 // #/components/schemas/Settlement.

@@ -28,32 +28,36 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "StartTime":
+		switch d.Field(membersCreateCallBody2) {
+		case 1:
 			x0 := d.StringPtr()
 			v.StartTime = x0
-		case "start_time":
+		case 5:
 			x0 := d.StringPtr()
 			v.StartTime4 = x0
-		case "start-time":
+		case 4:
 			x0 := d.StringPtr()
 			v.StartTime3 = x0
-		case "StartTime<":
+		case 2:
 			x0 := d.StringPtr()
 			v.StartTime2 = x0
-		case "decode_form":
+		case 3:
 			x0 := d.StringPtr()
 			v.DecodeForm2 = x0
-		case "CreateCallBodyStatus":
+		case 0:
 			x0 := d.StringPtr()
 			v.CreateCallBodyStatus = x0
-		case "status":
+		case 6:
 			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersCreateCallBody2 are the JSON member names of CreateCallBody2, in byte
+// order.
+var membersCreateCallBody2 = []string{"CreateCallBodyStatus", "StartTime", "StartTime<", "decode_form", "start-time", "start_time", "status"}
 
 // CreateCallBody2Status is the property status of the request body of
 // CreateCall (POST /calls).
@@ -90,10 +94,10 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersSource) {
+		case 1:
 			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
-		case "ach_credit_transfer":
+		case 0:
 			x0 := new(SourceTypeAchCreditTransfer)
 			x0.decodeJSON(d)
 			v.AchCreditTransfer = x0
@@ -102,6 +106,9 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersSource are the JSON member names of Source, in byte order.
+var membersSource = []string{"ach_credit_transfer", "type"}
 
 // SourceType is the schema #/components/schemas/source_type.
 type SourceType string
@@ -134,8 +141,8 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "account_number":
+		switch d.Field(membersSourceTypeAchCreditTransfer) {
+		case 0:
 			x0 := d.StringPtr()
 			v.AccountNumber = x0
 		default:
@@ -143,3 +150,7 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersSourceTypeAchCreditTransfer are the JSON member names of
+// SourceTypeAchCreditTransfer, in byte order.
+var membersSourceTypeAchCreditTransfer = []string{"account_number"}

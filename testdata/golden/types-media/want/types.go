@@ -22,11 +22,11 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersPatchRoomBody) {
+		case 1:
 			x0 := d.StringPtr()
 			v.Name = x0
-		case "floor":
+		case 0:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Floor = &x0
 		default:
@@ -34,3 +34,7 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPatchRoomBody are the JSON member names of PatchRoomBody, in byte
+// order.
+var membersPatchRoomBody = []string{"floor", "name"}

@@ -34,8 +34,8 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersUpdateRoomBody) {
+		case 4:
 			has0 = true
 			if d.IsNull() {
 				v.Name = nil
@@ -43,17 +43,17 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 				x0 := d.StringPtr()
 				v.Name = x0
 			}
-		case "floor":
+		case 2:
 			has1 = true
 			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case "capacity":
+		case 0:
 			v.Capacity.Set = true
 			if d.IsNull() {
 				v.Capacity.Null = true
 			} else {
 				v.Capacity.Value = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			}
-		case "features":
+		case 1:
 			v.Features.Set = true
 			if d.IsNull() {
 				v.Features.Null = true
@@ -66,11 +66,11 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 					}
 				}
 			}
-		case "mixed":
+		case 3:
 			v.Mixed = d.Raw()
-		case "tags":
+		case 5:
 			v.Tags = d.Raw()
-		case "view":
+		case 6:
 			v.View.Set = true
 			if d.IsNull() {
 				v.View.Null = true
@@ -88,6 +88,10 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("floor")
 	}
 }
+
+// membersUpdateRoomBody are the JSON member names of UpdateRoomBody, in byte
+// order.
+var membersUpdateRoomBody = []string{"capacity", "features", "floor", "mixed", "name", "tags", "view"}
 
 // UpdateRoomBodyView is the property view of the request body of updateRoom
 // (PATCH /rooms).

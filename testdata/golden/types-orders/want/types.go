@@ -24,11 +24,11 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "line1":
+		switch d.Field(membersAddress) {
+		case 0:
 			has0 = true
 			v.Line1 = d.String()
-		case "postal_code":
+		case 1:
 			x0 := d.StringPtr()
 			v.PostalCode = x0
 		default:
@@ -39,6 +39,9 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("line1")
 	}
 }
+
+// membersAddress are the JSON member names of Address, in byte order.
+var membersAddress = []string{"line1", "postal_code"}
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
@@ -60,12 +63,12 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "customer_id":
+		switch d.Field(membersCreateOrderBody) {
+		case 0:
 			has0 = true
 			v.CustomerID = d.String()
 			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
-		case "items":
+		case 4:
 			has1 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
@@ -75,17 +78,17 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "delivery":
+		case 1:
 			has2 = true
 			v.Delivery.decodeJSON(d)
-		case "note":
+		case 7:
 			v.Note.Set = true
 			if d.IsNull() {
 				v.Note.Null = true
 			} else {
 				v.Note.Value = d.String()
 			}
-		case "metadata":
+		case 6:
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
 				for d.Member() {
@@ -94,11 +97,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "extra":
+		case 3:
 			v.Extra = d.Raw()
-		case "labels":
+		case 5:
 			v.Labels = d.Raw()
-		case "discount":
+		case 2:
 			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
 				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 				_ = x1
@@ -121,6 +124,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
+// order.
+var membersCreateOrderBody = []string{"customer_id", "delivery", "discount", "extra", "items", "labels", "metadata", "note"}
+
 // CreateOrderBodyDelivery is the property delivery of the request body of
 // createOrder (POST /orders).
 type CreateOrderBodyDelivery struct {
@@ -137,13 +144,13 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersCreateOrderBodyDelivery) {
+		case 0:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case "window":
+		case 2:
 			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
-		case "not_before":
+		case 1:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.NotBefore = x0
@@ -155,6 +162,10 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("address")
 	}
 }
+
+// membersCreateOrderBodyDelivery are the JSON member names of
+// CreateOrderBodyDelivery, in byte order.
+var membersCreateOrderBodyDelivery = []string{"address", "not_before", "window"}
 
 // CreateOrderBodyDeliveryWindow is the property window of the property delivery
 // of the request body of createOrder (POST /orders).
@@ -192,17 +203,17 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersItem) {
+		case 2:
 			has0 = true
 			v.Sku = d.String()
-		case "quantity":
+		case 1:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "unit_price":
+		case 3:
 			x0 := d.Float()
 			v.UnitPrice = &x0
-		case "gift":
+		case 0:
 			x0 := d.Bool()
 			v.Gift = &x0
 		default:
@@ -216,6 +227,9 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersItem are the JSON member names of Item, in byte order.
+var membersItem = []string{"gift", "quantity", "sku", "unit_price"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -237,8 +251,8 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has2, has3 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "items":
+		switch d.Field(membersOrder) {
+		case 2:
 			has0 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
@@ -248,7 +262,7 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "tags":
+		case 6:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -256,27 +270,27 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Tags = append(v.Tags, e0)
 				}
 			}
-		case "id":
+		case 1:
 			has2 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case "status":
+		case 5:
 			has3 = true
 			v.Status.decodeJSON(d)
-		case "previous_status":
+		case 4:
 			v.PreviousStatus.Set = true
 			if d.IsNull() {
 				v.PreviousStatus.Null = true
 			} else {
 				v.PreviousStatus.Value.decodeJSON(d)
 			}
-		case "created_at":
+		case 0:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.CreatedAt = x0
-		case "payment":
+		case 3:
 			v.Payment = d.Raw()
-		case "totals":
+		case 7:
 			if d.BeginObject() {
 				v.Totals = map[string]*int64{}
 				for d.Member() {
@@ -305,6 +319,9 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("status")
 	}
 }
+
+// membersOrder are the JSON member names of Order, in byte order.
+var membersOrder = []string{"created_at", "id", "items", "payment", "previous_status", "status", "tags", "totals"}
 
 // Status is the schema #/components/schemas/Status.
 type Status string

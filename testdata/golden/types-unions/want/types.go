@@ -28,11 +28,11 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersCard) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "number":
+		case 1:
 			has1 = true
 			v.Number = d.String()
 			d.Pattern(v.Number, pattern0, "^[0-9]{12,19}$")
@@ -47,6 +47,9 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("number")
 	}
 }
+
+// membersCard are the JSON member names of Card, in byte order.
+var membersCard = []string{"kind", "number"}
 
 // CreateOrder201Body is the 201 response body of createOrder (POST /orders).
 type CreateOrder201Body struct {
@@ -69,8 +72,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "payment":
+		switch d.Field(membersCreateOrderBody) {
+		case 2:
 			has0 = true
 			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
 				var x1 Iban
@@ -81,7 +84,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "refund_to":
+		case 3:
 			v.RefundTo = d.Union(true, func(d *jsondecode.Decoder) {
 				var x1 Card
 				x1.decodeJSON(d)
@@ -91,7 +94,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				d.CheckFormat(x1, jsondecode.FormatUUID)
 				_ = x1
 			})
-		case "metadata":
+		case 0:
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
 				if d.BeginObject() {
@@ -109,7 +112,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "note":
+		case 1:
 			if d.IsNull() {
 				v.Note = json.RawMessage("null")
 			} else {
@@ -131,6 +134,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("payment")
 	}
 }
+
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
+// order.
+var membersCreateOrderBody = []string{"metadata", "note", "payment", "refund_to"}
 
 // CreateOrderBodyMetadataVariant2 is the second branch of the property metadata
 // of the request body of createOrder (POST /orders).
@@ -165,11 +172,11 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersIban) {
+		case 1:
 			has0 = true
 			v.Kind = d.String()
-		case "iban":
+		case 0:
 			has1 = true
 			v.Iban = d.String()
 			d.MinLength(v.Iban, 15)
@@ -185,3 +192,6 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("iban")
 	}
 }
+
+// membersIban are the JSON member names of Iban, in byte order.
+var membersIban = []string{"iban", "kind"}

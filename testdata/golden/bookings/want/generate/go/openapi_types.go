@@ -40,16 +40,16 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "id_document":
+		switch d.Field(membersCheckIn) {
+		case 0:
 			has0 = true
 			v.IDDocument.decodeJSON(d)
-		case "key_cards":
+		case 1:
 			has1 = true
 			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.KeyCards), 1.0, false)
 			d.Maximum(float64(v.KeyCards), 4.0, false)
-		case "note":
+		case 2:
 			x0 := d.StringPtr()
 			v.Note = x0
 		default:
@@ -63,6 +63,9 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("key_cards")
 	}
 }
+
+// membersCheckIn are the JSON member names of CheckIn, in byte order.
+var membersCheckIn = []string{"id_document", "key_cards", "note"}
 
 // CheckInIDDocument is the property id_document of the schema
 // #/components/schemas/CheckIn.
@@ -100,15 +103,15 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersGuest) {
+		case 1:
 			has0 = true
 			v.Name = d.String()
-		case "email":
+		case 0:
 			has1 = true
 			v.Email = d.String()
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
-		case "phone":
+		case 2:
 			x0 := d.StringPtr()
 			v.Phone = x0
 		default:
@@ -122,6 +125,9 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("email")
 	}
 }
+
+// membersGuest are the JSON member names of Guest, in byte order.
+var membersGuest = []string{"email", "name", "phone"}
 
 // NewBooking is the schema #/components/schemas/NewBooking.
 type NewBooking struct {
@@ -142,30 +148,30 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4, has5 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "booking_request_id":
+		switch d.Field(membersNewBooking) {
+		case 0:
 			has0 = true
 			v.BookingRequestID = d.String()
 			d.MaxLength(v.BookingRequestID, 64)
-		case "room_id":
+		case 6:
 			has1 = true
 			v.RoomID = d.String()
-		case "guest":
+		case 3:
 			has2 = true
 			v.Guest.decodeJSON(d)
-		case "check_in":
+		case 1:
 			has3 = true
 			v.CheckIn = d.String()
 			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
-		case "check_out":
+		case 2:
 			has4 = true
 			v.CheckOut = d.String()
 			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
-		case "guests":
+		case 4:
 			has5 = true
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
-		case "requested_at":
+		case 5:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.RequestedAt = x0
@@ -192,6 +198,9 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("guests")
 	}
 }
+
+// membersNewBooking are the JSON member names of NewBooking, in byte order.
+var membersNewBooking = []string{"booking_request_id", "check_in", "check_out", "guest", "guests", "requested_at", "room_id"}
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {

@@ -26,17 +26,17 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersLine) {
+		case 2:
 			has0 = true
 			v.Sku = d.String()
-		case "quantity":
+		case 1:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "note":
+		case 0:
 			x0 := d.StringPtr()
 			v.Note = x0
-		case "tags":
+		case 3:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -55,6 +55,9 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersLine are the JSON member names of Line, in byte order.
+var membersLine = []string{"note", "quantity", "sku", "tags"}
 
 // Shipment is the schema #/components/schemas/Shipment.
 type Shipment struct {
@@ -75,8 +78,8 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "lines":
+		switch d.Field(membersShipment) {
+		case 2:
 			has0 = true
 			if d.BeginArray() {
 				v.Lines = []Line{}
@@ -86,20 +89,20 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Lines = append(v.Lines, e0)
 				}
 			}
-		case "ship_by":
+		case 5:
 			has1 = true
 			v.ShipBy = d.String()
 			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
-		case "priority":
+		case 4:
 			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
-		case "weight":
+		case 6:
 			v.Weight.Set = true
 			if d.IsNull() {
 				v.Weight.Null = true
 			} else {
 				v.Weight.Value = d.Float()
 			}
-		case "metadata":
+		case 3:
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
 				for d.Member() {
@@ -108,9 +111,9 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "extra":
+		case 1:
 			v.Extra = d.Raw()
-		case "destination":
+		case 0:
 			x0 := new(ShipmentDestination)
 			x0.decodeJSON(d)
 			v.Destination = x0
@@ -125,6 +128,9 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("ship_by")
 	}
 }
+
+// membersShipment are the JSON member names of Shipment, in byte order.
+var membersShipment = []string{"destination", "extra", "lines", "metadata", "priority", "ship_by", "weight"}
 
 // ShipmentDestination is the property destination of the schema
 // #/components/schemas/Shipment.
@@ -141,11 +147,11 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
+		switch d.Field(membersShipmentDestination) {
+		case 0:
 			has0 = true
 			v.City = d.String()
-		case "notes":
+		case 1:
 			x0 := d.StringPtr()
 			v.Notes = x0
 		default:
@@ -156,6 +162,10 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("city")
 	}
 }
+
+// membersShipmentDestination are the JSON member names of ShipmentDestination,
+// in byte order.
+var membersShipmentDestination = []string{"city", "notes"}
 
 // ShipmentPriority is the property priority of the schema
 // #/components/schemas/Shipment.

@@ -16,8 +16,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersCreateOrderBody) {
+		case 0:
 			x0 := d.StringPtr()
 			v.Sku = x0
 		default:
@@ -25,3 +25,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
+// order.
+var membersCreateOrderBody = []string{"sku"}
