@@ -107,7 +107,7 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	}
 	f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
 	if members != nil {
-		comment(f, t.Members+" are the JSON member names of "+t.Name+", in byte order.")
+		comment(f, t.Members+" are the JSON member names of "+t.Name+", shortest first, then in byte order.")
 		f.Var().Id(t.Members).Op("=").Index().String().Values(members...)
 	}
 }

@@ -164,10 +164,11 @@ type TypeDecl struct {
 	// JSONMethod hands to the runtime; empty for an enum without values.
 	Values string
 	// Members names the package-level table of a struct's JSON member
-	// names, in byte order, that its JSONMethod looks each member up in
-	// (jsondecode.Decoder.Field); empty for a struct without fields.
+	// names, shortest first and then in byte order, that its JSONMethod
+	// looks each member up in (jsondecode.Decoder.Field); empty for a
+	// struct without fields.
 	Members string
-	// MemberOrder holds the indexes of Fields in that byte order.
+	// MemberOrder holds the indexes of Fields in that order.
 	MemberOrder []int
 }
 

@@ -395,10 +395,11 @@ func (d *Decoder) Key() []byte {
 }
 
 // Field returns the index of the current member's name in names, which
-// must be sorted in byte order, or -1 when it is none of them. Generated
-// decoders switch on it: one binary search here instead of the string
-// comparisons of a switch on the name in every struct's decoder. It is
-// kept out of line for that reason.
+// must be sorted shortest first and names of one length in byte order, or
+// -1 when it is none of them. Generated decoders switch on it: a binary
+// search on the length and then a comparison with the few names of that
+// length here, instead of a switch on the name in every struct's decoder.
+// It is kept out of line for that reason.
 //
 //go:noinline
 func (d *Decoder) Field(names []string) int {
@@ -406,14 +407,16 @@ func (d *Decoder) Field(names []string) int {
 	lo, hi := 0, len(names)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if names[m] < string(k) {
+		if len(names[m]) < len(k) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(names) && names[lo] == string(k) {
-		return lo
+	for i := lo; i < len(names) && len(names[i]) == len(k); i++ {
+		if names[i] == string(k) {
+			return i
+		}
 	}
 	return -1
 }

@@ -435,7 +435,8 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersGear are the JSON member names of Gear, in byte order.
+// membersGear are the JSON member names of Gear, shortest first, then in byte
+// order.
 var membersGear = []string{"kind", "teeth"}
 
 // PostCustomersBody is the request body of PostCustomers (POST /v1/customers).
@@ -472,7 +473,7 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch d.Field(membersPostCustomersBody) {
-		case 0:
+		case 7:
 			v.Address = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyAddressVariant1
 				x1.decodeJSON(d)
@@ -482,26 +483,26 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 1:
+		case 8:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Balance = &x0
-		case 2:
+		case 15:
 			x0 := new(PostCustomersBodyCashBalance)
 			x0.decodeJSON(d)
 			v.CashBalance = x0
-		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Coupon = x0
 		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
+			v.Coupon = x0
+		case 13:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
 			v.Description = x0
-		case 5:
+		case 2:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 512)
 			v.Email = x0
-		case 6:
+		case 5:
 			if d.BeginArray() {
 				v.Expand = []string{}
 				for d.Next() {
@@ -510,11 +511,11 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Expand = append(v.Expand, e0)
 				}
 			}
-		case 7:
+		case 16:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.InvoicePrefix = x0
-		case 8:
+		case 19:
 			x0 := new(PostCustomersBodyInvoiceSettings)
 			x0.decodeJSON(d)
 			v.InvoiceSettings = x0
@@ -535,22 +536,22 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 10:
+		case 1:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 256)
 			v.Name = x0
-		case 11:
+		case 21:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.NextInvoiceSequence = &x0
-		case 12:
+		case 17:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PaymentMethod = x0
-		case 13:
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 20)
 			v.Phone = x0
-		case 14:
+		case 20:
 			if d.BeginArray() {
 				v.PreferredLocales = []string{}
 				for d.Next() {
@@ -559,11 +560,11 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.PreferredLocales = append(v.PreferredLocales, e0)
 				}
 			}
-		case 15:
+		case 18:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.PromotionCode = x0
-		case 16:
+		case 10:
 			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyShippingVariant1
 				x1.decodeJSON(d)
@@ -573,17 +574,17 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 17:
+		case 6:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Source = x0
-		case 18:
+		case 0:
 			x0 := new(PostCustomersBodyTax)
 			x0.decodeJSON(d)
 			v.Tax = x0
-		case 19:
+		case 11:
 			v.TaxExempt = (*PostCustomersBodyTaxExempt)(d.EnumPtr(valuesPostCustomersBodyTaxExempt))
-		case 20:
+		case 14:
 			if d.BeginArray() {
 				v.TaxIDData = []PostCustomersBodyTaxIDDataItem{}
 				for d.Next() {
@@ -592,7 +593,7 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.TaxIDData = append(v.TaxIDData, e0)
 				}
 			}
-		case 21:
+		case 12:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.TestClock = x0
@@ -602,9 +603,9 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersPostCustomersBody are the JSON member names of PostCustomersBody, in
-// byte order.
-var membersPostCustomersBody = []string{"address", "balance", "cash_balance", "coupon", "description", "email", "expand", "invoice_prefix", "invoice_settings", "metadata", "name", "next_invoice_sequence", "payment_method", "phone", "preferred_locales", "promotion_code", "shipping", "source", "tax", "tax_exempt", "tax_id_data", "test_clock"}
+// membersPostCustomersBody are the JSON member names of PostCustomersBody,
+// shortest first, then in byte order.
+var membersPostCustomersBody = []string{"tax", "name", "email", "phone", "coupon", "expand", "source", "address", "balance", "metadata", "shipping", "tax_exempt", "test_clock", "description", "tax_id_data", "cash_balance", "invoice_prefix", "payment_method", "promotion_code", "invoice_settings", "preferred_locales", "next_invoice_sequence"}
 
 // PostCustomersBodyAddressVariant1 is the first branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -629,23 +630,23 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.City = x0
-		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Country = x0
-		case 2:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line1 = x0
-		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line2 = x0
 		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
-			v.PostalCode = x0
+			v.Country = x0
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
+		case 2:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
 		case 5:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.State = x0
@@ -656,8 +657,8 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyAddressVariant1 are the JSON member names of
-// PostCustomersBodyAddressVariant1, in byte order.
-var membersPostCustomersBodyAddressVariant1 = []string{"city", "country", "line1", "line2", "postal_code", "state"}
+// PostCustomersBodyAddressVariant1, shortest first, then in byte order.
+var membersPostCustomersBodyAddressVariant1 = []string{"city", "line1", "line2", "state", "country", "postal_code"}
 
 // PostCustomersBodyAddressVariant2 is the second branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -703,7 +704,7 @@ func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyCashBalance are the JSON member names of
-// PostCustomersBodyCashBalance, in byte order.
+// PostCustomersBodyCashBalance, shortest first, then in byte order.
 var membersPostCustomersBodyCashBalance = []string{"settings"}
 
 // PostCustomersBodyCashBalanceSettings is the property settings of the property
@@ -729,7 +730,7 @@ func (v *PostCustomersBodyCashBalanceSettings) decodeJSON(d *jsondecode.Decoder)
 }
 
 // membersPostCustomersBodyCashBalanceSettings are the JSON member names of
-// PostCustomersBodyCashBalanceSettings, in byte order.
+// PostCustomersBodyCashBalanceSettings, shortest first, then in byte order.
 var membersPostCustomersBodyCashBalanceSettings = []string{"reconciliation_mode"}
 
 // PostCustomersBodyCashBalanceSettingsReconciliationMode is the property
@@ -772,7 +773,7 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyInvoiceSettings) {
-		case 0:
+		case 1:
 			v.CustomFields = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
 				if d.BeginArray() {
@@ -789,15 +790,15 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 1:
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.DefaultPaymentMethod = x0
-		case 2:
+		case 0:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Footer = x0
-		case 3:
+		case 2:
 			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
 				x1.decodeJSON(d)
@@ -814,8 +815,8 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyInvoiceSettings are the JSON member names of
-// PostCustomersBodyInvoiceSettings, in byte order.
-var membersPostCustomersBodyInvoiceSettings = []string{"custom_fields", "default_payment_method", "footer", "rendering_options"}
+// PostCustomersBodyInvoiceSettings, shortest first, then in byte order.
+var membersPostCustomersBodyInvoiceSettings = []string{"footer", "custom_fields", "rendering_options", "default_payment_method"}
 
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item is the item of the
 // first branch of the property custom_fields of the property invoice_settings
@@ -855,8 +856,8 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 }
 
 // membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item are the JSON
-// member names of PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item, in
-// byte order.
+// member names of PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item,
+// shortest first, then in byte order.
 var membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item = []string{"name", "value"}
 
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 is the second branch of
@@ -903,8 +904,8 @@ func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d 
 }
 
 // membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 are the JSON
-// member names of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1, in
-// byte order.
+// member names of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1,
+// shortest first, then in byte order.
 var membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 = []string{"amount_tax_display"}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay is
@@ -991,14 +992,14 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyShippingVariant1) {
-		case 0:
+		case 2:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case 1:
+		case 0:
 			has1 = true
 			v.Name = d.String()
 			d.MaxLength(v.Name, 5000)
-		case 2:
+		case 1:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.Phone = x0
@@ -1015,8 +1016,8 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyShippingVariant1 are the JSON member names of
-// PostCustomersBodyShippingVariant1, in byte order.
-var membersPostCustomersBodyShippingVariant1 = []string{"address", "name", "phone"}
+// PostCustomersBodyShippingVariant1, shortest first, then in byte order.
+var membersPostCustomersBodyShippingVariant1 = []string{"name", "phone", "address"}
 
 // PostCustomersBodyShippingVariant1Address is the property address of the first
 // branch of the property shipping of the request body of PostCustomers (POST
@@ -1042,23 +1043,23 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.City = x0
-		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Country = x0
-		case 2:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line1 = x0
-		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line2 = x0
 		case 4:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
-			v.PostalCode = x0
+			v.Country = x0
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
+		case 2:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
 		case 5:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
+		case 3:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 5000)
 			v.State = x0
@@ -1069,8 +1070,8 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 }
 
 // membersPostCustomersBodyShippingVariant1Address are the JSON member names of
-// PostCustomersBodyShippingVariant1Address, in byte order.
-var membersPostCustomersBodyShippingVariant1Address = []string{"city", "country", "line1", "line2", "postal_code", "state"}
+// PostCustomersBodyShippingVariant1Address, shortest first, then in byte order.
+var membersPostCustomersBodyShippingVariant1Address = []string{"city", "line1", "line2", "state", "country", "postal_code"}
 
 // PostCustomersBodyShippingVariant2 is the second branch of the property
 // shipping of the request body of PostCustomers (POST /v1/customers).
@@ -1121,7 +1122,7 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyTax are the JSON member names of
-// PostCustomersBodyTax, in byte order.
+// PostCustomersBodyTax, shortest first, then in byte order.
 var membersPostCustomersBodyTax = []string{"ip_address"}
 
 // PostCustomersBodyTaxExempt is the property tax_exempt of the request body of
@@ -1181,7 +1182,7 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersPostCustomersBodyTaxIDDataItem are the JSON member names of
-// PostCustomersBodyTaxIDDataItem, in byte order.
+// PostCustomersBodyTaxIDDataItem, shortest first, then in byte order.
 var membersPostCustomersBodyTaxIDDataItem = []string{"type", "value"}
 
 // PostCustomersBodyTaxIDDataItemType is the property type of the item of the
@@ -1322,7 +1323,8 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersSpring are the JSON member names of Spring, in byte order.
+// membersSpring are the JSON member names of Spring, shortest first, then in
+// byte order.
 var membersSpring = []string{"kind", "rate"}
 
 // Widget is the schema #/components/schemas/Widget.
@@ -1359,49 +1361,49 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has6, has11 bool
 	for d.Member() {
 		switch d.Field(membersWidget) {
-		case 8:
+		case 1:
 			has0 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case 13:
+		case 4:
 			has1 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 2)
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
-		case 6:
+		case 11:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatEmail)
 			v.Email = x0
-		case 7:
+		case 19:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatURI)
 			v.Homepage = x0
-		case 10:
+		case 18:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDate)
 			v.Launch = x0
-		case 1:
+		case 0:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.At = x0
-		case 5:
+		case 10:
 			has6 = true
 			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
 			d.Minimum(float64(v.Count), 0.0, true)
 			d.Maximum(float64(v.Count), 100.0, false)
-		case 3:
+		case 2:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Big = &x0
-		case 17:
+		case 15:
 			x0 := d.Float()
 			d.Minimum(x0, 0.0, false)
 			d.Maximum(x0, 1.0, true)
 			d.MultipleOf(x0, 0.25)
 			v.Ratio = &x0
-		case 9:
+		case 3:
 			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
-		case 11:
+		case 12:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			switch float64(x0) {
 			case 1.0, 2.0, 3.0:
@@ -1409,10 +1411,10 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.NotOneOf("one of 1, 2, 3")
 			}
 			v.Level = &x0
-		case 4:
+		case 9:
 			has11 = true
 			v.Color.decodeJSON(d)
-		case 14:
+		case 20:
 			v.Nickname.Set = true
 			if d.IsNull() {
 				v.Nickname.Null = true
@@ -1420,7 +1422,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				v.Nickname.Value = d.String()
 				d.MaxLength(v.Nickname.Value, 5)
 			}
-		case 20:
+		case 7:
 			mark0 := d.Mark()
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -1432,7 +1434,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Tags), 3)
 				d.UniqueItems(mark0)
 			}
-		case 2:
+		case 8:
 			if d.BeginObject() {
 				v.Attrs = map[string]int64{}
 				for d.Member() {
@@ -1444,15 +1446,15 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MinProperties(len(v.Attrs), 1)
 				d.MaxProperties(len(v.Attrs), 2)
 			}
-		case 19:
+		case 6:
 			x0 := new(WidgetSize)
 			x0.decodeJSON(d)
 			v.Size = x0
-		case 15:
+		case 14:
 			x0 := new(WidgetOwner)
 			x0.decodeJSON(d)
 			v.Owner = x0
-		case 18:
+		case 16:
 			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
 				var x1 WidgetShapeVariant1
 				x1.decodeJSON(d)
@@ -1462,7 +1464,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 12:
+		case 13:
 			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 WidgetMountVariant1
 				x1.decodeJSON(d)
@@ -1472,7 +1474,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.Minimum(float64(x1), 1.0, false)
 				_ = x1
 			})
-		case 16:
+		case 5:
 			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
 				var x1 Gear
 				x1.decodeJSON(d)
@@ -1482,7 +1484,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 0:
+		case 17:
 			x0 := d.Bool()
 			v.Active = &x0
 		default:
@@ -1503,8 +1505,9 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersWidget are the JSON member names of Widget, in byte order.
-var membersWidget = []string{"active", "at", "attrs", "big", "color", "count", "email", "homepage", "id", "kind", "launch", "level", "mount", "name", "nickname", "owner", "part", "ratio", "shape", "size", "tags"}
+// membersWidget are the JSON member names of Widget, shortest first, then in
+// byte order.
+var membersWidget = []string{"at", "id", "big", "kind", "name", "part", "size", "tags", "attrs", "color", "count", "email", "level", "mount", "owner", "ratio", "shape", "active", "launch", "homepage", "nickname"}
 
 // WidgetColor is the property color of the schema #/components/schemas/Widget.
 type WidgetColor string
@@ -1597,7 +1600,8 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersWidgetOwner are the JSON member names of WidgetOwner, in byte order.
+// membersWidgetOwner are the JSON member names of WidgetOwner, shortest first,
+// then in byte order.
 var membersWidgetOwner = []string{"name", "since"}
 
 // WidgetShapeVariant1 is the first branch of the property shape of the schema
@@ -1629,7 +1633,7 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersWidgetShapeVariant1 are the JSON member names of WidgetShapeVariant1,
-// in byte order.
+// shortest first, then in byte order.
 var membersWidgetShapeVariant1 = []string{"r"}
 
 // WidgetShapeVariant2 is the second branch of the property shape of the schema
@@ -1660,7 +1664,7 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersWidgetShapeVariant2 are the JSON member names of WidgetShapeVariant2,
-// in byte order.
+// shortest first, then in byte order.
 var membersWidgetShapeVariant2 = []string{"side"}
 
 // WidgetSize is the property size of the schema #/components/schemas/Widget.
@@ -1692,5 +1696,6 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	d.MinProperties(n, 1)
 }
 
-// membersWidgetSize are the JSON member names of WidgetSize, in byte order.
+// membersWidgetSize are the JSON member names of WidgetSize, shortest first,
+// then in byte order.
 var membersWidgetSize = []string{"h", "w"}

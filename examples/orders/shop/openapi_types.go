@@ -40,7 +40,8 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCancellation are the JSON member names of Cancellation, in byte order.
+// membersCancellation are the JSON member names of Cancellation, shortest
+// first, then in byte order.
 var membersCancellation = []string{"reason"}
 
 // CancellationEmail is the schema #/components/schemas/CancellationEmail.
@@ -95,12 +96,12 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
 		switch d.Field(membersDelivery) {
-		case 3:
+		case 1:
 			has0 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 1)
 			d.MaxLength(v.Name, 200)
-		case 5:
+		case 2:
 			has1 = true
 			v.Street = d.String()
 			d.MinLength(v.Street, 1)
@@ -115,11 +116,11 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 			v.PostalCode = d.String()
 			d.MinLength(v.PostalCode, 1)
 			d.MaxLength(v.PostalCode, 16)
-		case 1:
+		case 3:
 			has4 = true
 			v.Country = d.String()
 			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
-		case 2:
+		case 5:
 			x0 := d.StringPtr()
 			d.MaxLength(*x0, 500)
 			v.Instructions = x0
@@ -144,8 +145,9 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersDelivery are the JSON member names of Delivery, in byte order.
-var membersDelivery = []string{"city", "country", "instructions", "name", "postal_code", "street"}
+// membersDelivery are the JSON member names of Delivery, shortest first, then
+// in byte order.
+var membersDelivery = []string{"city", "name", "street", "country", "postal_code", "instructions"}
 
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
@@ -166,22 +168,22 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
 		switch d.Field(membersNewOrder) {
-		case 5:
+		case 1:
 			has0 = true
 			v.ShopID = d.String()
 			d.MinLength(v.ShopID, 1)
 			d.MaxLength(v.ShopID, 64)
-		case 3:
+		case 5:
 			has1 = true
 			v.ExternalOrderID = d.String()
 			d.MinLength(v.ExternalOrderID, 1)
 			d.MaxLength(v.ExternalOrderID, 64)
-		case 1:
+		case 3:
 			has2 = true
 			v.CustomerID = d.String()
 			d.MinLength(v.CustomerID, 1)
 			d.MaxLength(v.CustomerID, 64)
-		case 4:
+		case 0:
 			has3 = true
 			mark0 := d.Mark()
 			if d.BeginArray() {
@@ -198,7 +200,7 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 		case 2:
 			has4 = true
 			v.Delivery.decodeJSON(d)
-		case 0:
+		case 4:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.ClientSentAt = x0
@@ -223,8 +225,9 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNewOrder are the JSON member names of NewOrder, in byte order.
-var membersNewOrder = []string{"client_sent_at", "customer_id", "delivery", "external_order_id", "items", "shop_id"}
+// membersNewOrder are the JSON member names of NewOrder, shortest first, then
+// in byte order.
+var membersNewOrder = []string{"items", "shop_id", "delivery", "customer_id", "client_sent_at", "external_order_id"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -262,12 +265,12 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersOrderItem) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Sku = d.String()
 			d.MaxLength(v.Sku, 64)
 			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
-		case 0:
+		case 1:
 			has1 = true
 			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Quantity), 1.0, false)
@@ -284,8 +287,9 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersOrderItem are the JSON member names of OrderItem, in byte order.
-var membersOrderItem = []string{"quantity", "sku"}
+// membersOrderItem are the JSON member names of OrderItem, shortest first, then
+// in byte order.
+var membersOrderItem = []string{"sku", "quantity"}
 
 // OrderStatus is the property status of the schema #/components/schemas/Order.
 type OrderStatus string

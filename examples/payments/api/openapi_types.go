@@ -51,10 +51,10 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
 			d.Maximum(float64(v.Amount), 1e+08, false)
-		case 2:
+		case 1:
 			has1 = true
 			v.Currency.decodeJSON(d)
-		case 1:
+		case 2:
 			has2 = true
 			v.CardToken = d.String()
 			d.Pattern(v.CardToken, pattern0, "^tok_[A-Za-z0-9_]{1,64}$")
@@ -73,8 +73,9 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNewPayment are the JSON member names of NewPayment, in byte order.
-var membersNewPayment = []string{"amount", "card_token", "currency"}
+// membersNewPayment are the JSON member names of NewPayment, shortest first,
+// then in byte order.
+var membersNewPayment = []string{"amount", "currency", "card_token"}
 
 // NewPaymentCurrency is the property currency of the schema
 // #/components/schemas/NewPayment.
@@ -140,10 +141,10 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersSettlement) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case 0:
+		case 1:
 			has1 = true
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
@@ -158,8 +159,9 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersSettlement are the JSON member names of Settlement, in byte order.
-var membersSettlement = []string{"payment_id", "type"}
+// membersSettlement are the JSON member names of Settlement, shortest first,
+// then in byte order.
+var membersSettlement = []string{"type", "payment_id"}
 
 // SettlementType is the property type of the schema
 // #/components/schemas/Settlement.

@@ -32,22 +32,22 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 		case 1:
 			x0 := d.StringPtr()
 			v.StartTime = x0
-		case 5:
+		case 4:
 			x0 := d.StringPtr()
 			v.StartTime4 = x0
-		case 4:
+		case 3:
 			x0 := d.StringPtr()
 			v.StartTime3 = x0
 		case 2:
 			x0 := d.StringPtr()
 			v.StartTime2 = x0
-		case 3:
+		case 5:
 			x0 := d.StringPtr()
 			v.DecodeForm2 = x0
-		case 0:
+		case 6:
 			x0 := d.StringPtr()
 			v.CreateCallBodyStatus = x0
-		case 6:
+		case 0:
 			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
 		default:
 			d.Skip()
@@ -55,9 +55,9 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateCallBody2 are the JSON member names of CreateCallBody2, in byte
-// order.
-var membersCreateCallBody2 = []string{"CreateCallBodyStatus", "StartTime", "StartTime<", "decode_form", "start-time", "start_time", "status"}
+// membersCreateCallBody2 are the JSON member names of CreateCallBody2, shortest
+// first, then in byte order.
+var membersCreateCallBody2 = []string{"status", "StartTime", "StartTime<", "start-time", "start_time", "decode_form", "CreateCallBodyStatus"}
 
 // CreateCallBody2Status is the property status of the request body of
 // CreateCall (POST /calls).
@@ -95,9 +95,9 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch d.Field(membersSource) {
-		case 1:
-			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
 		case 0:
+			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
+		case 1:
 			x0 := new(SourceTypeAchCreditTransfer)
 			x0.decodeJSON(d)
 			v.AchCreditTransfer = x0
@@ -107,8 +107,9 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersSource are the JSON member names of Source, in byte order.
-var membersSource = []string{"ach_credit_transfer", "type"}
+// membersSource are the JSON member names of Source, shortest first, then in
+// byte order.
+var membersSource = []string{"type", "ach_credit_transfer"}
 
 // SourceType is the schema #/components/schemas/source_type.
 type SourceType string
@@ -152,5 +153,5 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersSourceTypeAchCreditTransfer are the JSON member names of
-// SourceTypeAchCreditTransfer, in byte order.
+// SourceTypeAchCreditTransfer, shortest first, then in byte order.
 var membersSourceTypeAchCreditTransfer = []string{"account_number"}

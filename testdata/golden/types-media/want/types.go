@@ -23,10 +23,10 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	for d.Member() {
 		switch d.Field(membersPatchRoomBody) {
-		case 1:
+		case 0:
 			x0 := d.StringPtr()
 			v.Name = x0
-		case 0:
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Floor = &x0
 		default:
@@ -35,6 +35,6 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersPatchRoomBody are the JSON member names of PatchRoomBody, in byte
-// order.
-var membersPatchRoomBody = []string{"floor", "name"}
+// membersPatchRoomBody are the JSON member names of PatchRoomBody, shortest
+// first, then in byte order.
+var membersPatchRoomBody = []string{"name", "floor"}

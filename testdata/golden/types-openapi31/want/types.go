@@ -35,7 +35,7 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersUpdateRoomBody) {
-		case 4:
+		case 0:
 			has0 = true
 			if d.IsNull() {
 				v.Name = nil
@@ -43,17 +43,17 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 				x0 := d.StringPtr()
 				v.Name = x0
 			}
-		case 2:
+		case 3:
 			has1 = true
 			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case 0:
+		case 5:
 			v.Capacity.Set = true
 			if d.IsNull() {
 				v.Capacity.Null = true
 			} else {
 				v.Capacity.Value = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			}
-		case 1:
+		case 6:
 			v.Features.Set = true
 			if d.IsNull() {
 				v.Features.Null = true
@@ -66,11 +66,11 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 					}
 				}
 			}
-		case 3:
+		case 4:
 			v.Mixed = d.Raw()
-		case 5:
+		case 1:
 			v.Tags = d.Raw()
-		case 6:
+		case 2:
 			v.View.Set = true
 			if d.IsNull() {
 				v.View.Null = true
@@ -89,9 +89,9 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersUpdateRoomBody are the JSON member names of UpdateRoomBody, in byte
-// order.
-var membersUpdateRoomBody = []string{"capacity", "features", "floor", "mixed", "name", "tags", "view"}
+// membersUpdateRoomBody are the JSON member names of UpdateRoomBody, shortest
+// first, then in byte order.
+var membersUpdateRoomBody = []string{"name", "tags", "view", "floor", "mixed", "capacity", "features"}
 
 // UpdateRoomBodyView is the property view of the request body of updateRoom
 // (PATCH /rooms).

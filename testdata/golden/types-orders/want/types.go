@@ -40,7 +40,8 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersAddress are the JSON member names of Address, in byte order.
+// membersAddress are the JSON member names of Address, shortest first, then in
+// byte order.
 var membersAddress = []string{"line1", "postal_code"}
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
@@ -64,11 +65,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
-		case 0:
+		case 7:
 			has0 = true
 			v.CustomerID = d.String()
 			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
-		case 4:
+		case 2:
 			has1 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
@@ -78,10 +79,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case 1:
+		case 4:
 			has2 = true
 			v.Delivery.decodeJSON(d)
-		case 7:
+		case 0:
 			v.Note.Set = true
 			if d.IsNull() {
 				v.Note.Null = true
@@ -97,11 +98,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case 3:
+		case 1:
 			v.Extra = d.Raw()
-		case 5:
+		case 3:
 			v.Labels = d.Raw()
-		case 2:
+		case 5:
 			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
 				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 				_ = x1
@@ -124,9 +125,9 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
-// order.
-var membersCreateOrderBody = []string{"customer_id", "delivery", "discount", "extra", "items", "labels", "metadata", "note"}
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "extra", "items", "labels", "delivery", "discount", "metadata", "customer_id"}
 
 // CreateOrderBodyDelivery is the property delivery of the request body of
 // createOrder (POST /orders).
@@ -145,12 +146,12 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 	var has0 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBodyDelivery) {
-		case 0:
+		case 1:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case 2:
+		case 0:
 			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
-		case 1:
+		case 2:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.NotBefore = x0
@@ -164,8 +165,8 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersCreateOrderBodyDelivery are the JSON member names of
-// CreateOrderBodyDelivery, in byte order.
-var membersCreateOrderBodyDelivery = []string{"address", "not_before", "window"}
+// CreateOrderBodyDelivery, shortest first, then in byte order.
+var membersCreateOrderBodyDelivery = []string{"window", "address", "not_before"}
 
 // CreateOrderBodyDeliveryWindow is the property window of the property delivery
 // of the request body of createOrder (POST /orders).
@@ -204,16 +205,16 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersItem) {
-		case 2:
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case 1:
+		case 2:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
 		case 3:
 			x0 := d.Float()
 			v.UnitPrice = &x0
-		case 0:
+		case 1:
 			x0 := d.Bool()
 			v.Gift = &x0
 		default:
@@ -228,8 +229,9 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersItem are the JSON member names of Item, in byte order.
-var membersItem = []string{"gift", "quantity", "sku", "unit_price"}
+// membersItem are the JSON member names of Item, shortest first, then in byte
+// order.
+var membersItem = []string{"sku", "gift", "quantity", "unit_price"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -262,7 +264,7 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case 6:
+		case 1:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -270,27 +272,27 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Tags = append(v.Tags, e0)
 				}
 			}
-		case 1:
+		case 0:
 			has2 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case 5:
+		case 3:
 			has3 = true
 			v.Status.decodeJSON(d)
-		case 4:
+		case 7:
 			v.PreviousStatus.Set = true
 			if d.IsNull() {
 				v.PreviousStatus.Null = true
 			} else {
 				v.PreviousStatus.Value.decodeJSON(d)
 			}
-		case 0:
+		case 6:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.CreatedAt = x0
-		case 3:
+		case 5:
 			v.Payment = d.Raw()
-		case 7:
+		case 4:
 			if d.BeginObject() {
 				v.Totals = map[string]*int64{}
 				for d.Member() {
@@ -320,8 +322,9 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersOrder are the JSON member names of Order, in byte order.
-var membersOrder = []string{"created_at", "id", "items", "payment", "previous_status", "status", "tags", "totals"}
+// membersOrder are the JSON member names of Order, shortest first, then in byte
+// order.
+var membersOrder = []string{"id", "tags", "items", "status", "totals", "payment", "created_at", "previous_status"}
 
 // Status is the schema #/components/schemas/Status.
 type Status string

@@ -38,20 +38,20 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2 bool
 	for d.Member() {
 		switch d.Field(membersNode) {
-		case 2:
+		case 0:
 			has0 = true
 			v.Name = d.String()
-		case 3:
+		case 2:
 			has1 = true
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Parent = x0
-		case 4:
+		case 1:
 			has2 = true
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Self = x0
-		case 1:
+		case 5:
 			if d.BeginArray() {
 				v.Children = []Node{}
 				for d.Next() {
@@ -60,7 +60,7 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 					v.Children = append(v.Children, e0)
 				}
 			}
-		case 0:
+		case 3:
 			if d.BeginObject() {
 				v.ByName = map[string]Node{}
 				for d.Member() {
@@ -70,7 +70,7 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 					v.ByName[k0] = e0
 				}
 			}
-		case 5:
+		case 4:
 			x0 := new(NodeWrapper)
 			x0.decodeJSON(d)
 			v.Wrapper = x0
@@ -89,8 +89,9 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNode are the JSON member names of Node, in byte order.
-var membersNode = []string{"by_name", "children", "name", "parent", "self", "wrapper"}
+// membersNode are the JSON member names of Node, shortest first, then in byte
+// order.
+var membersNode = []string{"name", "self", "parent", "by_name", "wrapper", "children"}
 
 // NodeWrapper is the property wrapper of the schema #/components/schemas/Node.
 type NodeWrapper struct {
@@ -120,7 +121,8 @@ func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNodeWrapper are the JSON member names of NodeWrapper, in byte order.
+// membersNodeWrapper are the JSON member names of NodeWrapper, shortest first,
+// then in byte order.
 var membersNodeWrapper = []string{"node"}
 
 // Tree is the schema #/components/schemas/Tree.

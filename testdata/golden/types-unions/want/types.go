@@ -48,7 +48,8 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCard are the JSON member names of Card, in byte order.
+// membersCard are the JSON member names of Card, shortest first, then in byte
+// order.
 var membersCard = []string{"kind", "number"}
 
 // CreateOrder201Body is the 201 response body of createOrder (POST /orders).
@@ -73,7 +74,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
-		case 2:
+		case 1:
 			has0 = true
 			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
 				var x1 Iban
@@ -94,7 +95,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				d.CheckFormat(x1, jsondecode.FormatUUID)
 				_ = x1
 			})
-		case 0:
+		case 2:
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
 				if d.BeginObject() {
@@ -112,7 +113,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case 1:
+		case 0:
 			if d.IsNull() {
 				v.Note = json.RawMessage("null")
 			} else {
@@ -135,9 +136,9 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
-// order.
-var membersCreateOrderBody = []string{"metadata", "note", "payment", "refund_to"}
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "payment", "metadata", "refund_to"}
 
 // CreateOrderBodyMetadataVariant2 is the second branch of the property metadata
 // of the request body of createOrder (POST /orders).
@@ -193,5 +194,6 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersIban are the JSON member names of Iban, in byte order.
+// membersIban are the JSON member names of Iban, shortest first, then in byte
+// order.
 var membersIban = []string{"iban", "kind"}

@@ -33,21 +33,21 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersCreateBookingBody) {
-		case 3:
+		case 1:
 			has0 = true
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Room); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-		case 2:
+		case 3:
 			has1 = true
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Length); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-		case 1:
+		case 2:
 			var x0 netip.Prefix
 			if raw1 := d.Raw(); raw1 != nil {
 				if err := json.Unmarshal(raw1, &x0); err != nil {
@@ -75,6 +75,6 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateBookingBody are the JSON member names of CreateBookingBody, in
-// byte order.
-var membersCreateBookingBody = []string{"code", "guest", "length", "room"}
+// membersCreateBookingBody are the JSON member names of CreateBookingBody,
+// shortest first, then in byte order.
+var membersCreateBookingBody = []string{"code", "room", "guest", "length"}

@@ -21,10 +21,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
-		case 1:
+		case 2:
 			has0 = true
 			v.CustomerID = d.String()
-		case 2:
+		case 1:
 			has1 = true
 			if d.BeginArray() {
 				v.Items = []CreateOrderBodyItemsItem{}
@@ -34,10 +34,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case 3:
+		case 0:
 			x0 := d.StringPtr()
 			v.Note = x0
-		case 0:
+		case 3:
 			x0 := d.StringPtr()
 			d.CheckFormat(*x0, jsondecode.FormatDateTime)
 			v.ClientSentAt = x0
@@ -53,9 +53,9 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
-// order.
-var membersCreateOrderBody = []string{"client_sent_at", "customer_id", "items", "note"}
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "items", "customer_id", "client_sent_at"}
 
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
@@ -73,10 +73,10 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	var has0 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBodyItemsItem) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case 0:
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Quantity = &x0
 		default:
@@ -89,5 +89,5 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersCreateOrderBodyItemsItem are the JSON member names of
-// CreateOrderBodyItemsItem, in byte order.
-var membersCreateOrderBodyItemsItem = []string{"quantity", "sku"}
+// CreateOrderBodyItemsItem, shortest first, then in byte order.
+var membersCreateOrderBodyItemsItem = []string{"sku", "quantity"}

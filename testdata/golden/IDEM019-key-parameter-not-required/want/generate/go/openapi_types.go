@@ -20,7 +20,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
-		case 0:
+		case 2:
 			has0 = true
 			v.CustomerID = d.String()
 		case 1:
@@ -33,7 +33,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case 2:
+		case 0:
 			x0 := d.StringPtr()
 			v.Note = x0
 		default:
@@ -48,9 +48,9 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
-// order.
-var membersCreateOrderBody = []string{"customer_id", "items", "note"}
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "items", "customer_id"}
 
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
@@ -68,10 +68,10 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	var has0 bool
 	for d.Member() {
 		switch d.Field(membersCreateOrderBodyItemsItem) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case 0:
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Quantity = &x0
 		default:
@@ -84,5 +84,5 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersCreateOrderBodyItemsItem are the JSON member names of
-// CreateOrderBodyItemsItem, in byte order.
-var membersCreateOrderBodyItemsItem = []string{"quantity", "sku"}
+// CreateOrderBodyItemsItem, shortest first, then in byte order.
+var membersCreateOrderBodyItemsItem = []string{"sku", "quantity"}

@@ -20,14 +20,14 @@ func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2 bool
 	for d.Member() {
 		switch d.Field(membersCreatePaymentBody) {
-		case 2:
+		case 1:
 			has0 = true
 			v.OrderID = d.String()
 		case 0:
 			has1 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
-		case 1:
+		case 2:
 			has2 = true
 			v.CardToken = d.String()
 		default:
@@ -45,6 +45,6 @@ func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreatePaymentBody are the JSON member names of CreatePaymentBody, in
-// byte order.
-var membersCreatePaymentBody = []string{"amount", "card_token", "order_id"}
+// membersCreatePaymentBody are the JSON member names of CreatePaymentBody,
+// shortest first, then in byte order.
+var membersCreatePaymentBody = []string{"amount", "order_id", "card_token"}

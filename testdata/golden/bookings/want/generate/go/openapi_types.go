@@ -41,7 +41,7 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersCheckIn) {
-		case 0:
+		case 2:
 			has0 = true
 			v.IDDocument.decodeJSON(d)
 		case 1:
@@ -49,7 +49,7 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.KeyCards), 1.0, false)
 			d.Maximum(float64(v.KeyCards), 4.0, false)
-		case 2:
+		case 0:
 			x0 := d.StringPtr()
 			v.Note = x0
 		default:
@@ -64,8 +64,9 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCheckIn are the JSON member names of CheckIn, in byte order.
-var membersCheckIn = []string{"id_document", "key_cards", "note"}
+// membersCheckIn are the JSON member names of CheckIn, shortest first, then in
+// byte order.
+var membersCheckIn = []string{"note", "key_cards", "id_document"}
 
 // CheckInIDDocument is the property id_document of the schema
 // #/components/schemas/CheckIn.
@@ -104,10 +105,10 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersGuest) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Name = d.String()
-		case 0:
+		case 1:
 			has1 = true
 			v.Email = d.String()
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
@@ -126,8 +127,9 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersGuest are the JSON member names of Guest, in byte order.
-var membersGuest = []string{"email", "name", "phone"}
+// membersGuest are the JSON member names of Guest, shortest first, then in byte
+// order.
+var membersGuest = []string{"name", "email", "phone"}
 
 // NewBooking is the schema #/components/schemas/NewBooking.
 type NewBooking struct {
@@ -149,25 +151,25 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1, has2, has3, has4, has5 bool
 	for d.Member() {
 		switch d.Field(membersNewBooking) {
-		case 0:
+		case 6:
 			has0 = true
 			v.BookingRequestID = d.String()
 			d.MaxLength(v.BookingRequestID, 64)
-		case 6:
+		case 2:
 			has1 = true
 			v.RoomID = d.String()
-		case 3:
+		case 0:
 			has2 = true
 			v.Guest.decodeJSON(d)
-		case 1:
+		case 3:
 			has3 = true
 			v.CheckIn = d.String()
 			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
-		case 2:
+		case 4:
 			has4 = true
 			v.CheckOut = d.String()
 			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
-		case 4:
+		case 1:
 			has5 = true
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
@@ -199,8 +201,9 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNewBooking are the JSON member names of NewBooking, in byte order.
-var membersNewBooking = []string{"booking_request_id", "check_in", "check_out", "guest", "guests", "requested_at", "room_id"}
+// membersNewBooking are the JSON member names of NewBooking, shortest first,
+// then in byte order.
+var membersNewBooking = []string{"guest", "guests", "room_id", "check_in", "check_out", "requested_at", "booking_request_id"}
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {

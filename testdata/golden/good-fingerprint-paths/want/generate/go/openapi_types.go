@@ -27,16 +27,16 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersLine) {
-		case 2:
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case 1:
+		case 3:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case 0:
+		case 1:
 			x0 := d.StringPtr()
 			v.Note = x0
-		case 3:
+		case 2:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -56,8 +56,9 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersLine are the JSON member names of Line, in byte order.
-var membersLine = []string{"note", "quantity", "sku", "tags"}
+// membersLine are the JSON member names of Line, shortest first, then in byte
+// order.
+var membersLine = []string{"sku", "note", "tags", "quantity"}
 
 // Shipment is the schema #/components/schemas/Shipment.
 type Shipment struct {
@@ -79,7 +80,7 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersShipment) {
-		case 2:
+		case 1:
 			has0 = true
 			if d.BeginArray() {
 				v.Lines = []Line{}
@@ -89,20 +90,20 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Lines = append(v.Lines, e0)
 				}
 			}
-		case 5:
+		case 3:
 			has1 = true
 			v.ShipBy = d.String()
 			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
-		case 4:
+		case 5:
 			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
-		case 6:
+		case 2:
 			v.Weight.Set = true
 			if d.IsNull() {
 				v.Weight.Null = true
 			} else {
 				v.Weight.Value = d.Float()
 			}
-		case 3:
+		case 4:
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
 				for d.Member() {
@@ -111,9 +112,9 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case 1:
-			v.Extra = d.Raw()
 		case 0:
+			v.Extra = d.Raw()
+		case 6:
 			x0 := new(ShipmentDestination)
 			x0.decodeJSON(d)
 			v.Destination = x0
@@ -129,8 +130,9 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersShipment are the JSON member names of Shipment, in byte order.
-var membersShipment = []string{"destination", "extra", "lines", "metadata", "priority", "ship_by", "weight"}
+// membersShipment are the JSON member names of Shipment, shortest first, then
+// in byte order.
+var membersShipment = []string{"extra", "lines", "weight", "ship_by", "metadata", "priority", "destination"}
 
 // ShipmentDestination is the property destination of the schema
 // #/components/schemas/Shipment.
@@ -164,7 +166,7 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersShipmentDestination are the JSON member names of ShipmentDestination,
-// in byte order.
+// shortest first, then in byte order.
 var membersShipmentDestination = []string{"city", "notes"}
 
 // ShipmentPriority is the property priority of the schema

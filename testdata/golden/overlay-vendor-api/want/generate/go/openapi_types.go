@@ -48,6 +48,6 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateTransferBody are the JSON member names of CreateTransferBody, in
-// byte order.
+// membersCreateTransferBody are the JSON member names of CreateTransferBody,
+// shortest first, then in byte order.
 var membersCreateTransferBody = []string{"amount", "currency", "description", "destination"}

@@ -30,7 +30,8 @@ func (v *NewNote) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersNewNote are the JSON member names of NewNote, in byte order.
+// membersNewNote are the JSON member names of NewNote, shortest first, then in
+// byte order.
 var membersNewNote = []string{"text"}
 
 // Note is the schema #/components/schemas/Note.

@@ -26,6 +26,6 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateOrderBody are the JSON member names of CreateOrderBody, in byte
-// order.
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
 var membersCreateOrderBody = []string{"sku"}

@@ -31,8 +31,8 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
-// membersCreateTransferBody are the JSON member names of CreateTransferBody, in
-// byte order.
+// membersCreateTransferBody are the JSON member names of CreateTransferBody,
+// shortest first, then in byte order.
 var membersCreateTransferBody = []string{"amount"}
 
 // Error is the schema #/components/schemas/Error.

@@ -20,10 +20,10 @@ func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	var has0, has1 bool
 	for d.Member() {
 		switch d.Field(membersReceiveBankSettlementBody) {
-		case 1:
+		case 0:
 			has0 = true
 			v.Type = d.String()
-		case 0:
+		case 1:
 			has1 = true
 			v.PaymentID = d.String()
 		default:
@@ -39,5 +39,5 @@ func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 }
 
 // membersReceiveBankSettlementBody are the JSON member names of
-// ReceiveBankSettlementBody, in byte order.
-var membersReceiveBankSettlementBody = []string{"payment_id", "type"}
+// ReceiveBankSettlementBody, shortest first, then in byte order.
+var membersReceiveBankSettlementBody = []string{"type", "payment_id"}
