@@ -142,8 +142,12 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // the runtime; it changes when generated code needs a different runtime API.
 // Version 3 describes answers to the runtime (idemimpl.Answer, Respond) and
 // mounts through it (Route, Mount, Routes, Register); version 4 binds
-// status routes (BindStatus) and replay: current hooks (CurrentFunc).
-const generatedCodeVersion = 4
+// status routes (BindStatus) and replay: current hooks (CurrentFunc);
+// version 5 decodes enums through the runtime's table walk
+// (jsondecode.Decoder.Enum over a generated table of values), optional
+// strings and enums with StringPtr and EnumPtr, and looks each member up
+// in a table of names (Field).
+const generatedCodeVersion = 5
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives
 // orders, examples/orders/openapi.yaml gives openapi.

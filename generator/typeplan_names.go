@@ -63,11 +63,29 @@ func (p *typePlanner) name() {
 	}
 	slices.SortFunc(p.plan.Decls, func(a, b *TypeDecl) int { return cmp.Compare(a.Name, b.Name) })
 	for _, d := range p.plan.Decls {
+		if len(d.Consts) > 0 {
+			// Unexported, so no exported name can take it; no other
+			// generated identifier begins with "values" or "members".
+			d.Values = "values" + d.Name
+		}
+		if len(d.Fields) > 0 {
+			// Likewise for "members".
+			d.Members, d.MemberOrder = "members"+d.Name, byLengthAndName(d.Fields)
+		}
 		for _, c := range d.Consts {
 			c.Name = names.Unique(d.Name+GoName(c.Value), "value "+strconv.Quote(c.Value)+" of "+d.Name, p.plan.DeclPos(d))
 		}
 	}
 	p.plan.Renames = append(slices.Clone(names.Renames()), fieldRenames...)
+}
+
+// byLengthAndName returns the indexes of fields in the order
+// jsondecode.Decoder.Field searches: their JSON names shortest first,
+// names of one length in byte order.
+func byLengthAndName(fields []*StructField) []int {
+	order := byJSONName(fields)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(fields[a].JSONName), len(fields[b].JSONName)) })
+	return order
 }
 
 // byJSONName returns the indexes of fields in the byte order of their JSON

@@ -34,18 +34,19 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	param := jen.Id(dec).Op("*").Qual(jsondecodeImport, "Decoder")
 	comment(f, ir.JSONMethod+" decodes a "+t.Name+" from d and checks it against its schema, reporting every violation to d.")
 	if t.Kind == ir.DeclEnum {
-		body := []jen.Code{jen.Op("*").Id("v").Op("=").Id(t.Name).Call(d.Clone().Dot("String").Call())}
-		if len(t.Consts) > 0 {
-			cases := make([]jen.Code, len(t.Consts))
-			for i, c := range t.Consts {
-				cases[i] = jen.Id(c.Name)
-			}
-			body = append(body, jen.Switch(jen.Op("*").Id("v")).Block(
-				jen.Case(cases...),
-				jen.Default().Add(d.Clone().Dot("NotOneOf").Call(jen.Lit(t.OneOf))),
-			))
+		read := d.Clone().Dot("String").Call()
+		if t.Values != "" {
+			read = d.Clone().Dot("Enum").Call(jen.Id(t.Values))
 		}
-		f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
+		f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(read))
+		if t.Values != "" {
+			values := make([]jen.Code, len(t.Consts))
+			for i, c := range t.Consts {
+				values[i] = jen.String().Call(jen.Id(c.Name))
+			}
+			comment(f, t.Values+" are the values of "+t.Name+", in the schema's order.")
+			f.Var().Id(t.Values).Op("=").Index().String().Values(values...)
+		}
 		return
 	}
 	body := []jen.Code{jen.If(jen.Op("!").Add(d.Clone()).Dot("BeginObject").Call()).Block(jen.Return())}
@@ -66,13 +67,22 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	if t.Strict {
 		other = d.Clone().Dot("Unknown").Call()
 	}
-	var loop []jen.Code
+	var loop, members []jen.Code
 	if counted {
 		loop = append(loop, jen.Id("n").Op("++"))
 	}
 	if len(t.Fields) == 0 {
 		loop = append(loop, other)
 	} else {
+		// The member's name is looked up in the table of names by the
+		// runtime, and the switch is on its index: a jump table instead
+		// of string comparisons in every struct's decoder.
+		at := make([]int, len(t.Fields))
+		names := make([]jen.Code, len(t.Fields))
+		for k, i := range t.MemberOrder {
+			at[i] = k
+			names[k] = jen.Lit(t.Fields[i].JSONName)
+		}
 		var cases []jen.Code
 		for i, fd := range t.Fields {
 			var stmts []jen.Code
@@ -80,10 +90,11 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 				stmts = append(stmts, jen.Id("has"+strconv.Itoa(i)).Op("=").True())
 			}
 			stmts = append(stmts, jsonValue(jen.Id("v").Dot(fd.Name), fd.Type, fd.Nullable, 0)...)
-			cases = append(cases, jen.Case(jen.Lit(fd.JSONName)).Block(stmts...))
+			cases = append(cases, jen.Case(jen.Lit(at[i])).Block(stmts...))
 		}
 		cases = append(cases, jen.Default().Block(other))
-		loop = append(loop, jen.Switch(jen.String().Call(d.Clone().Dot("Key").Call())).Block(cases...))
+		loop = append(loop, jen.Switch(d.Clone().Dot("Field").Call(jen.Id(t.Members))).Block(cases...))
+		members = names
 	}
 	body = append(body, jen.For(d.Clone().Dot("Member").Call()).Block(loop...))
 	for i, fd := range t.Fields {
@@ -95,6 +106,10 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		body = append(body, countChecks(jen.Id("n"), t.Checks)...)
 	}
 	f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
+	if members != nil {
+		comment(f, t.Members+" are the JSON member names of "+t.Name+", shortest first, then in byte order.")
+		f.Var().Id(t.Members).Op("=").Index().String().Values(members...)
+	}
 }
 
 // jsonValue returns the statements that decode the next value into lv, of
@@ -174,12 +189,21 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 				Else().Block(jsonValue(lv.Clone().Dot("Value"), t.Elem, false, depth)...),
 		}
 	case ir.TypePointer:
+		// An optional string or enum is read by one runtime call that
+		// returns the new variable: about 60 bytes of machine code less
+		// per field than a new and a copy here.
 		x := jen.Id("x" + n)
 		var stmts []jen.Code
-		if t.Elem.Kind == ir.TypeDeclared {
-			stmts = []jen.Code{x.Clone().Op(":=").New(typeCode(t.Elem)), x.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
-		} else {
-			stmts = newValue(x, t.Elem, depth+1)
+		switch e := t.Elem; {
+		case e.Kind == ir.TypeDeclared && e.Decl.Values != "":
+			stmts = []jen.Code{lv.Clone().Op("=").Parens(jen.Op("*").Add(typeCode(e))).Call(d.Clone().Dot("EnumPtr").Call(jen.Id(e.Decl.Values)))}
+			return orNull(stmts)
+		case e.Kind == ir.TypeDeclared:
+			stmts = []jen.Code{x.Clone().Op(":=").New(typeCode(e)), x.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
+		case e.Kind == ir.TypeString:
+			stmts = append([]jen.Code{x.Clone().Op(":=").Add(d.Clone().Dot("StringPtr").Call())}, scalarChecks(jen.Op("*").Add(x.Clone()), e)...)
+		default:
+			stmts = newValue(x, e, depth+1)
 			x = jen.Op("&").Add(x)
 		}
 		stmts = append(stmts, lv.Clone().Op("=").Add(x))

@@ -166,6 +166,16 @@ type TypeDecl struct {
 	Checks *Checks
 	// OneOf words the values of an enum for its violation: "one of a, b".
 	OneOf string
+	// Values names the package-level table of an enum's values that its
+	// JSONMethod hands to the runtime; empty for an enum without values.
+	Values string
+	// Members names the package-level table of a struct's JSON member
+	// names, shortest first and then in byte order, that its JSONMethod
+	// looks each member up in (jsondecode.Decoder.Field); empty for a
+	// struct without fields.
+	Members string
+	// MemberOrder holds the indexes of Fields in that order.
+	MemberOrder []int
 }
 
 // StructField is one field of a struct.

@@ -115,26 +115,39 @@ func (a Answer) Render() (*Response, error) {
 // generated response interface's method, and Render. op names the
 // operation in the errors.
 func Respond[R any](op *Operation, res R, err error, render func(R) Answer) (*Response, error) {
-	name := "the operation"
-	if op != nil {
-		name = op.Name
-	}
 	switch {
 	case err != nil:
 		return nil, err
 	case any(res) == nil:
-		return nil, errors.New(name + " returned no answer")
+		return nil, errors.New(opName(op) + " returned no answer")
 	}
 	out, err := render(res).Render()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, renderError(op, err)
 	}
 	return out, nil
 }
 
+// opName names op in Respond's errors.
+func opName(op *Operation) string {
+	if op == nil {
+		return "the operation"
+	}
+	return op.Name
+}
+
+// renderError is Respond's error for an answer that does not render,
+// kept out of Respond's per-type instances.
+func renderError(op *Operation, err error) error {
+	return fmt.Errorf("%s: %w", opName(op), err)
+}
+
 // NotImplemented is the answer of an operation the service has not
 // implemented: a 501 application/problem+json refusal, never stored. what
-// names the operation: operationId (METHOD /path).
+// names the operation: operationId (METHOD /path). It is kept out of
+// line: each generated operation's default business method calls it.
+//
+//go:noinline
 func NotImplemented(what string) error {
 	return &idem.Rejection{Status: http.StatusNotImplemented, Title: "Not Implemented", Detail: what + " is not implemented."}
 }

@@ -2,6 +2,7 @@ package idemimpl
 
 import (
 	"fmt"
+	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 	"net/http"
 	"strings"
 
@@ -56,8 +57,16 @@ type Binding struct {
 
 // Bind pairs the typed operation t with how it mounts (see Mount).
 func Bind[T any](t Typed[T], mount func(http.Handler) (string, http.Handler)) Binding {
+	return bindErased(httpapi.Erase(t), mount)
+}
+
+// bindErased is Bind once the request type is erased. It is kept out of
+// line so that its closure is compiled once, not in each instance of Bind.
+//
+//go:noinline
+func bindErased(t httpapi.Erased, mount func(http.Handler) (string, http.Handler)) Binding {
 	return Binding{mount: mount, handler: func(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
-		return NewTypedHandler(exec, t, scope, opts...)
+		return newErasedHandler(exec, t, scope, opts)
 	}}
 }
 

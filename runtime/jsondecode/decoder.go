@@ -394,6 +394,33 @@ func (d *Decoder) Key() []byte {
 	return d.names[f.key.off : f.key.off+f.key.n]
 }
 
+// Field returns the index of the current member's name in names, which
+// must be sorted shortest first and names of one length in byte order, or
+// -1 when it is none of them. Generated decoders switch on it: a binary
+// search on the length and then a comparison with the few names of that
+// length here, instead of a switch on the name in every struct's decoder.
+// It is kept out of line for that reason.
+//
+//go:noinline
+func (d *Decoder) Field(names []string) int {
+	k := d.Key()
+	lo, hi := 0, len(names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if len(names[m]) < len(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for i := lo; i < len(names) && len(names[i]) == len(k); i++ {
+		if names[i] == string(k) {
+			return i
+		}
+	}
+	return -1
+}
+
 // Unknown reports the current member as one the schema does not allow
 // (additionalProperties: false) and skips its value.
 func (d *Decoder) Unknown() {

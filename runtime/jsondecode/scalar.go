@@ -24,6 +24,16 @@ func (d *Decoder) String() string {
 	return d.text()
 }
 
+// StringPtr is String into a new variable, for an optional member: one
+// call where generated code would otherwise allocate and copy. It is kept
+// out of line for the same reason.
+//
+//go:noinline
+func (d *Decoder) StringPtr() *string {
+	s := d.String()
+	return &s
+}
+
 // text reads the string at the quote.
 func (d *Decoder) text() string {
 	if !d.scanString() {

@@ -415,11 +415,11 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersGear) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "teeth":
+		case 1:
 			has1 = true
 			v.Teeth = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Teeth), 3.0, false)
@@ -434,6 +434,10 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("teeth")
 	}
 }
+
+// membersGear are the JSON member names of Gear, shortest first, then in byte
+// order.
+var membersGear = []string{"kind", "teeth"}
 
 // PostCustomersBody is the request body of PostCustomers (POST /v1/customers).
 type PostCustomersBody struct {
@@ -468,8 +472,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersPostCustomersBody) {
+		case 7:
 			v.Address = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyAddressVariant1
 				x1.decodeJSON(d)
@@ -479,26 +483,26 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "balance":
+		case 8:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Balance = &x0
-		case "cash_balance":
+		case 15:
 			x0 := new(PostCustomersBodyCashBalance)
 			x0.decodeJSON(d)
 			v.CashBalance = x0
-		case "coupon":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Coupon = &x0
-		case "description":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Description = &x0
-		case "email":
-			x0 := d.String()
-			d.MaxLength(x0, 512)
-			v.Email = &x0
-		case "expand":
+		case 4:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Coupon = x0
+		case 13:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Description = x0
+		case 2:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 512)
+			v.Email = x0
+		case 5:
 			if d.BeginArray() {
 				v.Expand = []string{}
 				for d.Next() {
@@ -507,15 +511,15 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Expand = append(v.Expand, e0)
 				}
 			}
-		case "invoice_prefix":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.InvoicePrefix = &x0
-		case "invoice_settings":
+		case 16:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.InvoicePrefix = x0
+		case 19:
 			x0 := new(PostCustomersBodyInvoiceSettings)
 			x0.decodeJSON(d)
 			v.InvoiceSettings = x0
-		case "metadata":
+		case 9:
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
 				if d.BeginObject() {
@@ -532,22 +536,22 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "name":
-			x0 := d.String()
-			d.MaxLength(x0, 256)
-			v.Name = &x0
-		case "next_invoice_sequence":
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 256)
+			v.Name = x0
+		case 21:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.NextInvoiceSequence = &x0
-		case "payment_method":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PaymentMethod = &x0
-		case "phone":
-			x0 := d.String()
-			d.MaxLength(x0, 20)
-			v.Phone = &x0
-		case "preferred_locales":
+		case 17:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PaymentMethod = x0
+		case 3:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 20)
+			v.Phone = x0
+		case 20:
 			if d.BeginArray() {
 				v.PreferredLocales = []string{}
 				for d.Next() {
@@ -556,11 +560,11 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.PreferredLocales = append(v.PreferredLocales, e0)
 				}
 			}
-		case "promotion_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PromotionCode = &x0
-		case "shipping":
+		case 18:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PromotionCode = x0
+		case 10:
 			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyShippingVariant1
 				x1.decodeJSON(d)
@@ -570,19 +574,17 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "source":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Source = &x0
-		case "tax":
+		case 6:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Source = x0
+		case 0:
 			x0 := new(PostCustomersBodyTax)
 			x0.decodeJSON(d)
 			v.Tax = x0
-		case "tax_exempt":
-			x0 := new(PostCustomersBodyTaxExempt)
-			x0.decodeJSON(d)
-			v.TaxExempt = x0
-		case "tax_id_data":
+		case 11:
+			v.TaxExempt = (*PostCustomersBodyTaxExempt)(d.EnumPtr(valuesPostCustomersBodyTaxExempt))
+		case 14:
 			if d.BeginArray() {
 				v.TaxIDData = []PostCustomersBodyTaxIDDataItem{}
 				for d.Next() {
@@ -591,15 +593,19 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 					v.TaxIDData = append(v.TaxIDData, e0)
 				}
 			}
-		case "test_clock":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.TestClock = &x0
+		case 12:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.TestClock = x0
 		default:
 			d.Unknown()
 		}
 	}
 }
+
+// membersPostCustomersBody are the JSON member names of PostCustomersBody,
+// shortest first, then in byte order.
+var membersPostCustomersBody = []string{"tax", "name", "email", "phone", "coupon", "expand", "source", "address", "balance", "metadata", "shipping", "tax_exempt", "test_clock", "description", "tax_id_data", "cash_balance", "invoice_prefix", "payment_method", "promotion_code", "invoice_settings", "preferred_locales", "next_invoice_sequence"}
 
 // PostCustomersBodyAddressVariant1 is the first branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -619,36 +625,40 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.City = &x0
-		case "country":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Country = &x0
-		case "line1":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line1 = &x0
-		case "line2":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line2 = &x0
-		case "postal_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PostalCode = &x0
-		case "state":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.State = &x0
+		switch d.Field(membersPostCustomersBodyAddressVariant1) {
+		case 0:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.City = x0
+		case 4:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Country = x0
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
+		case 2:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
+		case 5:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
+		case 3:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.State = x0
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyAddressVariant1 are the JSON member names of
+// PostCustomersBodyAddressVariant1, shortest first, then in byte order.
+var membersPostCustomersBodyAddressVariant1 = []string{"city", "line1", "line2", "state", "country", "postal_code"}
 
 // PostCustomersBodyAddressVariant2 is the second branch of the property address
 // of the request body of PostCustomers (POST /v1/customers).
@@ -662,13 +672,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyAddressVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyAddressVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyAddressVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyAddressVariant2(d.Enum(valuesPostCustomersBodyAddressVariant2))
 }
+
+// valuesPostCustomersBodyAddressVariant2 are the values of
+// PostCustomersBodyAddressVariant2, in the schema's order.
+var valuesPostCustomersBodyAddressVariant2 = []string{string(PostCustomersBodyAddressVariant2Empty)}
 
 // PostCustomersBodyCashBalance is the property cash_balance of the request body
 // of PostCustomers (POST /v1/customers).
@@ -683,8 +692,8 @@ func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "settings":
+		switch d.Field(membersPostCustomersBodyCashBalance) {
+		case 0:
 			x0 := new(PostCustomersBodyCashBalanceSettings)
 			x0.decodeJSON(d)
 			v.Settings = x0
@@ -693,6 +702,10 @@ func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyCashBalance are the JSON member names of
+// PostCustomersBodyCashBalance, shortest first, then in byte order.
+var membersPostCustomersBodyCashBalance = []string{"settings"}
 
 // PostCustomersBodyCashBalanceSettings is the property settings of the property
 // cash_balance of the request body of PostCustomers (POST /v1/customers).
@@ -707,16 +720,18 @@ func (v *PostCustomersBodyCashBalanceSettings) decodeJSON(d *jsondecode.Decoder)
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "reconciliation_mode":
-			x0 := new(PostCustomersBodyCashBalanceSettingsReconciliationMode)
-			x0.decodeJSON(d)
-			v.ReconciliationMode = x0
+		switch d.Field(membersPostCustomersBodyCashBalanceSettings) {
+		case 0:
+			v.ReconciliationMode = (*PostCustomersBodyCashBalanceSettingsReconciliationMode)(d.EnumPtr(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyCashBalanceSettings are the JSON member names of
+// PostCustomersBodyCashBalanceSettings, shortest first, then in byte order.
+var membersPostCustomersBodyCashBalanceSettings = []string{"reconciliation_mode"}
 
 // PostCustomersBodyCashBalanceSettingsReconciliationMode is the property
 // reconciliation_mode of the property settings of the property cash_balance of
@@ -733,13 +748,13 @@ const (
 // decodeJSON decodes a PostCustomersBodyCashBalanceSettingsReconciliationMode
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyCashBalanceSettingsReconciliationMode) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyCashBalanceSettingsReconciliationMode(d.String())
-	switch *v {
-	case PostCustomersBodyCashBalanceSettingsReconciliationModeAutomatic, PostCustomersBodyCashBalanceSettingsReconciliationModeManual, PostCustomersBodyCashBalanceSettingsReconciliationModeMerchantDefault:
-	default:
-		d.NotOneOf("one of \"automatic\", \"manual\", \"merchant_default\"")
-	}
+	*v = PostCustomersBodyCashBalanceSettingsReconciliationMode(d.Enum(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
 }
+
+// valuesPostCustomersBodyCashBalanceSettingsReconciliationMode are the values
+// of PostCustomersBodyCashBalanceSettingsReconciliationMode, in the schema's
+// order.
+var valuesPostCustomersBodyCashBalanceSettingsReconciliationMode = []string{string(PostCustomersBodyCashBalanceSettingsReconciliationModeAutomatic), string(PostCustomersBodyCashBalanceSettingsReconciliationModeManual), string(PostCustomersBodyCashBalanceSettingsReconciliationModeMerchantDefault)}
 
 // PostCustomersBodyInvoiceSettings is the property invoice_settings of the
 // request body of PostCustomers (POST /v1/customers).
@@ -757,8 +772,8 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "custom_fields":
+		switch d.Field(membersPostCustomersBodyInvoiceSettings) {
+		case 1:
 			v.CustomFields = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
 				if d.BeginArray() {
@@ -775,15 +790,15 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "default_payment_method":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.DefaultPaymentMethod = &x0
-		case "footer":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Footer = &x0
-		case "rendering_options":
+		case 3:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.DefaultPaymentMethod = x0
+		case 0:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Footer = x0
+		case 2:
 			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
 				x1.decodeJSON(d)
@@ -798,6 +813,10 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyInvoiceSettings are the JSON member names of
+// PostCustomersBodyInvoiceSettings, shortest first, then in byte order.
+var membersPostCustomersBodyInvoiceSettings = []string{"footer", "custom_fields", "rendering_options", "default_payment_method"}
 
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item is the item of the
 // first branch of the property custom_fields of the property invoice_settings
@@ -815,12 +834,12 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
 			d.MaxLength(v.Name, 30)
-		case "value":
+		case 1:
 			has1 = true
 			v.Value = d.String()
 			d.MaxLength(v.Value, 30)
@@ -836,6 +855,11 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 	}
 }
 
+// membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item are the JSON
+// member names of PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item,
+// shortest first, then in byte order.
+var membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item = []string{"name", "value"}
+
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 is the second branch of
 // the property custom_fields of the property invoice_settings of the request
 // body of PostCustomers (POST /v1/customers).
@@ -849,13 +873,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 are the values of
+// PostCustomersBodyInvoiceSettingsCustomFieldsVariant2, in the schema's order.
+var valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = []string{string(PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty)}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 is the first branch
 // of the property rendering_options of the property invoice_settings of the
@@ -871,16 +894,19 @@ func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d 
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount_tax_display":
-			x0 := new(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)
-			x0.decodeJSON(d)
-			v.AmountTaxDisplay = x0
+		switch d.Field(membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) {
+		case 0:
+			v.AmountTaxDisplay = (*PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)(d.EnumPtr(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 are the JSON
+// member names of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1,
+// shortest first, then in byte order.
+var membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 = []string{"amount_tax_display"}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay is
 // the property amount_tax_display of the first branch of the property
@@ -900,13 +926,14 @@ const (
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay from
 // d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax, PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax:
-	default:
-		d.NotOneOf("one of \"\", \"exclude_tax\", \"include_inclusive_tax\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay
+// are the values of
+// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay, in
+// the schema's order.
+var valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = []string{string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayEmpty), string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayExcludeTax), string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax)}
 
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 is the second branch
 // of the property rendering_options of the property invoice_settings of the
@@ -921,13 +948,13 @@ const (
 // decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
 // from d and checks it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2))
 }
+
+// valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 are the values
+// of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2, in the schema's
+// order.
+var valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 = []string{string(PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty)}
 
 // PostCustomersBodyMetadataVariant2 is the second branch of the property
 // metadata of the request body of PostCustomers (POST /v1/customers).
@@ -941,13 +968,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyMetadataVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyMetadataVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyMetadataVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyMetadataVariant2(d.Enum(valuesPostCustomersBodyMetadataVariant2))
 }
+
+// valuesPostCustomersBodyMetadataVariant2 are the values of
+// PostCustomersBodyMetadataVariant2, in the schema's order.
+var valuesPostCustomersBodyMetadataVariant2 = []string{string(PostCustomersBodyMetadataVariant2Empty)}
 
 // PostCustomersBodyShippingVariant1 is the first branch of the property
 // shipping of the request body of PostCustomers (POST /v1/customers).
@@ -965,18 +991,18 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersPostCustomersBodyShippingVariant1) {
+		case 2:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case "name":
+		case 0:
 			has1 = true
 			v.Name = d.String()
 			d.MaxLength(v.Name, 5000)
-		case "phone":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Phone = &x0
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Phone = x0
 		default:
 			d.Skip()
 		}
@@ -988,6 +1014,10 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("name")
 	}
 }
+
+// membersPostCustomersBodyShippingVariant1 are the JSON member names of
+// PostCustomersBodyShippingVariant1, shortest first, then in byte order.
+var membersPostCustomersBodyShippingVariant1 = []string{"name", "phone", "address"}
 
 // PostCustomersBodyShippingVariant1Address is the property address of the first
 // branch of the property shipping of the request body of PostCustomers (POST
@@ -1008,36 +1038,40 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.City = &x0
-		case "country":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Country = &x0
-		case "line1":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line1 = &x0
-		case "line2":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.Line2 = &x0
-		case "postal_code":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.PostalCode = &x0
-		case "state":
-			x0 := d.String()
-			d.MaxLength(x0, 5000)
-			v.State = &x0
+		switch d.Field(membersPostCustomersBodyShippingVariant1Address) {
+		case 0:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.City = x0
+		case 4:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Country = x0
+		case 1:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line1 = x0
+		case 2:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.Line2 = x0
+		case 5:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.PostalCode = x0
+		case 3:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 5000)
+			v.State = x0
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersPostCustomersBodyShippingVariant1Address are the JSON member names of
+// PostCustomersBodyShippingVariant1Address, shortest first, then in byte order.
+var membersPostCustomersBodyShippingVariant1Address = []string{"city", "line1", "line2", "state", "country", "postal_code"}
 
 // PostCustomersBodyShippingVariant2 is the second branch of the property
 // shipping of the request body of PostCustomers (POST /v1/customers).
@@ -1051,13 +1085,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyShippingVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyShippingVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyShippingVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyShippingVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyShippingVariant2(d.Enum(valuesPostCustomersBodyShippingVariant2))
 }
+
+// valuesPostCustomersBodyShippingVariant2 are the values of
+// PostCustomersBodyShippingVariant2, in the schema's order.
+var valuesPostCustomersBodyShippingVariant2 = []string{string(PostCustomersBodyShippingVariant2Empty)}
 
 // PostCustomersBodyTax is the property tax of the request body of PostCustomers
 // (POST /v1/customers).
@@ -1072,8 +1105,8 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "ip_address":
+		switch d.Field(membersPostCustomersBodyTax) {
+		case 0:
 			v.IPAddress = d.Union(false, func(d *jsondecode.Decoder) {
 				x1 := d.String()
 				_ = x1
@@ -1087,6 +1120,10 @@ func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPostCustomersBodyTax are the JSON member names of
+// PostCustomersBodyTax, shortest first, then in byte order.
+var membersPostCustomersBodyTax = []string{"ip_address"}
 
 // PostCustomersBodyTaxExempt is the property tax_exempt of the request body of
 // PostCustomers (POST /v1/customers).
@@ -1103,13 +1140,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxExempt from d and checks it against
 // its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxExempt) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxExempt(d.String())
-	switch *v {
-	case PostCustomersBodyTaxExemptEmpty, PostCustomersBodyTaxExemptExempt, PostCustomersBodyTaxExemptNone, PostCustomersBodyTaxExemptReverse:
-	default:
-		d.NotOneOf("one of \"\", \"exempt\", \"none\", \"reverse\"")
-	}
+	*v = PostCustomersBodyTaxExempt(d.Enum(valuesPostCustomersBodyTaxExempt))
 }
+
+// valuesPostCustomersBodyTaxExempt are the values of
+// PostCustomersBodyTaxExempt, in the schema's order.
+var valuesPostCustomersBodyTaxExempt = []string{string(PostCustomersBodyTaxExemptEmpty), string(PostCustomersBodyTaxExemptExempt), string(PostCustomersBodyTaxExemptNone), string(PostCustomersBodyTaxExemptReverse)}
 
 // PostCustomersBodyTaxIDDataItem is the item of the property tax_id_data of the
 // request body of PostCustomers (POST /v1/customers).
@@ -1126,11 +1162,11 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersPostCustomersBodyTaxIDDataItem) {
+		case 0:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case "value":
+		case 1:
 			has1 = true
 			v.Value = d.String()
 		default:
@@ -1144,6 +1180,10 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("value")
 	}
 }
+
+// membersPostCustomersBodyTaxIDDataItem are the JSON member names of
+// PostCustomersBodyTaxIDDataItem, shortest first, then in byte order.
+var membersPostCustomersBodyTaxIDDataItem = []string{"type", "value"}
 
 // PostCustomersBodyTaxIDDataItemType is the property type of the item of the
 // property tax_id_data of the request body of PostCustomers (POST
@@ -1223,13 +1263,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxIDDataItemType from d and checks it
 // against its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxIDDataItemType) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIDDataItemType(d.String())
-	switch *v {
-	case PostCustomersBodyTaxIDDataItemTypeAdNrt, PostCustomersBodyTaxIDDataItemTypeAeTrn, PostCustomersBodyTaxIDDataItemTypeArCuit, PostCustomersBodyTaxIDDataItemTypeAuAbn, PostCustomersBodyTaxIDDataItemTypeAuArn, PostCustomersBodyTaxIDDataItemTypeBgUic, PostCustomersBodyTaxIDDataItemTypeBoTin, PostCustomersBodyTaxIDDataItemTypeBrCnpj, PostCustomersBodyTaxIDDataItemTypeBrCpf, PostCustomersBodyTaxIDDataItemTypeCaBn, PostCustomersBodyTaxIDDataItemTypeCaGstHst, PostCustomersBodyTaxIDDataItemTypeCaPstBc, PostCustomersBodyTaxIDDataItemTypeCaPstMb, PostCustomersBodyTaxIDDataItemTypeCaPstSk, PostCustomersBodyTaxIDDataItemTypeCaQst, PostCustomersBodyTaxIDDataItemTypeChVat, PostCustomersBodyTaxIDDataItemTypeClTin, PostCustomersBodyTaxIDDataItemTypeCnTin, PostCustomersBodyTaxIDDataItemTypeCoNit, PostCustomersBodyTaxIDDataItemTypeCrTin, PostCustomersBodyTaxIDDataItemTypeDoRcn, PostCustomersBodyTaxIDDataItemTypeEcRuc, PostCustomersBodyTaxIDDataItemTypeEgTin, PostCustomersBodyTaxIDDataItemTypeEsCif, PostCustomersBodyTaxIDDataItemTypeEuOssVat, PostCustomersBodyTaxIDDataItemTypeEuVat, PostCustomersBodyTaxIDDataItemTypeGbVat, PostCustomersBodyTaxIDDataItemTypeGeVat, PostCustomersBodyTaxIDDataItemTypeHkBr, PostCustomersBodyTaxIDDataItemTypeHuTin, PostCustomersBodyTaxIDDataItemTypeIDNpwp, PostCustomersBodyTaxIDDataItemTypeIlVat, PostCustomersBodyTaxIDDataItemTypeInGst, PostCustomersBodyTaxIDDataItemTypeIsVat, PostCustomersBodyTaxIDDataItemTypeJpCn, PostCustomersBodyTaxIDDataItemTypeJpRn, PostCustomersBodyTaxIDDataItemTypeJpTrn, PostCustomersBodyTaxIDDataItemTypeKePin, PostCustomersBodyTaxIDDataItemTypeKrBrn, PostCustomersBodyTaxIDDataItemTypeLiUid, PostCustomersBodyTaxIDDataItemTypeMxRfc, PostCustomersBodyTaxIDDataItemTypeMyFrp, PostCustomersBodyTaxIDDataItemTypeMyItn, PostCustomersBodyTaxIDDataItemTypeMySst, PostCustomersBodyTaxIDDataItemTypeNoVat, PostCustomersBodyTaxIDDataItemTypeNzGst, PostCustomersBodyTaxIDDataItemTypePeRuc, PostCustomersBodyTaxIDDataItemTypePhTin, PostCustomersBodyTaxIDDataItemTypeRoTin, PostCustomersBodyTaxIDDataItemTypeRsPib, PostCustomersBodyTaxIDDataItemTypeRuInn, PostCustomersBodyTaxIDDataItemTypeRuKpp, PostCustomersBodyTaxIDDataItemTypeSaVat, PostCustomersBodyTaxIDDataItemTypeSgGst, PostCustomersBodyTaxIDDataItemTypeSgUen, PostCustomersBodyTaxIDDataItemTypeSiTin, PostCustomersBodyTaxIDDataItemTypeSvNit, PostCustomersBodyTaxIDDataItemTypeThVat, PostCustomersBodyTaxIDDataItemTypeTrTin, PostCustomersBodyTaxIDDataItemTypeTwVat, PostCustomersBodyTaxIDDataItemTypeUaVat, PostCustomersBodyTaxIDDataItemTypeUsEin, PostCustomersBodyTaxIDDataItemTypeUyRuc, PostCustomersBodyTaxIDDataItemTypeVeRif, PostCustomersBodyTaxIDDataItemTypeVnTin, PostCustomersBodyTaxIDDataItemTypeZaVat:
-	default:
-		d.NotOneOf("one of \"ad_nrt\", \"ae_trn\", \"ar_cuit\", \"au_abn\", \"au_arn\", \"bg_uic\", \"bo_tin\", \"br_cnpj\", \"br_cpf\", \"ca_bn\", \"ca_gst_hst\", \"ca_pst_bc\", \"ca_pst_mb\", \"ca_pst_sk\", \"ca_qst\", \"ch_vat\", \"cl_tin\", \"cn_tin\", \"co_nit\", \"cr_tin\", \"do_rcn\", \"ec_ruc\", \"eg_tin\", \"es_cif\", \"eu_oss_vat\", \"eu_vat\", \"gb_vat\", \"ge_vat\", \"hk_br\", \"hu_tin\", \"id_npwp\", \"il_vat\", \"in_gst\", \"is_vat\", \"jp_cn\", \"jp_rn\", \"jp_trn\", \"ke_pin\", \"kr_brn\", \"li_uid\", \"mx_rfc\", \"my_frp\", \"my_itn\", \"my_sst\", \"no_vat\", \"nz_gst\", \"pe_ruc\", \"ph_tin\", \"ro_tin\", \"rs_pib\", \"ru_inn\", \"ru_kpp\", \"sa_vat\", \"sg_gst\", \"sg_uen\", \"si_tin\", \"sv_nit\", \"th_vat\", \"tr_tin\", \"tw_vat\", \"ua_vat\", \"us_ein\", \"uy_ruc\", \"ve_rif\", \"vn_tin\", \"za_vat\"")
-	}
+	*v = PostCustomersBodyTaxIDDataItemType(d.Enum(valuesPostCustomersBodyTaxIDDataItemType))
 }
+
+// valuesPostCustomersBodyTaxIDDataItemType are the values of
+// PostCustomersBodyTaxIDDataItemType, in the schema's order.
+var valuesPostCustomersBodyTaxIDDataItemType = []string{string(PostCustomersBodyTaxIDDataItemTypeAdNrt), string(PostCustomersBodyTaxIDDataItemTypeAeTrn), string(PostCustomersBodyTaxIDDataItemTypeArCuit), string(PostCustomersBodyTaxIDDataItemTypeAuAbn), string(PostCustomersBodyTaxIDDataItemTypeAuArn), string(PostCustomersBodyTaxIDDataItemTypeBgUic), string(PostCustomersBodyTaxIDDataItemTypeBoTin), string(PostCustomersBodyTaxIDDataItemTypeBrCnpj), string(PostCustomersBodyTaxIDDataItemTypeBrCpf), string(PostCustomersBodyTaxIDDataItemTypeCaBn), string(PostCustomersBodyTaxIDDataItemTypeCaGstHst), string(PostCustomersBodyTaxIDDataItemTypeCaPstBc), string(PostCustomersBodyTaxIDDataItemTypeCaPstMb), string(PostCustomersBodyTaxIDDataItemTypeCaPstSk), string(PostCustomersBodyTaxIDDataItemTypeCaQst), string(PostCustomersBodyTaxIDDataItemTypeChVat), string(PostCustomersBodyTaxIDDataItemTypeClTin), string(PostCustomersBodyTaxIDDataItemTypeCnTin), string(PostCustomersBodyTaxIDDataItemTypeCoNit), string(PostCustomersBodyTaxIDDataItemTypeCrTin), string(PostCustomersBodyTaxIDDataItemTypeDoRcn), string(PostCustomersBodyTaxIDDataItemTypeEcRuc), string(PostCustomersBodyTaxIDDataItemTypeEgTin), string(PostCustomersBodyTaxIDDataItemTypeEsCif), string(PostCustomersBodyTaxIDDataItemTypeEuOssVat), string(PostCustomersBodyTaxIDDataItemTypeEuVat), string(PostCustomersBodyTaxIDDataItemTypeGbVat), string(PostCustomersBodyTaxIDDataItemTypeGeVat), string(PostCustomersBodyTaxIDDataItemTypeHkBr), string(PostCustomersBodyTaxIDDataItemTypeHuTin), string(PostCustomersBodyTaxIDDataItemTypeIDNpwp), string(PostCustomersBodyTaxIDDataItemTypeIlVat), string(PostCustomersBodyTaxIDDataItemTypeInGst), string(PostCustomersBodyTaxIDDataItemTypeIsVat), string(PostCustomersBodyTaxIDDataItemTypeJpCn), string(PostCustomersBodyTaxIDDataItemTypeJpRn), string(PostCustomersBodyTaxIDDataItemTypeJpTrn), string(PostCustomersBodyTaxIDDataItemTypeKePin), string(PostCustomersBodyTaxIDDataItemTypeKrBrn), string(PostCustomersBodyTaxIDDataItemTypeLiUid), string(PostCustomersBodyTaxIDDataItemTypeMxRfc), string(PostCustomersBodyTaxIDDataItemTypeMyFrp), string(PostCustomersBodyTaxIDDataItemTypeMyItn), string(PostCustomersBodyTaxIDDataItemTypeMySst), string(PostCustomersBodyTaxIDDataItemTypeNoVat), string(PostCustomersBodyTaxIDDataItemTypeNzGst), string(PostCustomersBodyTaxIDDataItemTypePeRuc), string(PostCustomersBodyTaxIDDataItemTypePhTin), string(PostCustomersBodyTaxIDDataItemTypeRoTin), string(PostCustomersBodyTaxIDDataItemTypeRsPib), string(PostCustomersBodyTaxIDDataItemTypeRuInn), string(PostCustomersBodyTaxIDDataItemTypeRuKpp), string(PostCustomersBodyTaxIDDataItemTypeSaVat), string(PostCustomersBodyTaxIDDataItemTypeSgGst), string(PostCustomersBodyTaxIDDataItemTypeSgUen), string(PostCustomersBodyTaxIDDataItemTypeSiTin), string(PostCustomersBodyTaxIDDataItemTypeSvNit), string(PostCustomersBodyTaxIDDataItemTypeThVat), string(PostCustomersBodyTaxIDDataItemTypeTrTin), string(PostCustomersBodyTaxIDDataItemTypeTwVat), string(PostCustomersBodyTaxIDDataItemTypeUaVat), string(PostCustomersBodyTaxIDDataItemTypeUsEin), string(PostCustomersBodyTaxIDDataItemTypeUyRuc), string(PostCustomersBodyTaxIDDataItemTypeVeRif), string(PostCustomersBodyTaxIDDataItemTypeVnTin), string(PostCustomersBodyTaxIDDataItemTypeZaVat)}
 
 // PostCustomersBodyTaxIPAddressVariant2 is the second branch of the property
 // ip_address of the property tax of the request body of PostCustomers (POST
@@ -1244,13 +1283,12 @@ const (
 // decodeJSON decodes a PostCustomersBodyTaxIPAddressVariant2 from d and checks
 // it against its schema, reporting every violation to d.
 func (v *PostCustomersBodyTaxIPAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIPAddressVariant2(d.String())
-	switch *v {
-	case PostCustomersBodyTaxIPAddressVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = PostCustomersBodyTaxIPAddressVariant2(d.Enum(valuesPostCustomersBodyTaxIPAddressVariant2))
 }
+
+// valuesPostCustomersBodyTaxIPAddressVariant2 are the values of
+// PostCustomersBodyTaxIPAddressVariant2, in the schema's order.
+var valuesPostCustomersBodyTaxIPAddressVariant2 = []string{string(PostCustomersBodyTaxIPAddressVariant2Empty)}
 
 // Spring is the schema #/components/schemas/Spring.
 type Spring struct {
@@ -1266,11 +1304,11 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersSpring) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "rate":
+		case 1:
 			has1 = true
 			v.Rate = d.Float()
 		default:
@@ -1284,6 +1322,10 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("rate")
 	}
 }
+
+// membersSpring are the JSON member names of Spring, shortest first, then in
+// byte order.
+var membersSpring = []string{"kind", "rate"}
 
 // Widget is the schema #/components/schemas/Widget.
 type Widget struct {
@@ -1318,52 +1360,50 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has6, has11 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "id":
+		switch d.Field(membersWidget) {
+		case 1:
 			has0 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case "name":
+		case 4:
 			has1 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 2)
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
-		case "email":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatEmail)
-			v.Email = &x0
-		case "homepage":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatURI)
-			v.Homepage = &x0
-		case "launch":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDate)
-			v.Launch = &x0
-		case "at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.At = &x0
-		case "count":
+		case 11:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatEmail)
+			v.Email = x0
+		case 19:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatURI)
+			v.Homepage = x0
+		case 18:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDate)
+			v.Launch = x0
+		case 0:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.At = x0
+		case 10:
 			has6 = true
 			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
 			d.Minimum(float64(v.Count), 0.0, true)
 			d.Maximum(float64(v.Count), 100.0, false)
-		case "big":
+		case 2:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Big = &x0
-		case "ratio":
+		case 15:
 			x0 := d.Float()
 			d.Minimum(x0, 0.0, false)
 			d.Maximum(x0, 1.0, true)
 			d.MultipleOf(x0, 0.25)
 			v.Ratio = &x0
-		case "kind":
-			x0 := new(WidgetKind)
-			x0.decodeJSON(d)
-			v.Kind = x0
-		case "level":
+		case 3:
+			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
+		case 12:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			switch float64(x0) {
 			case 1.0, 2.0, 3.0:
@@ -1371,10 +1411,10 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.NotOneOf("one of 1, 2, 3")
 			}
 			v.Level = &x0
-		case "color":
+		case 9:
 			has11 = true
 			v.Color.decodeJSON(d)
-		case "nickname":
+		case 20:
 			v.Nickname.Set = true
 			if d.IsNull() {
 				v.Nickname.Null = true
@@ -1382,7 +1422,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				v.Nickname.Value = d.String()
 				d.MaxLength(v.Nickname.Value, 5)
 			}
-		case "tags":
+		case 7:
 			mark0 := d.Mark()
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -1394,7 +1434,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Tags), 3)
 				d.UniqueItems(mark0)
 			}
-		case "attrs":
+		case 8:
 			if d.BeginObject() {
 				v.Attrs = map[string]int64{}
 				for d.Member() {
@@ -1406,15 +1446,15 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.MinProperties(len(v.Attrs), 1)
 				d.MaxProperties(len(v.Attrs), 2)
 			}
-		case "size":
+		case 6:
 			x0 := new(WidgetSize)
 			x0.decodeJSON(d)
 			v.Size = x0
-		case "owner":
+		case 14:
 			x0 := new(WidgetOwner)
 			x0.decodeJSON(d)
 			v.Owner = x0
-		case "shape":
+		case 16:
 			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
 				var x1 WidgetShapeVariant1
 				x1.decodeJSON(d)
@@ -1424,7 +1464,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "mount":
+		case 13:
 			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 WidgetMountVariant1
 				x1.decodeJSON(d)
@@ -1434,7 +1474,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				d.Minimum(float64(x1), 1.0, false)
 				_ = x1
 			})
-		case "part":
+		case 5:
 			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
 				var x1 Gear
 				x1.decodeJSON(d)
@@ -1444,7 +1484,7 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "active":
+		case 17:
 			x0 := d.Bool()
 			v.Active = &x0
 		default:
@@ -1465,6 +1505,10 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersWidget are the JSON member names of Widget, shortest first, then in
+// byte order.
+var membersWidget = []string{"at", "id", "big", "kind", "name", "part", "size", "tags", "attrs", "color", "count", "email", "level", "mount", "owner", "ratio", "shape", "active", "launch", "homepage", "nickname"}
+
 // WidgetColor is the property color of the schema #/components/schemas/Widget.
 type WidgetColor string
 
@@ -1478,13 +1522,11 @@ const (
 // decodeJSON decodes a WidgetColor from d and checks it against its schema,
 // reporting every violation to d.
 func (v *WidgetColor) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetColor(d.String())
-	switch *v {
-	case WidgetColorRed, WidgetColorGreen, WidgetColorBlue:
-	default:
-		d.NotOneOf("one of \"red\", \"green\", \"blue\"")
-	}
+	*v = WidgetColor(d.Enum(valuesWidgetColor))
 }
+
+// valuesWidgetColor are the values of WidgetColor, in the schema's order.
+var valuesWidgetColor = []string{string(WidgetColorRed), string(WidgetColorGreen), string(WidgetColorBlue)}
 
 // WidgetKind is the property kind of the schema #/components/schemas/Widget.
 type WidgetKind string
@@ -1497,13 +1539,11 @@ const (
 // decodeJSON decodes a WidgetKind from d and checks it against its schema,
 // reporting every violation to d.
 func (v *WidgetKind) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetKind(d.String())
-	switch *v {
-	case WidgetKindGear:
-	default:
-		d.NotOneOf("one of \"gear\"")
-	}
+	*v = WidgetKind(d.Enum(valuesWidgetKind))
 }
+
+// valuesWidgetKind are the values of WidgetKind, in the schema's order.
+var valuesWidgetKind = []string{string(WidgetKindGear)}
 
 // WidgetMountVariant1 is the first branch of the property mount of the schema
 // #/components/schemas/Widget.
@@ -1518,13 +1558,12 @@ const (
 // decodeJSON decodes a WidgetMountVariant1 from d and checks it against its
 // schema, reporting every violation to d.
 func (v *WidgetMountVariant1) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetMountVariant1(d.String())
-	switch *v {
-	case WidgetMountVariant1Wall, WidgetMountVariant1Ceiling:
-	default:
-		d.NotOneOf("one of \"wall\", \"ceiling\"")
-	}
+	*v = WidgetMountVariant1(d.Enum(valuesWidgetMountVariant1))
 }
+
+// valuesWidgetMountVariant1 are the values of WidgetMountVariant1, in the
+// schema's order.
+var valuesWidgetMountVariant1 = []string{string(WidgetMountVariant1Wall), string(WidgetMountVariant1Ceiling)}
 
 // WidgetOwner is the property owner of the schema #/components/schemas/Widget.
 type WidgetOwner struct {
@@ -1540,12 +1579,12 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersWidgetOwner) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 1)
-		case "since":
+		case 1:
 			has1 = true
 			v.Since = d.String()
 			d.CheckFormat(v.Since, jsondecode.FormatDate)
@@ -1561,6 +1600,10 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersWidgetOwner are the JSON member names of WidgetOwner, shortest first,
+// then in byte order.
+var membersWidgetOwner = []string{"name", "since"}
+
 // WidgetShapeVariant1 is the first branch of the property shape of the schema
 // #/components/schemas/Widget.
 type WidgetShapeVariant1 struct {
@@ -1575,8 +1618,8 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "r":
+		switch d.Field(membersWidgetShapeVariant1) {
+		case 0:
 			has0 = true
 			v.R = d.Float()
 			d.Minimum(v.R, 0.0, true)
@@ -1588,6 +1631,10 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("r")
 	}
 }
+
+// membersWidgetShapeVariant1 are the JSON member names of WidgetShapeVariant1,
+// shortest first, then in byte order.
+var membersWidgetShapeVariant1 = []string{"r"}
 
 // WidgetShapeVariant2 is the second branch of the property shape of the schema
 // #/components/schemas/Widget.
@@ -1603,8 +1650,8 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "side":
+		switch d.Field(membersWidgetShapeVariant2) {
+		case 0:
 			has0 = true
 			v.Side = d.Float()
 		default:
@@ -1615,6 +1662,10 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("side")
 	}
 }
+
+// membersWidgetShapeVariant2 are the JSON member names of WidgetShapeVariant2,
+// shortest first, then in byte order.
+var membersWidgetShapeVariant2 = []string{"side"}
 
 // WidgetSize is the property size of the schema #/components/schemas/Widget.
 type WidgetSize struct {
@@ -1631,11 +1682,11 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	n := 0
 	for d.Member() {
 		n++
-		switch string(d.Key()) {
-		case "w":
+		switch d.Field(membersWidgetSize) {
+		case 1:
 			x0 := d.Float()
 			v.W = &x0
-		case "h":
+		case 0:
 			x0 := d.Float()
 			v.H = &x0
 		default:
@@ -1644,3 +1695,7 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 	}
 	d.MinProperties(n, 1)
 }
+
+// membersWidgetSize are the JSON member names of WidgetSize, shortest first,
+// then in byte order.
+var membersWidgetSize = []string{"h", "w"}

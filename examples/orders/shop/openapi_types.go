@@ -27,8 +27,8 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "reason":
+		switch d.Field(membersCancellation) {
+		case 0:
 			has0 = true
 			v.Reason.decodeJSON(d)
 		default:
@@ -39,6 +39,10 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("reason")
 	}
 }
+
+// membersCancellation are the JSON member names of Cancellation, shortest
+// first, then in byte order.
+var membersCancellation = []string{"reason"}
 
 // CancellationEmail is the schema #/components/schemas/CancellationEmail.
 type CancellationEmail struct {
@@ -60,13 +64,12 @@ const (
 // decodeJSON decodes a CancellationReason from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
-	*v = CancellationReason(d.String())
-	switch *v {
-	case CancellationReasonCustomerRequest, CancellationReasonOutOfStock, CancellationReasonFraud:
-	default:
-		d.NotOneOf("one of \"customer_request\", \"out_of_stock\", \"fraud\"")
-	}
+	*v = CancellationReason(d.Enum(valuesCancellationReason))
 }
+
+// valuesCancellationReason are the values of CancellationReason, in the
+// schema's order.
+var valuesCancellationReason = []string{string(CancellationReasonCustomerRequest), string(CancellationReasonOutOfStock), string(CancellationReasonFraud)}
 
 // ConfirmationEmail is the schema #/components/schemas/ConfirmationEmail.
 type ConfirmationEmail struct {
@@ -92,35 +95,35 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersDelivery) {
+		case 1:
 			has0 = true
 			v.Name = d.String()
 			d.MinLength(v.Name, 1)
 			d.MaxLength(v.Name, 200)
-		case "street":
+		case 2:
 			has1 = true
 			v.Street = d.String()
 			d.MinLength(v.Street, 1)
 			d.MaxLength(v.Street, 200)
-		case "city":
+		case 0:
 			has2 = true
 			v.City = d.String()
 			d.MinLength(v.City, 1)
 			d.MaxLength(v.City, 200)
-		case "postal_code":
+		case 4:
 			has3 = true
 			v.PostalCode = d.String()
 			d.MinLength(v.PostalCode, 1)
 			d.MaxLength(v.PostalCode, 16)
-		case "country":
+		case 3:
 			has4 = true
 			v.Country = d.String()
 			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
-		case "instructions":
-			x0 := d.String()
-			d.MaxLength(x0, 500)
-			v.Instructions = &x0
+		case 5:
+			x0 := d.StringPtr()
+			d.MaxLength(*x0, 500)
+			v.Instructions = x0
 		default:
 			d.Unknown()
 		}
@@ -142,6 +145,10 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersDelivery are the JSON member names of Delivery, shortest first, then
+// in byte order.
+var membersDelivery = []string{"city", "name", "street", "country", "postal_code", "instructions"}
+
 // NewOrder is the schema #/components/schemas/NewOrder.
 type NewOrder struct {
 	ShopID          string      `json:"shop_id"`
@@ -160,23 +167,23 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "shop_id":
+		switch d.Field(membersNewOrder) {
+		case 1:
 			has0 = true
 			v.ShopID = d.String()
 			d.MinLength(v.ShopID, 1)
 			d.MaxLength(v.ShopID, 64)
-		case "external_order_id":
+		case 5:
 			has1 = true
 			v.ExternalOrderID = d.String()
 			d.MinLength(v.ExternalOrderID, 1)
 			d.MaxLength(v.ExternalOrderID, 64)
-		case "customer_id":
+		case 3:
 			has2 = true
 			v.CustomerID = d.String()
 			d.MinLength(v.CustomerID, 1)
 			d.MaxLength(v.CustomerID, 64)
-		case "items":
+		case 0:
 			has3 = true
 			mark0 := d.Mark()
 			if d.BeginArray() {
@@ -190,13 +197,13 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 				d.MaxItems(len(v.Items), 100)
 				d.UniqueItems(mark0)
 			}
-		case "delivery":
+		case 2:
 			has4 = true
 			v.Delivery.decodeJSON(d)
-		case "client_sent_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = &x0
+		case 4:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.ClientSentAt = x0
 		default:
 			d.Unknown()
 		}
@@ -217,6 +224,10 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("delivery")
 	}
 }
+
+// membersNewOrder are the JSON member names of NewOrder, shortest first, then
+// in byte order.
+var membersNewOrder = []string{"items", "shop_id", "delivery", "customer_id", "client_sent_at", "external_order_id"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -253,13 +264,13 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersOrderItem) {
+		case 0:
 			has0 = true
 			v.Sku = d.String()
 			d.MaxLength(v.Sku, 64)
 			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
-		case "quantity":
+		case 1:
 			has1 = true
 			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Quantity), 1.0, false)
@@ -275,6 +286,10 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersOrderItem are the JSON member names of OrderItem, shortest first, then
+// in byte order.
+var membersOrderItem = []string{"sku", "quantity"}
 
 // OrderStatus is the property status of the schema #/components/schemas/Order.
 type OrderStatus string

@@ -45,16 +45,16 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount":
+		switch d.Field(membersNewPayment) {
+		case 0:
 			has0 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
 			d.Maximum(float64(v.Amount), 1e+08, false)
-		case "currency":
+		case 1:
 			has1 = true
 			v.Currency.decodeJSON(d)
-		case "card_token":
+		case 2:
 			has2 = true
 			v.CardToken = d.String()
 			d.Pattern(v.CardToken, pattern0, "^tok_[A-Za-z0-9_]{1,64}$")
@@ -73,6 +73,10 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersNewPayment are the JSON member names of NewPayment, shortest first,
+// then in byte order.
+var membersNewPayment = []string{"amount", "currency", "card_token"}
+
 // NewPaymentCurrency is the property currency of the schema
 // #/components/schemas/NewPayment.
 type NewPaymentCurrency string
@@ -85,13 +89,12 @@ const (
 // decodeJSON decodes a NewPaymentCurrency from d and checks it against its
 // schema, reporting every violation to d.
 func (v *NewPaymentCurrency) decodeJSON(d *jsondecode.Decoder) {
-	*v = NewPaymentCurrency(d.String())
-	switch *v {
-	case NewPaymentCurrencyEUR:
-	default:
-		d.NotOneOf("one of \"EUR\"")
-	}
+	*v = NewPaymentCurrency(d.Enum(valuesNewPaymentCurrency))
 }
+
+// valuesNewPaymentCurrency are the values of NewPaymentCurrency, in the
+// schema's order.
+var valuesNewPaymentCurrency = []string{string(NewPaymentCurrencyEUR)}
 
 // Payment is the schema #/components/schemas/Payment.
 type Payment struct {
@@ -137,11 +140,11 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersSettlement) {
+		case 0:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case "payment_id":
+		case 1:
 			has1 = true
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
@@ -156,6 +159,10 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersSettlement are the JSON member names of Settlement, shortest first,
+// then in byte order.
+var membersSettlement = []string{"type", "payment_id"}
+
 // SettlementType is the property type of the schema
 // #/components/schemas/Settlement.
 type SettlementType string
@@ -168,10 +175,8 @@ const (
 // decodeJSON decodes a SettlementType from d and checks it against its schema,
 // reporting every violation to d.
 func (v *SettlementType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SettlementType(d.String())
-	switch *v {
-	case SettlementTypePaymentSettled:
-	default:
-		d.NotOneOf("one of \"payment.settled\"")
-	}
+	*v = SettlementType(d.Enum(valuesSettlementType))
 }
+
+// valuesSettlementType are the values of SettlementType, in the schema's order.
+var valuesSettlementType = []string{string(SettlementTypePaymentSettled)}

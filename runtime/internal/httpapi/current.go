@@ -45,6 +45,22 @@ type StoredAnswer struct {
 // returns is stored.
 type CurrentFunc[T any] func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body *T) (*Response, error)
 
+// erasedCurrent is a CurrentFunc whose body is a *T held in an any.
+type erasedCurrent func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body any) (*Response, error)
+
+// eraseCurrent erases fn's request type; nil stays nil. It is kept out of
+// line so that Erase does not carry a second copy of its closure.
+//
+//go:noinline
+func eraseCurrent[T any](fn CurrentFunc[T]) erasedCurrent {
+	if fn == nil {
+		return nil
+	}
+	return func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body any) (*Response, error) {
+		return fn(ctx, tx, stored, req, body.(*T))
+	}
+}
+
 // ErrResourceGone is what a Current hook returns (wrapped or not) when the
 // resource the operation created no longer exists: the replay answers 410
 // resource-gone with the operation's id. The operation is not run again.
@@ -65,7 +81,7 @@ func checkReplay(c *Contract, hasCurrent bool) error {
 // current returns, for a request whose operation replays current, the
 // core.CurrentFunc that runs fn and keeps the response it gave in
 // *answer; nil when fn is nil (replay: stored).
-func current[T any](h *handler, fn CurrentFunc[T], req *Request, body *T) func(answer **Response) core.CurrentFunc {
+func current(h *handler, fn erasedCurrent, req *Request, body any) func(answer **Response) core.CurrentFunc {
 	if fn == nil {
 		return nil
 	}

@@ -150,7 +150,7 @@ func NewPhasedHandler[T any](exec core.Holder, p Phased[T], scope func(*http.Req
 		}
 		return prepared{sum: sum, request: stored, fn: func(answer **Response) core.Func {
 			return phasedFunc(h, p.Steps, nk, req, body, answer)
-		}, current: current(h, p.Current, req, body)}, nil
+		}, current: current(h, eraseCurrent(p.Current), req, body)}, nil
 	}
 	err = core.RegisterResumer(exec, h.policy.Operation, func(_ context.Context, _ string, stored []byte) (*core.Policy, core.Func, error) {
 		req, err := decodeRequest(stored)

@@ -57,34 +57,77 @@ type Typed[T any] struct {
 // docs/problems.md; a business error asRejection recognises answers with
 // its problem (nil recognises none).
 func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
-	if t.Fingerprint == nil || t.Run == nil {
+	return NewErasedHandler(exec, Erase(t), scope, asRejection, opts...)
+}
+
+// Erased is a Typed with its request type erased: the body is a *T held
+// in an any. Erase builds one; NewErasedHandler serves it. It exists so
+// that a generated package instantiates only Erase's few small closures
+// per operation, and the handler's logic is compiled once, here.
+type Erased struct {
+	contract    Contract
+	decode      func(req *Request) (any, error)
+	fingerprint func(body any, params map[string]string) (fingerprint.Sum, error)
+	naturalKey  func(body any) (string, error)
+	run         func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request, body any) (*Response, error)
+	current     erasedCurrent
+}
+
+// Erase erases t's request type. Its funcs that are nil stay nil; a nil
+// Decode gives every request a new zero T.
+func Erase[T any](t Typed[T]) Erased {
+	// The closures capture single funcs, not t, so that t stays on the
+	// stack: each instance of Erase is then a few moves, not a copy of t
+	// to the heap.
+	e := Erased{contract: t.Contract, current: eraseCurrent(t.Current)}
+	if decode := t.Decode; decode != nil {
+		e.decode = func(req *Request) (any, error) { return decode(req) }
+	} else {
+		e.decode = func(*Request) (any, error) { return new(T), nil }
+	}
+	if fp := t.Fingerprint; fp != nil {
+		e.fingerprint = func(body any, params map[string]string) (fingerprint.Sum, error) {
+			return fp(body.(*T), params)
+		}
+	}
+	if nk := t.NaturalKey; nk != nil {
+		e.naturalKey = func(body any) (string, error) { return nk(body.(*T)) }
+	}
+	if run := t.Run; run != nil {
+		e.run = func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request, body any) (*Response, error) {
+			return run(ctx, tx, op, req, body.(*T))
+		}
+	}
+	return e
+}
+
+// NewErasedHandler is NewTypedHandler on an erased operation.
+func NewErasedHandler(exec core.Holder, t Erased, scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
+	if t.fingerprint == nil || t.run == nil {
 		return nil, errors.New("idem: NewTypedHandler needs a fingerprint and a business function")
 	}
-	h, err := newHandler(exec, t.Contract, scope, asRejection, opts)
+	h, err := newHandler(exec, t.contract, scope, asRejection, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReplay(&h.contract, t.Current != nil); err != nil {
+	if err := checkReplay(&h.contract, t.current != nil); err != nil {
 		return nil, err
 	}
 	h.prepare = func(req *Request) (prepared, error) {
-		body := new(T)
-		if t.Decode != nil {
-			var err error // per request: prepare runs concurrently
-			if body, err = t.Decode(req); err != nil {
-				return prepared{}, err
-			}
+		body, err := t.decode(req)
+		if err != nil {
+			return prepared{}, err
 		}
-		sum, err := t.Fingerprint(body, req.PathParams)
+		sum, err := t.fingerprint(body, req.PathParams)
 		if err != nil {
 			return prepared{}, bodyError(err)
 		}
 		run := func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request) (*Response, error) {
-			return t.Run(ctx, tx, op, req, body)
+			return t.run(ctx, tx, op, req, body)
 		}
 		var naturalKey string
-		if t.NaturalKey != nil {
-			if naturalKey, err = t.NaturalKey(body); err != nil {
+		if t.naturalKey != nil {
+			if naturalKey, err = t.naturalKey(body); err != nil {
 				return prepared{}, fmt.Errorf("idem: natural key: %w", err)
 			}
 			if err := checkNaturalKey(naturalKey); err != nil {
@@ -92,7 +135,7 @@ func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Reque
 			}
 		}
 		return prepared{sum: sum, fn: func(answer **Response) core.Func { return h.business(naturalKey, req, run, answer) },
-			current: current(h, t.Current, req, body)}, nil
+			current: current(h, t.current, req, body)}, nil
 	}
 	return h, nil
 }

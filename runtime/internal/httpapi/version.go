@@ -14,8 +14,10 @@ type EnforceVersion uint
 
 // The range of generated-code versions this runtime runs. Version 2 is
 // the split into runtime/idem and runtime/idemimpl; version 4 adds status
-// routes and replay: current.
+// routes and replay: current; version 5 decodes enums with
+// jsondecode.Decoder.Enum over a table of values, optional strings and
+// enums with StringPtr and EnumPtr, and members with Field.
 const (
 	MinGeneratedVersion = 2
-	MaxGeneratedVersion = 4
+	MaxGeneratedVersion = 5
 )

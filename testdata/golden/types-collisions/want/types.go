@@ -28,34 +28,36 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "StartTime":
-			x0 := d.String()
-			v.StartTime = &x0
-		case "start_time":
-			x0 := d.String()
-			v.StartTime4 = &x0
-		case "start-time":
-			x0 := d.String()
-			v.StartTime3 = &x0
-		case "StartTime<":
-			x0 := d.String()
-			v.StartTime2 = &x0
-		case "decode_form":
-			x0 := d.String()
-			v.DecodeForm2 = &x0
-		case "CreateCallBodyStatus":
-			x0 := d.String()
-			v.CreateCallBodyStatus = &x0
-		case "status":
-			x0 := new(CreateCallBody2Status)
-			x0.decodeJSON(d)
-			v.Status = x0
+		switch d.Field(membersCreateCallBody2) {
+		case 1:
+			x0 := d.StringPtr()
+			v.StartTime = x0
+		case 4:
+			x0 := d.StringPtr()
+			v.StartTime4 = x0
+		case 3:
+			x0 := d.StringPtr()
+			v.StartTime3 = x0
+		case 2:
+			x0 := d.StringPtr()
+			v.StartTime2 = x0
+		case 5:
+			x0 := d.StringPtr()
+			v.DecodeForm2 = x0
+		case 6:
+			x0 := d.StringPtr()
+			v.CreateCallBodyStatus = x0
+		case 0:
+			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersCreateCallBody2 are the JSON member names of CreateCallBody2, shortest
+// first, then in byte order.
+var membersCreateCallBody2 = []string{"status", "StartTime", "StartTime<", "start-time", "start_time", "decode_form", "CreateCallBodyStatus"}
 
 // CreateCallBody2Status is the property status of the request body of
 // CreateCall (POST /calls).
@@ -72,13 +74,12 @@ const (
 // decodeJSON decodes a CreateCallBody2Status from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CreateCallBody2Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateCallBody2Status(d.String())
-	switch *v {
-	case CreateCallBody2StatusQueued, CreateCallBody2StatusEmpty, CreateCallBody2StatusAB, CreateCallBody2StatusAB2:
-	default:
-		d.NotOneOf("one of \"queued\", \"\", \"a-b\", \"a_b\"")
-	}
+	*v = CreateCallBody2Status(d.Enum(valuesCreateCallBody2Status))
 }
+
+// valuesCreateCallBody2Status are the values of CreateCallBody2Status, in the
+// schema's order.
+var valuesCreateCallBody2Status = []string{string(CreateCallBody2StatusQueued), string(CreateCallBody2StatusEmpty), string(CreateCallBody2StatusAB), string(CreateCallBody2StatusAB2)}
 
 // Source is the schema #/components/schemas/source.
 type Source struct {
@@ -93,12 +94,10 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
-			x0 := new(SourceType)
-			x0.decodeJSON(d)
-			v.Type = x0
-		case "ach_credit_transfer":
+		switch d.Field(membersSource) {
+		case 0:
+			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
+		case 1:
 			x0 := new(SourceTypeAchCreditTransfer)
 			x0.decodeJSON(d)
 			v.AchCreditTransfer = x0
@@ -107,6 +106,10 @@ func (v *Source) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersSource are the JSON member names of Source, shortest first, then in
+// byte order.
+var membersSource = []string{"type", "ach_credit_transfer"}
 
 // SourceType is the schema #/components/schemas/source_type.
 type SourceType string
@@ -120,13 +123,11 @@ const (
 // decodeJSON decodes a SourceType from d and checks it against its schema,
 // reporting every violation to d.
 func (v *SourceType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SourceType(d.String())
-	switch *v {
-	case SourceTypeAchCreditTransfer2, SourceTypeCard:
-	default:
-		d.NotOneOf("one of \"ach_credit_transfer\", \"card\"")
-	}
+	*v = SourceType(d.Enum(valuesSourceType))
 }
+
+// valuesSourceType are the values of SourceType, in the schema's order.
+var valuesSourceType = []string{string(SourceTypeAchCreditTransfer2), string(SourceTypeCard)}
 
 // SourceTypeAchCreditTransfer is the schema
 // #/components/schemas/source_type_ach_credit_transfer.
@@ -141,12 +142,16 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "account_number":
-			x0 := d.String()
-			v.AccountNumber = &x0
+		switch d.Field(membersSourceTypeAchCreditTransfer) {
+		case 0:
+			x0 := d.StringPtr()
+			v.AccountNumber = x0
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersSourceTypeAchCreditTransfer are the JSON member names of
+// SourceTypeAchCreditTransfer, shortest first, then in byte order.
+var membersSourceTypeAchCreditTransfer = []string{"account_number"}

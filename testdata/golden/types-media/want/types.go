@@ -27,11 +27,11 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
-			x0 := d.String()
-			v.Name = &x0
-		case "floor":
+		switch d.Field(membersPatchRoomBody) {
+		case 0:
+			x0 := d.StringPtr()
+			v.Name = x0
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Floor = &x0
 		default:
@@ -39,6 +39,10 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 		}
 	}
 }
+
+// membersPatchRoomBody are the JSON member names of PatchRoomBody, shortest
+// first, then in byte order.
+var membersPatchRoomBody = []string{"name", "floor"}
 
 // UploadFileBody is the request body of uploadFile (POST /files).
 type UploadFileBody struct {

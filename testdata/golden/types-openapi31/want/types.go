@@ -34,26 +34,26 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersUpdateRoomBody) {
+		case 0:
 			has0 = true
 			if d.IsNull() {
 				v.Name = nil
 			} else {
-				x0 := d.String()
-				v.Name = &x0
+				x0 := d.StringPtr()
+				v.Name = x0
 			}
-		case "floor":
+		case 3:
 			has1 = true
 			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case "capacity":
+		case 5:
 			v.Capacity.Set = true
 			if d.IsNull() {
 				v.Capacity.Null = true
 			} else {
 				v.Capacity.Value = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			}
-		case "features":
+		case 6:
 			v.Features.Set = true
 			if d.IsNull() {
 				v.Features.Null = true
@@ -66,11 +66,11 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 					}
 				}
 			}
-		case "mixed":
+		case 4:
 			v.Mixed = d.Raw()
-		case "tags":
+		case 1:
 			v.Tags = d.Raw()
-		case "view":
+		case 2:
 			v.View.Set = true
 			if d.IsNull() {
 				v.View.Null = true
@@ -89,6 +89,10 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersUpdateRoomBody are the JSON member names of UpdateRoomBody, shortest
+// first, then in byte order.
+var membersUpdateRoomBody = []string{"name", "tags", "view", "floor", "mixed", "capacity", "features"}
+
 // UpdateRoomBodyView is the property view of the request body of updateRoom
 // (PATCH /rooms).
 type UpdateRoomBodyView string
@@ -102,10 +106,9 @@ const (
 // decodeJSON decodes a UpdateRoomBodyView from d and checks it against its
 // schema, reporting every violation to d.
 func (v *UpdateRoomBodyView) decodeJSON(d *jsondecode.Decoder) {
-	*v = UpdateRoomBodyView(d.String())
-	switch *v {
-	case UpdateRoomBodyViewSea, UpdateRoomBodyViewGarden:
-	default:
-		d.NotOneOf("one of \"sea\", \"garden\"")
-	}
+	*v = UpdateRoomBodyView(d.Enum(valuesUpdateRoomBodyView))
 }
+
+// valuesUpdateRoomBodyView are the values of UpdateRoomBodyView, in the
+// schema's order.
+var valuesUpdateRoomBodyView = []string{string(UpdateRoomBodyViewSea), string(UpdateRoomBodyViewGarden)}

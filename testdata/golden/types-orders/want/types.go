@@ -24,13 +24,13 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "line1":
+		switch d.Field(membersAddress) {
+		case 0:
 			has0 = true
 			v.Line1 = d.String()
-		case "postal_code":
-			x0 := d.String()
-			v.PostalCode = &x0
+		case 1:
+			x0 := d.StringPtr()
+			v.PostalCode = x0
 		default:
 			d.Skip()
 		}
@@ -39,6 +39,10 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("line1")
 	}
 }
+
+// membersAddress are the JSON member names of Address, shortest first, then in
+// byte order.
+var membersAddress = []string{"line1", "postal_code"}
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
@@ -60,12 +64,12 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "customer_id":
+		switch d.Field(membersCreateOrderBody) {
+		case 7:
 			has0 = true
 			v.CustomerID = d.String()
 			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
-		case "items":
+		case 2:
 			has1 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
@@ -75,17 +79,17 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "delivery":
+		case 4:
 			has2 = true
 			v.Delivery.decodeJSON(d)
-		case "note":
+		case 0:
 			v.Note.Set = true
 			if d.IsNull() {
 				v.Note.Null = true
 			} else {
 				v.Note.Value = d.String()
 			}
-		case "metadata":
+		case 6:
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
 				for d.Member() {
@@ -94,11 +98,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "extra":
+		case 1:
 			v.Extra = d.Raw()
-		case "labels":
+		case 3:
 			v.Labels = d.Raw()
-		case "discount":
+		case 5:
 			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
 				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 				_ = x1
@@ -121,6 +125,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "extra", "items", "labels", "delivery", "discount", "metadata", "customer_id"}
+
 // CreateOrderBodyDelivery is the property delivery of the request body of
 // createOrder (POST /orders).
 type CreateOrderBodyDelivery struct {
@@ -137,18 +145,16 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "address":
+		switch d.Field(membersCreateOrderBodyDelivery) {
+		case 1:
 			has0 = true
 			v.Address.decodeJSON(d)
-		case "window":
-			x0 := new(CreateOrderBodyDeliveryWindow)
-			x0.decodeJSON(d)
-			v.Window = x0
-		case "not_before":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.NotBefore = &x0
+		case 0:
+			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
+		case 2:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.NotBefore = x0
 		default:
 			d.Skip()
 		}
@@ -157,6 +163,10 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("address")
 	}
 }
+
+// membersCreateOrderBodyDelivery are the JSON member names of
+// CreateOrderBodyDelivery, shortest first, then in byte order.
+var membersCreateOrderBodyDelivery = []string{"window", "address", "not_before"}
 
 // CreateOrderBodyDeliveryWindow is the property window of the property delivery
 // of the request body of createOrder (POST /orders).
@@ -171,13 +181,12 @@ const (
 // decodeJSON decodes a CreateOrderBodyDeliveryWindow from d and checks it
 // against its schema, reporting every violation to d.
 func (v *CreateOrderBodyDeliveryWindow) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyDeliveryWindow(d.String())
-	switch *v {
-	case CreateOrderBodyDeliveryWindowMorning, CreateOrderBodyDeliveryWindowAfternoon:
-	default:
-		d.NotOneOf("one of \"morning\", \"afternoon\"")
-	}
+	*v = CreateOrderBodyDeliveryWindow(d.Enum(valuesCreateOrderBodyDeliveryWindow))
 }
+
+// valuesCreateOrderBodyDeliveryWindow are the values of
+// CreateOrderBodyDeliveryWindow, in the schema's order.
+var valuesCreateOrderBodyDeliveryWindow = []string{string(CreateOrderBodyDeliveryWindowMorning), string(CreateOrderBodyDeliveryWindowAfternoon)}
 
 // Item is the schema #/components/schemas/Item.
 type Item struct {
@@ -195,17 +204,17 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersItem) {
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case "quantity":
+		case 2:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "unit_price":
+		case 3:
 			x0 := d.Float()
 			v.UnitPrice = &x0
-		case "gift":
+		case 1:
 			x0 := d.Bool()
 			v.Gift = &x0
 		default:
@@ -219,6 +228,10 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersItem are the JSON member names of Item, shortest first, then in byte
+// order.
+var membersItem = []string{"sku", "gift", "quantity", "unit_price"}
 
 // Order is the schema #/components/schemas/Order.
 type Order struct {
@@ -240,8 +253,8 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has2, has3 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "items":
+		switch d.Field(membersOrder) {
+		case 2:
 			has0 = true
 			if d.BeginArray() {
 				v.Items = []Item{}
@@ -251,7 +264,7 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "tags":
+		case 1:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -259,27 +272,27 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					v.Tags = append(v.Tags, e0)
 				}
 			}
-		case "id":
+		case 0:
 			has2 = true
 			v.ID = d.String()
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case "status":
+		case 3:
 			has3 = true
 			v.Status.decodeJSON(d)
-		case "previous_status":
+		case 7:
 			v.PreviousStatus.Set = true
 			if d.IsNull() {
 				v.PreviousStatus.Null = true
 			} else {
 				v.PreviousStatus.Value.decodeJSON(d)
 			}
-		case "created_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.CreatedAt = &x0
-		case "payment":
+		case 6:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.CreatedAt = x0
+		case 5:
 			v.Payment = d.Raw()
-		case "totals":
+		case 4:
 			if d.BeginObject() {
 				v.Totals = map[string]*int64{}
 				for d.Member() {
@@ -309,6 +322,10 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersOrder are the JSON member names of Order, shortest first, then in byte
+// order.
+var membersOrder = []string{"id", "tags", "items", "status", "totals", "payment", "created_at", "previous_status"}
+
 // Status is the schema #/components/schemas/Status.
 type Status string
 
@@ -322,10 +339,8 @@ const (
 // decodeJSON decodes a Status from d and checks it against its schema,
 // reporting every violation to d.
 func (v *Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = Status(d.String())
-	switch *v {
-	case StatusPending, StatusPaid, StatusShipped:
-	default:
-		d.NotOneOf("one of \"pending\", \"paid\", \"shipped\"")
-	}
+	*v = Status(d.Enum(valuesStatus))
 }
+
+// valuesStatus are the values of Status, in the schema's order.
+var valuesStatus = []string{string(StatusPending), string(StatusPaid), string(StatusShipped)}

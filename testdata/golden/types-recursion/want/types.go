@@ -37,21 +37,21 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersNode) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
-		case "parent":
+		case 2:
 			has1 = true
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Parent = x0
-		case "self":
+		case 1:
 			has2 = true
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Self = x0
-		case "children":
+		case 5:
 			if d.BeginArray() {
 				v.Children = []Node{}
 				for d.Next() {
@@ -60,7 +60,7 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 					v.Children = append(v.Children, e0)
 				}
 			}
-		case "by_name":
+		case 3:
 			if d.BeginObject() {
 				v.ByName = map[string]Node{}
 				for d.Member() {
@@ -70,7 +70,7 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 					v.ByName[k0] = e0
 				}
 			}
-		case "wrapper":
+		case 4:
 			x0 := new(NodeWrapper)
 			x0.decodeJSON(d)
 			v.Wrapper = x0
@@ -89,6 +89,10 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersNode are the JSON member names of Node, shortest first, then in byte
+// order.
+var membersNode = []string{"name", "self", "parent", "by_name", "wrapper", "children"}
+
 // NodeWrapper is the property wrapper of the schema #/components/schemas/Node.
 type NodeWrapper struct {
 	Node *Node `json:"node"`
@@ -102,8 +106,8 @@ func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "node":
+		switch d.Field(membersNodeWrapper) {
+		case 0:
 			has0 = true
 			x0 := new(Node)
 			x0.decodeJSON(d)
@@ -116,6 +120,10 @@ func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("node")
 	}
 }
+
+// membersNodeWrapper are the JSON member names of NodeWrapper, shortest first,
+// then in byte order.
+var membersNodeWrapper = []string{"node"}
 
 // Tree is the schema #/components/schemas/Tree.
 type Tree struct {

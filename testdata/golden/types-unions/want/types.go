@@ -28,11 +28,11 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersCard) {
+		case 0:
 			has0 = true
 			v.Kind = d.String()
-		case "number":
+		case 1:
 			has1 = true
 			v.Number = d.String()
 			d.Pattern(v.Number, pattern0, "^[0-9]{12,19}$")
@@ -47,6 +47,10 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("number")
 	}
 }
+
+// membersCard are the JSON member names of Card, shortest first, then in byte
+// order.
+var membersCard = []string{"kind", "number"}
 
 // CreateOrder201Body is the 201 response body of createOrder (POST /orders).
 type CreateOrder201Body struct {
@@ -69,8 +73,8 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "payment":
+		switch d.Field(membersCreateOrderBody) {
+		case 1:
 			has0 = true
 			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
 				var x1 Iban
@@ -81,7 +85,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "refund_to":
+		case 3:
 			v.RefundTo = d.Union(true, func(d *jsondecode.Decoder) {
 				var x1 Card
 				x1.decodeJSON(d)
@@ -91,7 +95,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				d.CheckFormat(x1, jsondecode.FormatUUID)
 				_ = x1
 			})
-		case "metadata":
+		case 2:
 			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 map[string]string
 				if d.BeginObject() {
@@ -109,7 +113,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				x1.decodeJSON(d)
 				_ = x1
 			})
-		case "note":
+		case 0:
 			if d.IsNull() {
 				v.Note = json.RawMessage("null")
 			} else {
@@ -132,6 +136,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "payment", "metadata", "refund_to"}
+
 // CreateOrderBodyMetadataVariant2 is the second branch of the property metadata
 // of the request body of createOrder (POST /orders).
 type CreateOrderBodyMetadataVariant2 string
@@ -144,13 +152,12 @@ const (
 // decodeJSON decodes a CreateOrderBodyMetadataVariant2 from d and checks it
 // against its schema, reporting every violation to d.
 func (v *CreateOrderBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyMetadataVariant2(d.String())
-	switch *v {
-	case CreateOrderBodyMetadataVariant2Empty:
-	default:
-		d.NotOneOf("one of \"\"")
-	}
+	*v = CreateOrderBodyMetadataVariant2(d.Enum(valuesCreateOrderBodyMetadataVariant2))
 }
+
+// valuesCreateOrderBodyMetadataVariant2 are the values of
+// CreateOrderBodyMetadataVariant2, in the schema's order.
+var valuesCreateOrderBodyMetadataVariant2 = []string{string(CreateOrderBodyMetadataVariant2Empty)}
 
 // Iban is the schema #/components/schemas/Iban.
 type Iban struct {
@@ -166,11 +173,11 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "kind":
+		switch d.Field(membersIban) {
+		case 1:
 			has0 = true
 			v.Kind = d.String()
-		case "iban":
+		case 0:
 			has1 = true
 			v.Iban = d.String()
 			d.MinLength(v.Iban, 15)
@@ -186,3 +193,7 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("iban")
 	}
 }
+
+// membersIban are the JSON member names of Iban, shortest first, then in byte
+// order.
+var membersIban = []string{"iban", "kind"}

@@ -32,22 +32,22 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "room":
+		switch d.Field(membersCreateBookingBody) {
+		case 1:
 			has0 = true
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Room); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-		case "length":
+		case 3:
 			has1 = true
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Length); err != nil {
 					d.Violate(err.Error())
 				}
 			}
-		case "guest":
+		case 2:
 			var x0 netip.Prefix
 			if raw1 := d.Raw(); raw1 != nil {
 				if err := json.Unmarshal(raw1, &x0); err != nil {
@@ -55,7 +55,7 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 			v.Guest = &x0
-		case "code":
+		case 0:
 			var x0 string
 			if raw1 := d.Raw(); raw1 != nil {
 				if err := json.Unmarshal(raw1, &x0); err != nil {
@@ -74,3 +74,7 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("length")
 	}
 }
+
+// membersCreateBookingBody are the JSON member names of CreateBookingBody,
+// shortest first, then in byte order.
+var membersCreateBookingBody = []string{"code", "room", "guest", "length"}

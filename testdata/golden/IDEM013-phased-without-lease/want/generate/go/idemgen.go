@@ -10,8 +10,8 @@ const GeneratorVersion = "v0.0.0-golden"
 // The runtime must support this package's generated-code version: these
 // constants fail to compile otherwise.
 const (
-	_ = idemimpl.EnforceVersion(4 - idemimpl.MinGeneratedVersion)
-	_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - 4)
+	_ = idemimpl.EnforceVersion(5 - idemimpl.MinGeneratedVersion)
+	_ = idemimpl.EnforceVersion(idemimpl.MaxGeneratedVersion - 5)
 )
 
 // SecretFields names the JSON fields the spec marks writeOnly or format:

@@ -19,11 +19,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "customer_id":
+		switch d.Field(membersCreateOrderBody) {
+		case 2:
 			has0 = true
 			v.CustomerID = d.String()
-		case "items":
+		case 1:
 			has1 = true
 			if d.BeginArray() {
 				v.Items = []CreateOrderBodyItemsItem{}
@@ -33,9 +33,9 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 					v.Items = append(v.Items, e0)
 				}
 			}
-		case "note":
-			x0 := d.String()
-			v.Note = &x0
+		case 0:
+			x0 := d.StringPtr()
+			v.Note = x0
 		default:
 			d.Skip()
 		}
@@ -47,6 +47,10 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("items")
 	}
 }
+
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"note", "items", "customer_id"}
 
 // CreateOrderBodyItemsItem is the item of the property items of the request
 // body of createOrder (POST /orders).
@@ -63,11 +67,11 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersCreateOrderBodyItemsItem) {
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case "quantity":
+		case 1:
 			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			v.Quantity = &x0
 		default:
@@ -78,3 +82,7 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("sku")
 	}
 }
+
+// membersCreateOrderBodyItemsItem are the JSON member names of
+// CreateOrderBodyItemsItem, shortest first, then in byte order.
+var membersCreateOrderBodyItemsItem = []string{"sku", "quantity"}

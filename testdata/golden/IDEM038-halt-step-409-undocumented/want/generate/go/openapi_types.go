@@ -19,15 +19,15 @@ func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "order_id":
+		switch d.Field(membersCreatePaymentBody) {
+		case 1:
 			has0 = true
 			v.OrderID = d.String()
-		case "amount":
+		case 0:
 			has1 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
-		case "card_token":
+		case 2:
 			has2 = true
 			v.CardToken = d.String()
 		default:
@@ -44,3 +44,7 @@ func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("card_token")
 	}
 }
+
+// membersCreatePaymentBody are the JSON member names of CreatePaymentBody,
+// shortest first, then in byte order.
+var membersCreatePaymentBody = []string{"amount", "order_id", "card_token"}

@@ -40,18 +40,18 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "id_document":
+		switch d.Field(membersCheckIn) {
+		case 2:
 			has0 = true
 			v.IDDocument.decodeJSON(d)
-		case "key_cards":
+		case 1:
 			has1 = true
 			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.KeyCards), 1.0, false)
 			d.Maximum(float64(v.KeyCards), 4.0, false)
-		case "note":
-			x0 := d.String()
-			v.Note = &x0
+		case 0:
+			x0 := d.StringPtr()
+			v.Note = x0
 		default:
 			d.Skip()
 		}
@@ -63,6 +63,10 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("key_cards")
 	}
 }
+
+// membersCheckIn are the JSON member names of CheckIn, shortest first, then in
+// byte order.
+var membersCheckIn = []string{"note", "key_cards", "id_document"}
 
 // CheckInIDDocument is the property id_document of the schema
 // #/components/schemas/CheckIn.
@@ -78,13 +82,12 @@ const (
 // decodeJSON decodes a CheckInIDDocument from d and checks it against its
 // schema, reporting every violation to d.
 func (v *CheckInIDDocument) decodeJSON(d *jsondecode.Decoder) {
-	*v = CheckInIDDocument(d.String())
-	switch *v {
-	case CheckInIDDocumentPassport, CheckInIDDocumentIDCard, CheckInIDDocumentDrivingLicence:
-	default:
-		d.NotOneOf("one of \"passport\", \"id_card\", \"driving_licence\"")
-	}
+	*v = CheckInIDDocument(d.Enum(valuesCheckInIDDocument))
 }
+
+// valuesCheckInIDDocument are the values of CheckInIDDocument, in the schema's
+// order.
+var valuesCheckInIDDocument = []string{string(CheckInIDDocumentPassport), string(CheckInIDDocumentIDCard), string(CheckInIDDocumentDrivingLicence)}
 
 // Guest is the schema #/components/schemas/Guest.
 type Guest struct {
@@ -101,17 +104,17 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "name":
+		switch d.Field(membersGuest) {
+		case 0:
 			has0 = true
 			v.Name = d.String()
-		case "email":
+		case 1:
 			has1 = true
 			v.Email = d.String()
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
-		case "phone":
-			x0 := d.String()
-			v.Phone = &x0
+		case 2:
+			x0 := d.StringPtr()
+			v.Phone = x0
 		default:
 			d.Skip()
 		}
@@ -123,6 +126,10 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("email")
 	}
 }
+
+// membersGuest are the JSON member names of Guest, shortest first, then in byte
+// order.
+var membersGuest = []string{"name", "email", "phone"}
 
 // NewBooking is the schema #/components/schemas/NewBooking.
 type NewBooking struct {
@@ -143,33 +150,33 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2, has3, has4, has5 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "booking_request_id":
+		switch d.Field(membersNewBooking) {
+		case 6:
 			has0 = true
 			v.BookingRequestID = d.String()
 			d.MaxLength(v.BookingRequestID, 64)
-		case "room_id":
+		case 2:
 			has1 = true
 			v.RoomID = d.String()
-		case "guest":
+		case 0:
 			has2 = true
 			v.Guest.decodeJSON(d)
-		case "check_in":
+		case 3:
 			has3 = true
 			v.CheckIn = d.String()
 			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
-		case "check_out":
+		case 4:
 			has4 = true
 			v.CheckOut = d.String()
 			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
-		case "guests":
+		case 1:
 			has5 = true
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
-		case "requested_at":
-			x0 := d.String()
-			d.CheckFormat(x0, jsondecode.FormatDateTime)
-			v.RequestedAt = &x0
+		case 5:
+			x0 := d.StringPtr()
+			d.CheckFormat(*x0, jsondecode.FormatDateTime)
+			v.RequestedAt = x0
 		default:
 			d.Skip()
 		}
@@ -193,6 +200,10 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("guests")
 	}
 }
+
+// membersNewBooking are the JSON member names of NewBooking, shortest first,
+// then in byte order.
+var membersNewBooking = []string{"guest", "guests", "room_id", "check_in", "check_out", "requested_at", "booking_request_id"}
 
 // Problem is the schema #/components/schemas/Problem.
 type Problem struct {

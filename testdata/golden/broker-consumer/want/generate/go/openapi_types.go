@@ -19,11 +19,11 @@ func (v *EnterSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersEnterSettlementBody) {
+		case 0:
 			has0 = true
 			v.Type.decodeJSON(d)
-		case "payment_id":
+		case 1:
 			has1 = true
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.PaymentID), 1.0, false)
@@ -39,6 +39,10 @@ func (v *EnterSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 }
 
+// membersEnterSettlementBody are the JSON member names of EnterSettlementBody,
+// shortest first, then in byte order.
+var membersEnterSettlementBody = []string{"type", "payment_id"}
+
 // EnterSettlementBodyType is the property type of the request body of
 // enterSettlement (POST ledgerSettlement).
 type EnterSettlementBodyType string
@@ -51,13 +55,12 @@ const (
 // decodeJSON decodes a EnterSettlementBodyType from d and checks it against its
 // schema, reporting every violation to d.
 func (v *EnterSettlementBodyType) decodeJSON(d *jsondecode.Decoder) {
-	*v = EnterSettlementBodyType(d.String())
-	switch *v {
-	case EnterSettlementBodyTypePaymentSettled:
-	default:
-		d.NotOneOf("one of \"payment.settled\"")
-	}
+	*v = EnterSettlementBodyType(d.Enum(valuesEnterSettlementBodyType))
 }
+
+// valuesEnterSettlementBodyType are the values of EnterSettlementBodyType, in
+// the schema's order.
+var valuesEnterSettlementBodyType = []string{string(EnterSettlementBodyTypePaymentSettled)}
 
 // RecordAuditEventBody is the request body of recordAuditEvent (POST
 // auditEvent).
@@ -73,8 +76,8 @@ func (v *RecordAuditEventBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "event":
+		switch d.Field(membersRecordAuditEventBody) {
+		case 0:
 			has0 = true
 			v.Event = d.String()
 		default:
@@ -85,3 +88,7 @@ func (v *RecordAuditEventBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("event")
 	}
 }
+
+// membersRecordAuditEventBody are the JSON member names of
+// RecordAuditEventBody, shortest first, then in byte order.
+var membersRecordAuditEventBody = []string{"event"}

@@ -26,17 +26,17 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
+		switch d.Field(membersLine) {
+		case 0:
 			has0 = true
 			v.Sku = d.String()
-		case "quantity":
+		case 3:
 			has1 = true
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case "note":
-			x0 := d.String()
-			v.Note = &x0
-		case "tags":
+		case 1:
+			x0 := d.StringPtr()
+			v.Note = x0
+		case 2:
 			if d.BeginArray() {
 				v.Tags = []string{}
 				for d.Next() {
@@ -55,6 +55,10 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("quantity")
 	}
 }
+
+// membersLine are the JSON member names of Line, shortest first, then in byte
+// order.
+var membersLine = []string{"sku", "note", "tags", "quantity"}
 
 // Shipment is the schema #/components/schemas/Shipment.
 type Shipment struct {
@@ -75,8 +79,8 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "lines":
+		switch d.Field(membersShipment) {
+		case 1:
 			has0 = true
 			if d.BeginArray() {
 				v.Lines = []Line{}
@@ -86,22 +90,20 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Lines = append(v.Lines, e0)
 				}
 			}
-		case "ship_by":
+		case 3:
 			has1 = true
 			v.ShipBy = d.String()
 			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
-		case "priority":
-			x0 := new(ShipmentPriority)
-			x0.decodeJSON(d)
-			v.Priority = x0
-		case "weight":
+		case 5:
+			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
+		case 2:
 			v.Weight.Set = true
 			if d.IsNull() {
 				v.Weight.Null = true
 			} else {
 				v.Weight.Value = d.Float()
 			}
-		case "metadata":
+		case 4:
 			if d.BeginObject() {
 				v.Metadata = map[string]string{}
 				for d.Member() {
@@ -110,9 +112,9 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 					v.Metadata[k0] = e0
 				}
 			}
-		case "extra":
+		case 0:
 			v.Extra = d.Raw()
-		case "destination":
+		case 6:
 			x0 := new(ShipmentDestination)
 			x0.decodeJSON(d)
 			v.Destination = x0
@@ -127,6 +129,10 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("ship_by")
 	}
 }
+
+// membersShipment are the JSON member names of Shipment, shortest first, then
+// in byte order.
+var membersShipment = []string{"extra", "lines", "weight", "ship_by", "metadata", "priority", "destination"}
 
 // ShipmentDestination is the property destination of the schema
 // #/components/schemas/Shipment.
@@ -143,13 +149,13 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "city":
+		switch d.Field(membersShipmentDestination) {
+		case 0:
 			has0 = true
 			v.City = d.String()
-		case "notes":
-			x0 := d.String()
-			v.Notes = &x0
+		case 1:
+			x0 := d.StringPtr()
+			v.Notes = x0
 		default:
 			d.Skip()
 		}
@@ -158,6 +164,10 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("city")
 	}
 }
+
+// membersShipmentDestination are the JSON member names of ShipmentDestination,
+// shortest first, then in byte order.
+var membersShipmentDestination = []string{"city", "notes"}
 
 // ShipmentPriority is the property priority of the schema
 // #/components/schemas/Shipment.
@@ -173,10 +183,9 @@ const (
 // decodeJSON decodes a ShipmentPriority from d and checks it against its
 // schema, reporting every violation to d.
 func (v *ShipmentPriority) decodeJSON(d *jsondecode.Decoder) {
-	*v = ShipmentPriority(d.String())
-	switch *v {
-	case ShipmentPriorityLow, ShipmentPriorityNormal, ShipmentPriorityHigh:
-	default:
-		d.NotOneOf("one of \"low\", \"normal\", \"high\"")
-	}
+	*v = ShipmentPriority(d.Enum(valuesShipmentPriority))
 }
+
+// valuesShipmentPriority are the values of ShipmentPriority, in the schema's
+// order.
+var valuesShipmentPriority = []string{string(ShipmentPriorityLow), string(ShipmentPriorityNormal), string(ShipmentPriorityHigh)}

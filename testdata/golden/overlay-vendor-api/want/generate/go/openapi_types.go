@@ -20,19 +20,19 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1, has2 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount":
+		switch d.Field(membersCreateTransferBody) {
+		case 0:
 			has0 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case "currency":
+		case 1:
 			has1 = true
 			v.Currency = d.String()
-		case "destination":
+		case 3:
 			has2 = true
 			v.Destination = d.String()
-		case "description":
-			x0 := d.String()
-			v.Description = &x0
+		case 2:
+			x0 := d.StringPtr()
+			v.Description = x0
 		default:
 			d.Skip()
 		}
@@ -47,3 +47,7 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("destination")
 	}
 }
+
+// membersCreateTransferBody are the JSON member names of CreateTransferBody,
+// shortest first, then in byte order.
+var membersCreateTransferBody = []string{"amount", "currency", "description", "destination"}

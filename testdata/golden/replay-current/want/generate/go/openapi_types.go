@@ -17,8 +17,8 @@ func (v *NewNote) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "text":
+		switch d.Field(membersNewNote) {
+		case 0:
 			has0 = true
 			v.Text = d.String()
 		default:
@@ -29,6 +29,10 @@ func (v *NewNote) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("text")
 	}
 }
+
+// membersNewNote are the JSON member names of NewNote, shortest first, then in
+// byte order.
+var membersNewNote = []string{"text"}
 
 // Note is the schema #/components/schemas/Note.
 type Note struct {

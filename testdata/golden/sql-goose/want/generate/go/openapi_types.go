@@ -16,12 +16,16 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 		return
 	}
 	for d.Member() {
-		switch string(d.Key()) {
-		case "sku":
-			x0 := d.String()
-			v.Sku = &x0
+		switch d.Field(membersCreateOrderBody) {
+		case 0:
+			x0 := d.StringPtr()
+			v.Sku = x0
 		default:
 			d.Skip()
 		}
 	}
 }
+
+// membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
+// first, then in byte order.
+var membersCreateOrderBody = []string{"sku"}

@@ -18,8 +18,8 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "amount":
+		switch d.Field(membersCreateTransferBody) {
+		case 0:
 			has0 = true
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
@@ -30,6 +30,10 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("amount")
 	}
 }
+
+// membersCreateTransferBody are the JSON member names of CreateTransferBody,
+// shortest first, then in byte order.
+var membersCreateTransferBody = []string{"amount"}
 
 // Error is the schema #/components/schemas/Error.
 type Error struct {

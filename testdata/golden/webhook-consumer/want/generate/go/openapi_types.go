@@ -19,11 +19,11 @@ func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	}
 	var has0, has1 bool
 	for d.Member() {
-		switch string(d.Key()) {
-		case "type":
+		switch d.Field(membersReceiveBankSettlementBody) {
+		case 0:
 			has0 = true
 			v.Type = d.String()
-		case "payment_id":
+		case 1:
 			has1 = true
 			v.PaymentID = d.String()
 		default:
@@ -37,3 +37,7 @@ func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 		d.Missing("payment_id")
 	}
 }
+
+// membersReceiveBankSettlementBody are the JSON member names of
+// ReceiveBankSettlementBody, shortest first, then in byte order.
+var membersReceiveBankSettlementBody = []string{"type", "payment_id"}
