@@ -19,11 +19,8 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	case ir.FileVersion:
 		emitVersion(f, prog)
 	case ir.FileTypes:
-		src, err := typesFile(prog.Package, prog.Types, prog.Patterns, typesParts)
-		if err != nil {
-			return nil, fmt.Errorf("emit: %s: %w", file.Path, err)
-		}
-		return src, nil
+		emitPatterns(f, prog.Patterns)
+		emitTypes(f, prog.Types)
 	case ir.FileOperations:
 		emitOperations(f, prog)
 	case ir.FileContractTests:
@@ -54,7 +51,10 @@ func render(f *jen.File) ([]byte, error) {
 // the patterns their decoders check, as the types file of a package does,
 // for tests of the type planner.
 func Types(pkg string, decls []*ir.TypeDecl, patterns []*ir.Pattern) ([]byte, error) {
-	return typesFile(pkg, decls, patterns, typesParts)
+	f := newGoFile(pkg)
+	emitPatterns(f, patterns)
+	emitTypes(f, decls)
+	return render(f)
 }
 
 // newGoFile starts a generated Go file with the header. jennifer names
