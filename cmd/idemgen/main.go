@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 )
@@ -26,4 +27,19 @@ func tuneGC() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(256 << 20)
 	}
+}
+
+// collectAtLimitOnly turns collection off until the heap reaches the
+// limit tuneGC set, for the length of a generate, and returns what puts
+// the collector back as it was. generate is short and allocates much more
+// than it keeps (Adyen v72 and Twilio never reach the limit, Stripe
+// collects at it), so collections before the limit only cost CPU:
+// docs/benchmarks.md, issue 24. Without a limit (a test calling run, or
+// GOMEMLIMIT=off) or with GOGC in the environment it changes nothing.
+func collectAtLimitOnly() (restore func()) {
+	if _, set := os.LookupEnv("GOGC"); set || debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		return func() {}
+	}
+	old := debug.SetGCPercent(-1)
+	return func() { debug.SetGCPercent(old) }
 }
