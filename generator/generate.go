@@ -146,7 +146,10 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // version 5 decodes enums through the runtime's table walk
 // (jsondecode.Decoder.Enum over a generated table of values), optional
 // strings and enums with StringPtr and EnumPtr, and looks each member up
-// in a table of names (Field).
+// in a table of names (Field); its typed fingerprints write a scalar or
+// enum member in one call (fingerprint.Writer's MemberString, MemberInt,
+// MemberFloat, MemberBool, OptionalString, OptionalInt, OptionalInt32,
+// OptionalFloat and OptionalBool).
 const generatedCodeVersion = 5
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives
