@@ -146,7 +146,13 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // version 5 decodes enums through the runtime's table walk
 // (jsondecode.Decoder.Enum over a generated table of values), optional
 // strings and enums with StringPtr and EnumPtr, and looks each member up
-// in a table of names (Field).
+// in a table of names (Field); it stores a struct's string fields and
+// optional scalars through the runtime (StringTo, StringPtrTo, Int32PtrTo,
+// Int64PtrTo, FloatPtrTo, BoolPtrTo; Int32Ptr, Int64Ptr, FloatPtr and
+// BoolPtr below a struct's own fields), and its typed fingerprints write a
+// scalar or enum member in one call (fingerprint.Writer's MemberString,
+// MemberInt, MemberFloat, MemberBool, OptionalString, OptionalInt,
+// OptionalInt32, OptionalFloat and OptionalBool).
 const generatedCodeVersion = 5
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives

@@ -54,15 +54,23 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	if counted {
 		body = append(body, jen.Id("n").Op(":=").Lit(0))
 	}
-	var seen []jen.Code
+	// Which required members were seen is one bit each in uint64 words:
+	// separate flags were each reloaded in every case of the switch.
+	bit := map[int]int{}
 	for i, fd := range t.Fields {
 		if fd.Required {
-			seen = append(seen, jen.Id("has"+strconv.Itoa(i)))
+			bit[i] = len(bit)
 		}
 	}
-	if len(seen) > 0 {
-		body = append(body, jen.Var().List(seen...).Bool())
+	var words []jen.Code
+	for w := 0; w*64 < len(bit); w++ {
+		words = append(words, jen.Id("has"+strconv.Itoa(w)))
 	}
+	if len(words) > 0 {
+		body = append(body, jen.Var().List(words...).Uint64())
+	}
+	word := func(i int) *jen.Statement { return jen.Id("has" + strconv.Itoa(bit[i]/64)) }
+	mask := func(i int) *jen.Statement { return jen.Lit(1).Op("<<").Lit(bit[i] % 64) }
 	other := d.Clone().Dot("Skip").Call()
 	if t.Strict {
 		other = d.Clone().Dot("Unknown").Call()
@@ -87,7 +95,7 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		for i, fd := range t.Fields {
 			var stmts []jen.Code
 			if fd.Required {
-				stmts = append(stmts, jen.Id("has"+strconv.Itoa(i)).Op("=").True())
+				stmts = append(stmts, word(i).Op("|=").Add(mask(i)))
 			}
 			stmts = append(stmts, jsonValue(jen.Id("v").Dot(fd.Name), fd.Type, fd.Nullable, 0)...)
 			cases = append(cases, jen.Case(jen.Lit(at[i])).Block(stmts...))
@@ -99,7 +107,7 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	body = append(body, jen.For(d.Clone().Dot("Member").Call()).Block(loop...))
 	for i, fd := range t.Fields {
 		if fd.Required {
-			body = append(body, jen.If(jen.Op("!").Id("has"+strconv.Itoa(i))).Block(d.Clone().Dot("Missing").Call(jen.Lit(fd.JSONName))))
+			body = append(body, jen.If(word(i).Op("&").Parens(mask(i)).Op("==").Lit(0)).Block(d.Clone().Dot("Missing").Call(jen.Lit(fd.JSONName))))
 		}
 	}
 	if counted {
@@ -151,6 +159,10 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 	}
 	switch t.Kind {
 	case ir.TypeString:
+		if op == "=" && depth == 0 {
+			// A field of the struct being decoded: the runtime stores it.
+			return append([]jen.Code{d.Clone().Dot("StringTo").Call(jen.Op("&").Add(lv.Clone()))}, scalarChecks(lv, t)...)
+		}
 		return append([]jen.Code{lv.Clone().Op(op).Add(d.Clone().Dot("String").Call())}, scalarChecks(lv, t)...)
 	case ir.TypeInt32:
 		return append([]jen.Code{lv.Clone().Op(op).Int32().Call(d.Clone().Dot("Int").Call(jen.Qual(mathImport, "MinInt32"), jen.Qual(mathImport, "MaxInt32")))}, scalarChecks(lv, t)...)
@@ -189,7 +201,7 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 				Else().Block(jsonValue(lv.Clone().Dot("Value"), t.Elem, false, depth)...),
 		}
 	case ir.TypePointer:
-		// An optional string or enum is read by one runtime call that
+		// An optional scalar or enum is read by one runtime call that
 		// returns the new variable: about 60 bytes of machine code less
 		// per field than a new and a copy here.
 		x := jen.Id("x" + n)
@@ -200,8 +212,12 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 			return orNull(stmts)
 		case e.Kind == ir.TypeDeclared:
 			stmts = []jen.Code{x.Clone().Op(":=").New(typeCode(e)), x.Clone().Dot(ir.JSONMethod).Call(d.Clone())}
-		case e.Kind == ir.TypeString:
-			stmts = append([]jen.Code{x.Clone().Op(":=").Add(d.Clone().Dot("StringPtr").Call())}, scalarChecks(jen.Op("*").Add(x.Clone()), e)...)
+		case ptrReader(e.Kind) != "" && depth == 0:
+			// A field of the struct being decoded: the runtime stores it.
+			stmts = append([]jen.Code{d.Clone().Dot(ptrReader(e.Kind) + "To").Call(jen.Op("&").Add(lv.Clone()))}, scalarChecks(jen.Op("*").Add(lv.Clone()), e)...)
+			return orNull(stmts)
+		case ptrReader(e.Kind) != "":
+			stmts = append([]jen.Code{x.Clone().Op(":=").Add(d.Clone().Dot(ptrReader(e.Kind)).Call())}, scalarChecks(jen.Op("*").Add(x.Clone()), e)...)
 		default:
 			stmts = newValue(x, e, depth+1)
 			x = jen.Op("&").Add(x)
@@ -240,6 +256,24 @@ func jsonValueOp(lv *jen.Statement, op string, t *ir.GoType, nullable bool, dept
 		return orNull([]jen.Code{jen.If(d.Clone().Dot("BeginObject").Call()).Block(inner...)})
 	}
 	panic("emit: no JSON decoding for type kind " + strconv.Itoa(int(t.Kind)))
+}
+
+// ptrReader names the jsondecode.Decoder method that reads an optional
+// scalar of kind k into a new variable, or returns "" for other kinds.
+func ptrReader(k ir.TypeKind) string {
+	switch k {
+	case ir.TypeString:
+		return "StringPtr"
+	case ir.TypeInt32:
+		return "Int32Ptr"
+	case ir.TypeInt64:
+		return "Int64Ptr"
+	case ir.TypeFloat64:
+		return "FloatPtr"
+	case ir.TypeBool:
+		return "BoolPtr"
+	}
+	return ""
 }
 
 // unionRead returns the call that reads a union's value and checks it

@@ -262,6 +262,10 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *ir.TypeDecl, ex, un 
 			continue
 		}
 		field := jen.Add(expr).Dot(f.Name)
+		if call := memberCall(field, f); call != nil {
+			stmts = append(stmts, call)
+			continue
+		}
 		write := []jen.Code{jen.Id(writer).Dot("Key").Call(jen.Lit(f.JSONName))}
 		switch {
 		case f.Required:
@@ -280,6 +284,51 @@ func (e *fingerprintEmitter) structFields(expr jen.Code, d *ir.TypeDecl, ex, un 
 		}
 	}
 	return append(stmts, jen.Id(writer).Dot("EndObject").Call())
+}
+
+// memberCall returns the one runtime call that writes a scalar or enum
+// member, required or optional, name and value (Writer.MemberString,
+// OptionalInt, …), or nil for a member of another type. The call writes
+// what Key and the value's method would, so the fingerprint is the same;
+// the generated walker is a call per member instead of a nil test, a Key
+// and a value call.
+func memberCall(field *jen.Statement, f *ir.StructField) jen.Code {
+	w, name := jen.Id(writer), jen.Lit(f.JSONName)
+	if f.Required {
+		switch t := f.Type; {
+		case t.Kind == ir.TypeString:
+			return w.Dot("MemberString").Call(name, field)
+		case t.Kind == ir.TypeDeclared && t.Decl.Kind == ir.DeclEnum:
+			return w.Dot("MemberString").Call(name, jen.String().Call(field))
+		case t.Kind == ir.TypeInt64:
+			return w.Dot("MemberInt").Call(name, field)
+		case t.Kind == ir.TypeInt32:
+			return w.Dot("MemberInt").Call(name, jen.Int64().Call(field))
+		case t.Kind == ir.TypeFloat64:
+			return w.Dot("MemberFloat").Call(name, field)
+		case t.Kind == ir.TypeBool:
+			return w.Dot("MemberBool").Call(name, field)
+		}
+		return nil
+	}
+	if f.Type.Kind != ir.TypePointer {
+		return nil
+	}
+	switch e := f.Type.Elem; {
+	case e.Kind == ir.TypeString:
+		return w.Dot("OptionalString").Call(name, field)
+	case e.Kind == ir.TypeDeclared && e.Decl.Kind == ir.DeclEnum:
+		return w.Dot("OptionalString").Call(name, jen.Parens(jen.Op("*").String()).Call(field))
+	case e.Kind == ir.TypeInt64:
+		return w.Dot("OptionalInt").Call(name, field)
+	case e.Kind == ir.TypeInt32:
+		return w.Dot("OptionalInt32").Call(name, field)
+	case e.Kind == ir.TypeFloat64:
+		return w.Dot("OptionalFloat").Call(name, field)
+	case e.Kind == ir.TypeBool:
+		return w.Dot("OptionalBool").Call(name, field)
+	}
+	return nil
 }
 
 // walker returns the name of the shared walker of a struct type, queueing

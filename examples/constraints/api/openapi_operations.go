@@ -406,10 +406,7 @@ func pathValuesArchiveWidget(r *http.Request) bool {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 	w.BeginObject()
-	if v.At != nil {
-		w.Key("at")
-		w.String(*v.At)
-	}
+	w.OptionalString("at", v.At)
 	if v.Attrs != nil {
 		w.Key("attrs")
 		keys0 := make([]string, 0, len(v.Attrs))
@@ -424,28 +421,15 @@ func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 		}
 		w.EndObject()
 	}
-	if v.Color != nil {
-		w.Key("color")
-		w.String(string(*v.Color))
-	}
+	w.OptionalString("color", (*string)(v.Color))
 	if v.Dims != nil {
 		w.Key("dims")
 		fingerprintGadgetDims(w, v.Dims)
 	}
-	if v.Email != nil {
-		w.Key("email")
-		w.String(*v.Email)
-	}
-	if v.Homepage != nil {
-		w.Key("homepage")
-		w.String(*v.Homepage)
-	}
-	if v.Launch != nil {
-		w.Key("launch")
-		w.String(*v.Launch)
-	}
-	w.Key("name")
-	w.String(v.Name)
+	w.OptionalString("email", v.Email)
+	w.OptionalString("homepage", v.Homepage)
+	w.OptionalString("launch", v.Launch)
+	w.MemberString("name", v.Name)
 	if v.Parts != nil {
 		w.Key("parts")
 		w.BeginArray()
@@ -454,16 +438,9 @@ func fingerprintGadget(w *fingerprint.Writer, v *Gadget) {
 		}
 		w.EndArray()
 	}
-	if v.Price != nil {
-		w.Key("price")
-		w.Float(*v.Price)
-	}
-	w.Key("quantity")
-	w.Int(int64(v.Quantity))
-	if v.Sku != nil {
-		w.Key("sku")
-		w.String(*v.Sku)
-	}
+	w.OptionalFloat("price", v.Price)
+	w.MemberInt("quantity", int64(v.Quantity))
+	w.OptionalString("sku", v.Sku)
 	if v.Tags != nil {
 		w.Key("tags")
 		w.BeginArray()
@@ -483,26 +460,14 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("address")
 		w.JSON(v.Address)
 	}
-	if v.Balance != nil {
-		w.Key("balance")
-		w.Int(*v.Balance)
-	}
+	w.OptionalInt("balance", v.Balance)
 	if v.CashBalance != nil {
 		w.Key("cash_balance")
 		fingerprintPostCustomersBodyCashBalance(w, v.CashBalance)
 	}
-	if v.Coupon != nil {
-		w.Key("coupon")
-		w.String(*v.Coupon)
-	}
-	if v.Description != nil {
-		w.Key("description")
-		w.String(*v.Description)
-	}
-	if v.Email != nil {
-		w.Key("email")
-		w.String(*v.Email)
-	}
+	w.OptionalString("coupon", v.Coupon)
+	w.OptionalString("description", v.Description)
+	w.OptionalString("email", v.Email)
 	if v.Expand != nil {
 		w.Key("expand")
 		w.BeginArray()
@@ -511,10 +476,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		}
 		w.EndArray()
 	}
-	if v.InvoicePrefix != nil {
-		w.Key("invoice_prefix")
-		w.String(*v.InvoicePrefix)
-	}
+	w.OptionalString("invoice_prefix", v.InvoicePrefix)
 	if v.InvoiceSettings != nil {
 		w.Key("invoice_settings")
 		fingerprintPostCustomersBodyInvoiceSettings(w, v.InvoiceSettings)
@@ -523,22 +485,10 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		w.Key("metadata")
 		w.JSON(v.Metadata)
 	}
-	if v.Name != nil {
-		w.Key("name")
-		w.String(*v.Name)
-	}
-	if v.NextInvoiceSequence != nil {
-		w.Key("next_invoice_sequence")
-		w.Int(*v.NextInvoiceSequence)
-	}
-	if v.PaymentMethod != nil {
-		w.Key("payment_method")
-		w.String(*v.PaymentMethod)
-	}
-	if v.Phone != nil {
-		w.Key("phone")
-		w.String(*v.Phone)
-	}
+	w.OptionalString("name", v.Name)
+	w.OptionalInt("next_invoice_sequence", v.NextInvoiceSequence)
+	w.OptionalString("payment_method", v.PaymentMethod)
+	w.OptionalString("phone", v.Phone)
 	if v.PreferredLocales != nil {
 		w.Key("preferred_locales")
 		w.BeginArray()
@@ -547,26 +497,17 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		}
 		w.EndArray()
 	}
-	if v.PromotionCode != nil {
-		w.Key("promotion_code")
-		w.String(*v.PromotionCode)
-	}
+	w.OptionalString("promotion_code", v.PromotionCode)
 	if len(v.Shipping) > 0 {
 		w.Key("shipping")
 		w.JSON(v.Shipping)
 	}
-	if v.Source != nil {
-		w.Key("source")
-		w.String(*v.Source)
-	}
+	w.OptionalString("source", v.Source)
 	if v.Tax != nil {
 		w.Key("tax")
 		fingerprintPostCustomersBodyTax(w, v.Tax)
 	}
-	if v.TaxExempt != nil {
-		w.Key("tax_exempt")
-		w.String(string(*v.TaxExempt))
-	}
+	w.OptionalString("tax_exempt", (*string)(v.TaxExempt))
 	if v.TaxIDData != nil {
 		w.Key("tax_id_data")
 		w.BeginArray()
@@ -575,10 +516,7 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 		}
 		w.EndArray()
 	}
-	if v.TestClock != nil {
-		w.Key("test_clock")
-		w.String(*v.TestClock)
-	}
+	w.OptionalString("test_clock", v.TestClock)
 	w.EndObject()
 }
 
@@ -586,14 +524,8 @@ func fingerprintPostCustomersBody(w *fingerprint.Writer, v *PostCustomersBody) {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 	w.BeginObject()
-	if v.Active != nil {
-		w.Key("active")
-		w.Bool(*v.Active)
-	}
-	if v.At != nil {
-		w.Key("at")
-		w.String(*v.At)
-	}
+	w.OptionalBool("active", v.Active)
+	w.OptionalString("at", v.At)
 	if v.Attrs != nil {
 		w.Key("attrs")
 		keys0 := make([]string, 0, len(v.Attrs))
@@ -608,42 +540,20 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		}
 		w.EndObject()
 	}
-	if v.Big != nil {
-		w.Key("big")
-		w.Int(*v.Big)
-	}
-	w.Key("color")
-	w.String(string(v.Color))
-	w.Key("count")
-	w.Int(int64(v.Count))
-	if v.Email != nil {
-		w.Key("email")
-		w.String(*v.Email)
-	}
-	if v.Homepage != nil {
-		w.Key("homepage")
-		w.String(*v.Homepage)
-	}
-	w.Key("id")
-	w.String(v.ID)
-	if v.Kind != nil {
-		w.Key("kind")
-		w.String(string(*v.Kind))
-	}
-	if v.Launch != nil {
-		w.Key("launch")
-		w.String(*v.Launch)
-	}
-	if v.Level != nil {
-		w.Key("level")
-		w.Int(*v.Level)
-	}
+	w.OptionalInt("big", v.Big)
+	w.MemberString("color", string(v.Color))
+	w.MemberInt("count", int64(v.Count))
+	w.OptionalString("email", v.Email)
+	w.OptionalString("homepage", v.Homepage)
+	w.MemberString("id", v.ID)
+	w.OptionalString("kind", (*string)(v.Kind))
+	w.OptionalString("launch", v.Launch)
+	w.OptionalInt("level", v.Level)
 	if len(v.Mount) > 0 {
 		w.Key("mount")
 		w.JSON(v.Mount)
 	}
-	w.Key("name")
-	w.String(v.Name)
+	w.MemberString("name", v.Name)
 	if v.Nickname.Set {
 		w.Key("nickname")
 		if v.Nickname.Null {
@@ -660,10 +570,7 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 		w.Key("part")
 		w.JSON(v.Part)
 	}
-	if v.Ratio != nil {
-		w.Key("ratio")
-		w.Float(*v.Ratio)
-	}
+	w.OptionalFloat("ratio", v.Ratio)
 	if len(v.Shape) > 0 {
 		w.Key("shape")
 		w.JSON(v.Shape)
@@ -687,12 +594,8 @@ func fingerprintWidget(w *fingerprint.Writer, v *Widget) {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintGadgetDims(w *fingerprint.Writer, v *GadgetDims) {
 	w.BeginObject()
-	if v.Unit != nil {
-		w.Key("unit")
-		w.String(string(*v.Unit))
-	}
-	w.Key("w")
-	w.Float(v.W)
+	w.OptionalString("unit", (*string)(v.Unit))
+	w.MemberFloat("w", v.W)
 	w.EndObject()
 }
 
@@ -700,14 +603,8 @@ func fingerprintGadgetDims(w *fingerprint.Writer, v *GadgetDims) {
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintGadgetPartsItem(w *fingerprint.Writer, v *GadgetPartsItem) {
 	w.BeginObject()
-	if v.Qty != nil {
-		w.Key("qty")
-		w.Int(*v.Qty)
-	}
-	if v.Sku != nil {
-		w.Key("sku")
-		w.String(*v.Sku)
-	}
+	w.OptionalInt("qty", v.Qty)
+	w.OptionalString("sku", v.Sku)
 	w.EndObject()
 }
 
@@ -732,14 +629,8 @@ func fingerprintPostCustomersBodyInvoiceSettings(w *fingerprint.Writer, v *PostC
 		w.Key("custom_fields")
 		w.JSON(v.CustomFields)
 	}
-	if v.DefaultPaymentMethod != nil {
-		w.Key("default_payment_method")
-		w.String(*v.DefaultPaymentMethod)
-	}
-	if v.Footer != nil {
-		w.Key("footer")
-		w.String(*v.Footer)
-	}
+	w.OptionalString("default_payment_method", v.DefaultPaymentMethod)
+	w.OptionalString("footer", v.Footer)
 	if len(v.RenderingOptions) > 0 {
 		w.Key("rendering_options")
 		w.JSON(v.RenderingOptions)
@@ -764,10 +655,8 @@ func fingerprintPostCustomersBodyTax(w *fingerprint.Writer, v *PostCustomersBody
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintPostCustomersBodyTaxIDDataItem(w *fingerprint.Writer, v *PostCustomersBodyTaxIDDataItem) {
 	w.BeginObject()
-	w.Key("type")
-	w.String(string(v.Type))
-	w.Key("value")
-	w.String(v.Value)
+	w.MemberString("type", string(v.Type))
+	w.MemberString("value", v.Value)
 	w.EndObject()
 }
 
@@ -775,10 +664,8 @@ func fingerprintPostCustomersBodyTaxIDDataItem(w *fingerprint.Writer, v *PostCus
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintWidgetOwner(w *fingerprint.Writer, v *WidgetOwner) {
 	w.BeginObject()
-	w.Key("name")
-	w.String(v.Name)
-	w.Key("since")
-	w.String(v.Since)
+	w.MemberString("name", v.Name)
+	w.MemberString("since", v.Since)
 	w.EndObject()
 }
 
@@ -786,14 +673,8 @@ func fingerprintWidgetOwner(w *fingerprint.Writer, v *WidgetOwner) {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintWidgetSize(w *fingerprint.Writer, v *WidgetSize) {
 	w.BeginObject()
-	if v.H != nil {
-		w.Key("h")
-		w.Float(*v.H)
-	}
-	if v.W != nil {
-		w.Key("w")
-		w.Float(*v.W)
-	}
+	w.OptionalFloat("h", v.H)
+	w.OptionalFloat("w", v.W)
 	w.EndObject()
 }
 
@@ -802,10 +683,7 @@ func fingerprintWidgetSize(w *fingerprint.Writer, v *WidgetSize) {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintPostCustomersBodyCashBalanceSettings(w *fingerprint.Writer, v *PostCustomersBodyCashBalanceSettings) {
 	w.BeginObject()
-	if v.ReconciliationMode != nil {
-		w.Key("reconciliation_mode")
-		w.String(string(*v.ReconciliationMode))
-	}
+	w.OptionalString("reconciliation_mode", (*string)(v.ReconciliationMode))
 	w.EndObject()
 }
 

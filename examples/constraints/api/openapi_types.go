@@ -413,24 +413,24 @@ func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersGear) {
 		case 0:
-			has0 = true
-			v.Kind = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Kind)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.Teeth = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Teeth), 3.0, false)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("kind")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("teeth")
 	}
 }
@@ -484,24 +484,20 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case 8:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Balance = &x0
+			d.Int64PtrTo(&v.Balance)
 		case 15:
 			x0 := new(PostCustomersBodyCashBalance)
 			x0.decodeJSON(d)
 			v.CashBalance = x0
 		case 4:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Coupon = x0
+			d.StringPtrTo(&v.Coupon)
+			d.MaxLength(*v.Coupon, 5000)
 		case 13:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Description = x0
+			d.StringPtrTo(&v.Description)
+			d.MaxLength(*v.Description, 5000)
 		case 2:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 512)
-			v.Email = x0
+			d.StringPtrTo(&v.Email)
+			d.MaxLength(*v.Email, 512)
 		case 5:
 			if d.BeginArray() {
 				v.Expand = []string{}
@@ -512,9 +508,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 16:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.InvoicePrefix = x0
+			d.StringPtrTo(&v.InvoicePrefix)
+			d.MaxLength(*v.InvoicePrefix, 5000)
 		case 19:
 			x0 := new(PostCustomersBodyInvoiceSettings)
 			x0.decodeJSON(d)
@@ -537,20 +532,16 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 256)
-			v.Name = x0
+			d.StringPtrTo(&v.Name)
+			d.MaxLength(*v.Name, 256)
 		case 21:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.NextInvoiceSequence = &x0
+			d.Int64PtrTo(&v.NextInvoiceSequence)
 		case 17:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.PaymentMethod = x0
+			d.StringPtrTo(&v.PaymentMethod)
+			d.MaxLength(*v.PaymentMethod, 5000)
 		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 20)
-			v.Phone = x0
+			d.StringPtrTo(&v.Phone)
+			d.MaxLength(*v.Phone, 20)
 		case 20:
 			if d.BeginArray() {
 				v.PreferredLocales = []string{}
@@ -561,9 +552,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 18:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.PromotionCode = x0
+			d.StringPtrTo(&v.PromotionCode)
+			d.MaxLength(*v.PromotionCode, 5000)
 		case 10:
 			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyShippingVariant1
@@ -575,9 +565,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case 6:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Source = x0
+			d.StringPtrTo(&v.Source)
+			d.MaxLength(*v.Source, 5000)
 		case 0:
 			x0 := new(PostCustomersBodyTax)
 			x0.decodeJSON(d)
@@ -594,9 +583,8 @@ func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 12:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.TestClock = x0
+			d.StringPtrTo(&v.TestClock)
+			d.MaxLength(*v.TestClock, 5000)
 		default:
 			d.Unknown()
 		}
@@ -627,29 +615,23 @@ func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyAddressVariant1) {
 		case 0:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.City = x0
+			d.StringPtrTo(&v.City)
+			d.MaxLength(*v.City, 5000)
 		case 4:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Country = x0
+			d.StringPtrTo(&v.Country)
+			d.MaxLength(*v.Country, 5000)
 		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line1 = x0
+			d.StringPtrTo(&v.Line1)
+			d.MaxLength(*v.Line1, 5000)
 		case 2:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line2 = x0
+			d.StringPtrTo(&v.Line2)
+			d.MaxLength(*v.Line2, 5000)
 		case 5:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.PostalCode = x0
+			d.StringPtrTo(&v.PostalCode)
+			d.MaxLength(*v.PostalCode, 5000)
 		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.State = x0
+			d.StringPtrTo(&v.State)
+			d.MaxLength(*v.State, 5000)
 		default:
 			d.Skip()
 		}
@@ -791,13 +773,11 @@ func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.DefaultPaymentMethod = x0
+			d.StringPtrTo(&v.DefaultPaymentMethod)
+			d.MaxLength(*v.DefaultPaymentMethod, 5000)
 		case 0:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Footer = x0
+			d.StringPtrTo(&v.Footer)
+			d.MaxLength(*v.Footer, 5000)
 		case 2:
 			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
 				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
@@ -832,25 +812,25 @@ func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d 
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) {
 		case 0:
-			has0 = true
-			v.Name = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Name)
 			d.MaxLength(v.Name, 30)
 		case 1:
-			has1 = true
-			v.Value = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Value)
 			d.MaxLength(v.Value, 30)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("value")
 	}
 }
@@ -989,28 +969,27 @@ func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyShippingVariant1) {
 		case 2:
-			has0 = true
+			has0 |= 1 << 0
 			v.Address.decodeJSON(d)
 		case 0:
-			has1 = true
-			v.Name = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Name)
 			d.MaxLength(v.Name, 5000)
 		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Phone = x0
+			d.StringPtrTo(&v.Phone)
+			d.MaxLength(*v.Phone, 5000)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("address")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("name")
 	}
 }
@@ -1040,29 +1019,23 @@ func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Deco
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyShippingVariant1Address) {
 		case 0:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.City = x0
+			d.StringPtrTo(&v.City)
+			d.MaxLength(*v.City, 5000)
 		case 4:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Country = x0
+			d.StringPtrTo(&v.Country)
+			d.MaxLength(*v.Country, 5000)
 		case 1:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line1 = x0
+			d.StringPtrTo(&v.Line1)
+			d.MaxLength(*v.Line1, 5000)
 		case 2:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.Line2 = x0
+			d.StringPtrTo(&v.Line2)
+			d.MaxLength(*v.Line2, 5000)
 		case 5:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.PostalCode = x0
+			d.StringPtrTo(&v.PostalCode)
+			d.MaxLength(*v.PostalCode, 5000)
 		case 3:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 5000)
-			v.State = x0
+			d.StringPtrTo(&v.State)
+			d.MaxLength(*v.State, 5000)
 		default:
 			d.Skip()
 		}
@@ -1160,23 +1133,23 @@ func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersPostCustomersBodyTaxIDDataItem) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Type.decodeJSON(d)
 		case 1:
-			has1 = true
-			v.Value = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Value)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("type")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("value")
 	}
 }
@@ -1302,23 +1275,23 @@ func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersSpring) {
 		case 0:
-			has0 = true
-			v.Kind = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Kind)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.Rate = d.Float()
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("kind")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("rate")
 	}
 }
@@ -1358,68 +1331,61 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has6, has11 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersWidget) {
 		case 1:
-			has0 = true
-			v.ID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.ID)
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
 		case 4:
-			has1 = true
-			v.Name = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Name)
 			d.MinLength(v.Name, 2)
 			d.MaxLength(v.Name, 10)
 			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
 		case 11:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatEmail)
-			v.Email = x0
+			d.StringPtrTo(&v.Email)
+			d.CheckFormat(*v.Email, jsondecode.FormatEmail)
 		case 19:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatURI)
-			v.Homepage = x0
+			d.StringPtrTo(&v.Homepage)
+			d.CheckFormat(*v.Homepage, jsondecode.FormatURI)
 		case 18:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDate)
-			v.Launch = x0
+			d.StringPtrTo(&v.Launch)
+			d.CheckFormat(*v.Launch, jsondecode.FormatDate)
 		case 0:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDateTime)
-			v.At = x0
+			d.StringPtrTo(&v.At)
+			d.CheckFormat(*v.At, jsondecode.FormatDateTime)
 		case 10:
-			has6 = true
+			has0 |= 1 << 2
 			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
 			d.Minimum(float64(v.Count), 0.0, true)
 			d.Maximum(float64(v.Count), 100.0, false)
 		case 2:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Big = &x0
+			d.Int64PtrTo(&v.Big)
 		case 15:
-			x0 := d.Float()
-			d.Minimum(x0, 0.0, false)
-			d.Maximum(x0, 1.0, true)
-			d.MultipleOf(x0, 0.25)
-			v.Ratio = &x0
+			d.FloatPtrTo(&v.Ratio)
+			d.Minimum(*v.Ratio, 0.0, false)
+			d.Maximum(*v.Ratio, 1.0, true)
+			d.MultipleOf(*v.Ratio, 0.25)
 		case 3:
 			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
 		case 12:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			switch float64(x0) {
+			d.Int64PtrTo(&v.Level)
+			switch float64(*v.Level) {
 			case 1.0, 2.0, 3.0:
 			default:
 				d.NotOneOf("one of 1, 2, 3")
 			}
-			v.Level = &x0
 		case 9:
-			has11 = true
+			has0 |= 1 << 3
 			v.Color.decodeJSON(d)
 		case 20:
 			v.Nickname.Set = true
 			if d.IsNull() {
 				v.Nickname.Null = true
 			} else {
-				v.Nickname.Value = d.String()
+				d.StringTo(&v.Nickname.Value)
 				d.MaxLength(v.Nickname.Value, 5)
 			}
 		case 7:
@@ -1485,22 +1451,21 @@ func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
 				_ = x1
 			})
 		case 17:
-			x0 := d.Bool()
-			v.Active = &x0
+			d.BoolPtrTo(&v.Active)
 		default:
 			d.Unknown()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("name")
 	}
-	if !has6 {
+	if has0&(1<<2) == 0 {
 		d.Missing("count")
 	}
-	if !has11 {
+	if has0&(1<<3) == 0 {
 		d.Missing("color")
 	}
 }
@@ -1577,25 +1542,25 @@ func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersWidgetOwner) {
 		case 0:
-			has0 = true
-			v.Name = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Name)
 			d.MinLength(v.Name, 1)
 		case 1:
-			has1 = true
-			v.Since = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Since)
 			d.CheckFormat(v.Since, jsondecode.FormatDate)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("since")
 	}
 }
@@ -1616,18 +1581,18 @@ func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersWidgetShapeVariant1) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.R = d.Float()
 			d.Minimum(v.R, 0.0, true)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("r")
 	}
 }
@@ -1648,17 +1613,17 @@ func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersWidgetShapeVariant2) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Side = d.Float()
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("side")
 	}
 }
@@ -1684,11 +1649,9 @@ func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
 		n++
 		switch d.Field(membersWidgetSize) {
 		case 1:
-			x0 := d.Float()
-			v.W = &x0
+			d.FloatPtrTo(&v.W)
 		case 0:
-			x0 := d.Float()
-			v.H = &x0
+			d.FloatPtrTo(&v.H)
 		default:
 			d.Skip()
 		}

@@ -371,20 +371,12 @@ func pathValuesCancelOrder(r *http.Request) bool {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintDelivery(w *fingerprint.Writer, v *Delivery) {
 	w.BeginObject()
-	w.Key("city")
-	w.String(v.City)
-	w.Key("country")
-	w.String(v.Country)
-	if v.Instructions != nil {
-		w.Key("instructions")
-		w.String(*v.Instructions)
-	}
-	w.Key("name")
-	w.String(v.Name)
-	w.Key("postal_code")
-	w.String(v.PostalCode)
-	w.Key("street")
-	w.String(v.Street)
+	w.MemberString("city", v.City)
+	w.MemberString("country", v.Country)
+	w.OptionalString("instructions", v.Instructions)
+	w.MemberString("name", v.Name)
+	w.MemberString("postal_code", v.PostalCode)
+	w.MemberString("street", v.Street)
 	w.EndObject()
 }
 
@@ -392,10 +384,8 @@ func fingerprintDelivery(w *fingerprint.Writer, v *Delivery) {
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintOrderItem(w *fingerprint.Writer, v *OrderItem) {
 	w.BeginObject()
-	w.Key("quantity")
-	w.Int(v.Quantity)
-	w.Key("sku")
-	w.String(v.Sku)
+	w.MemberInt("quantity", v.Quantity)
+	w.MemberString("sku", v.Sku)
 	w.EndObject()
 }
 

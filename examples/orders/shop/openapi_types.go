@@ -25,17 +25,17 @@ func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCancellation) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Reason.decodeJSON(d)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("reason")
 	}
 }
@@ -93,54 +93,53 @@ func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2, has3, has4 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersDelivery) {
 		case 1:
-			has0 = true
-			v.Name = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Name)
 			d.MinLength(v.Name, 1)
 			d.MaxLength(v.Name, 200)
 		case 2:
-			has1 = true
-			v.Street = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Street)
 			d.MinLength(v.Street, 1)
 			d.MaxLength(v.Street, 200)
 		case 0:
-			has2 = true
-			v.City = d.String()
+			has0 |= 1 << 2
+			d.StringTo(&v.City)
 			d.MinLength(v.City, 1)
 			d.MaxLength(v.City, 200)
 		case 4:
-			has3 = true
-			v.PostalCode = d.String()
+			has0 |= 1 << 3
+			d.StringTo(&v.PostalCode)
 			d.MinLength(v.PostalCode, 1)
 			d.MaxLength(v.PostalCode, 16)
 		case 3:
-			has4 = true
-			v.Country = d.String()
+			has0 |= 1 << 4
+			d.StringTo(&v.Country)
 			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
 		case 5:
-			x0 := d.StringPtr()
-			d.MaxLength(*x0, 500)
-			v.Instructions = x0
+			d.StringPtrTo(&v.Instructions)
+			d.MaxLength(*v.Instructions, 500)
 		default:
 			d.Unknown()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("street")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("city")
 	}
-	if !has3 {
+	if has0&(1<<3) == 0 {
 		d.Missing("postal_code")
 	}
-	if !has4 {
+	if has0&(1<<4) == 0 {
 		d.Missing("country")
 	}
 }
@@ -165,26 +164,26 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2, has3, has4 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNewOrder) {
 		case 1:
-			has0 = true
-			v.ShopID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.ShopID)
 			d.MinLength(v.ShopID, 1)
 			d.MaxLength(v.ShopID, 64)
 		case 5:
-			has1 = true
-			v.ExternalOrderID = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.ExternalOrderID)
 			d.MinLength(v.ExternalOrderID, 1)
 			d.MaxLength(v.ExternalOrderID, 64)
 		case 3:
-			has2 = true
-			v.CustomerID = d.String()
+			has0 |= 1 << 2
+			d.StringTo(&v.CustomerID)
 			d.MinLength(v.CustomerID, 1)
 			d.MaxLength(v.CustomerID, 64)
 		case 0:
-			has3 = true
+			has0 |= 1 << 3
 			mark0 := d.Mark()
 			if d.BeginArray() {
 				v.Items = []OrderItem{}
@@ -198,29 +197,28 @@ func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
 				d.UniqueItems(mark0)
 			}
 		case 2:
-			has4 = true
+			has0 |= 1 << 4
 			v.Delivery.decodeJSON(d)
 		case 4:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDateTime)
-			v.ClientSentAt = x0
+			d.StringPtrTo(&v.ClientSentAt)
+			d.CheckFormat(*v.ClientSentAt, jsondecode.FormatDateTime)
 		default:
 			d.Unknown()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("shop_id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("external_order_id")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("customer_id")
 	}
-	if !has3 {
+	if has0&(1<<3) == 0 {
 		d.Missing("items")
 	}
-	if !has4 {
+	if has0&(1<<4) == 0 {
 		d.Missing("delivery")
 	}
 }
@@ -262,16 +260,16 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersOrderItem) {
 		case 0:
-			has0 = true
-			v.Sku = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Sku)
 			d.MaxLength(v.Sku, 64)
 			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Quantity), 1.0, false)
 			d.Maximum(float64(v.Quantity), 1000.0, false)
@@ -279,10 +277,10 @@ func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
 			d.Unknown()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("sku")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("quantity")
 	}
 }

@@ -127,12 +127,9 @@ func fingerprintCreatePayment(req *CreatePaymentRequest, params map[string]strin
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintNewPayment(w *fingerprint.Writer, v *NewPayment) {
 	w.BeginObject()
-	w.Key("amount")
-	w.Int(v.Amount)
-	w.Key("card_token")
-	w.String(v.CardToken)
-	w.Key("currency")
-	w.String(string(v.Currency))
+	w.MemberInt("amount", v.Amount)
+	w.MemberString("card_token", v.CardToken)
+	w.MemberString("currency", string(v.Currency))
 	w.EndObject()
 }
 

@@ -43,32 +43,32 @@ func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNewPayment) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
 			d.Maximum(float64(v.Amount), 1e+08, false)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.Currency.decodeJSON(d)
 		case 2:
-			has2 = true
-			v.CardToken = d.String()
+			has0 |= 1 << 2
+			d.StringTo(&v.CardToken)
 			d.Pattern(v.CardToken, pattern0, "^tok_[A-Za-z0-9_]{1,64}$")
 		default:
 			d.Unknown()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("amount")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("currency")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("card_token")
 	}
 }
@@ -138,23 +138,23 @@ func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersSettlement) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Type.decodeJSON(d)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("type")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("payment_id")
 	}
 }

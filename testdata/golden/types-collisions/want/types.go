@@ -30,23 +30,17 @@ func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch d.Field(membersCreateCallBody2) {
 		case 1:
-			x0 := d.StringPtr()
-			v.StartTime = x0
+			d.StringPtrTo(&v.StartTime)
 		case 4:
-			x0 := d.StringPtr()
-			v.StartTime4 = x0
+			d.StringPtrTo(&v.StartTime4)
 		case 3:
-			x0 := d.StringPtr()
-			v.StartTime3 = x0
+			d.StringPtrTo(&v.StartTime3)
 		case 2:
-			x0 := d.StringPtr()
-			v.StartTime2 = x0
+			d.StringPtrTo(&v.StartTime2)
 		case 5:
-			x0 := d.StringPtr()
-			v.DecodeForm2 = x0
+			d.StringPtrTo(&v.DecodeForm2)
 		case 6:
-			x0 := d.StringPtr()
-			v.CreateCallBodyStatus = x0
+			d.StringPtrTo(&v.CreateCallBodyStatus)
 		case 0:
 			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
 		default:
@@ -144,8 +138,7 @@ func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch d.Field(membersSourceTypeAchCreditTransfer) {
 		case 0:
-			x0 := d.StringPtr()
-			v.AccountNumber = x0
+			d.StringPtrTo(&v.AccountNumber)
 		default:
 			d.Skip()
 		}

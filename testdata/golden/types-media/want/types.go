@@ -29,11 +29,9 @@ func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch d.Field(membersPatchRoomBody) {
 		case 0:
-			x0 := d.StringPtr()
-			v.Name = x0
+			d.StringPtrTo(&v.Name)
 		case 1:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Floor = &x0
+			d.Int64PtrTo(&v.Floor)
 		default:
 			d.Skip()
 		}

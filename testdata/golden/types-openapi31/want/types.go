@@ -32,19 +32,18 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersUpdateRoomBody) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			if d.IsNull() {
 				v.Name = nil
 			} else {
-				x0 := d.StringPtr()
-				v.Name = x0
+				d.StringPtrTo(&v.Name)
 			}
 		case 3:
-			has1 = true
+			has0 |= 1 << 1
 			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		case 5:
 			v.Capacity.Set = true
@@ -81,10 +80,10 @@ func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("floor")
 	}
 }

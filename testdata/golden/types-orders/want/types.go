@@ -22,20 +22,19 @@ func (v *Address) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersAddress) {
 		case 0:
-			has0 = true
-			v.Line1 = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Line1)
 		case 1:
-			x0 := d.StringPtr()
-			v.PostalCode = x0
+			d.StringPtrTo(&v.PostalCode)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("line1")
 	}
 }
@@ -62,15 +61,15 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
 		case 7:
-			has0 = true
-			v.CustomerID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.CustomerID)
 			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
 		case 2:
-			has1 = true
+			has0 |= 1 << 1
 			if d.BeginArray() {
 				v.Items = []Item{}
 				for d.Next() {
@@ -80,14 +79,14 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 4:
-			has2 = true
+			has0 |= 1 << 2
 			v.Delivery.decodeJSON(d)
 		case 0:
 			v.Note.Set = true
 			if d.IsNull() {
 				v.Note.Null = true
 			} else {
-				v.Note.Value = d.String()
+				d.StringTo(&v.Note.Value)
 			}
 		case 6:
 			if d.BeginObject() {
@@ -114,13 +113,13 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("customer_id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("items")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("delivery")
 	}
 }
@@ -143,23 +142,22 @@ func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateOrderBodyDelivery) {
 		case 1:
-			has0 = true
+			has0 |= 1 << 0
 			v.Address.decodeJSON(d)
 		case 0:
 			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
 		case 2:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDateTime)
-			v.NotBefore = x0
+			d.StringPtrTo(&v.NotBefore)
+			d.CheckFormat(*v.NotBefore, jsondecode.FormatDateTime)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("address")
 	}
 }
@@ -202,29 +200,27 @@ func (v *Item) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersItem) {
 		case 0:
-			has0 = true
-			v.Sku = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Sku)
 		case 2:
-			has1 = true
+			has0 |= 1 << 1
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
 		case 3:
-			x0 := d.Float()
-			v.UnitPrice = &x0
+			d.FloatPtrTo(&v.UnitPrice)
 		case 1:
-			x0 := d.Bool()
-			v.Gift = &x0
+			d.BoolPtrTo(&v.Gift)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("sku")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("quantity")
 	}
 }
@@ -251,11 +247,11 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has2, has3 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersOrder) {
 		case 2:
-			has0 = true
+			has0 |= 1 << 0
 			if d.BeginArray() {
 				v.Items = []Item{}
 				for d.Next() {
@@ -273,11 +269,11 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 0:
-			has2 = true
-			v.ID = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.ID)
 			d.CheckFormat(v.ID, jsondecode.FormatUUID)
 		case 3:
-			has3 = true
+			has0 |= 1 << 2
 			v.Status.decodeJSON(d)
 		case 7:
 			v.PreviousStatus.Set = true
@@ -287,9 +283,8 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 				v.PreviousStatus.Value.decodeJSON(d)
 			}
 		case 6:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDateTime)
-			v.CreatedAt = x0
+			d.StringPtrTo(&v.CreatedAt)
+			d.CheckFormat(*v.CreatedAt, jsondecode.FormatDateTime)
 		case 5:
 			v.Payment = d.Raw()
 		case 4:
@@ -301,8 +296,8 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 					if d.IsNull() {
 						e0 = nil
 					} else {
-						x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-						e0 = &x1
+						x1 := d.Int64Ptr()
+						e0 = x1
 					}
 					v.Totals[k0] = e0
 				}
@@ -311,13 +306,13 @@ func (v *Order) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("items")
 	}
-	if !has2 {
+	if has0&(1<<1) == 0 {
 		d.Missing("id")
 	}
-	if !has3 {
+	if has0&(1<<2) == 0 {
 		d.Missing("status")
 	}
 }

@@ -35,19 +35,19 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNode) {
 		case 0:
-			has0 = true
-			v.Name = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Name)
 		case 2:
-			has1 = true
+			has0 |= 1 << 1
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Parent = x0
 		case 1:
-			has2 = true
+			has0 |= 1 << 2
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Self = x0
@@ -78,13 +78,13 @@ func (v *Node) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("parent")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("self")
 	}
 }
@@ -104,11 +104,11 @@ func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNodeWrapper) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			x0 := new(Node)
 			x0.decodeJSON(d)
 			v.Node = x0
@@ -116,7 +116,7 @@ func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("node")
 	}
 }

@@ -26,24 +26,24 @@ func (v *Card) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCard) {
 		case 0:
-			has0 = true
-			v.Kind = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Kind)
 		case 1:
-			has1 = true
-			v.Number = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Number)
 			d.Pattern(v.Number, pattern0, "^[0-9]{12,19}$")
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("kind")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("number")
 	}
 }
@@ -71,11 +71,11 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
 		case 1:
-			has0 = true
+			has0 |= 1 << 0
 			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
 				var x1 Iban
 				x1.decodeJSON(d)
@@ -131,7 +131,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("payment")
 	}
 }
@@ -171,25 +171,25 @@ func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersIban) {
 		case 1:
-			has0 = true
-			v.Kind = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Kind)
 		case 0:
-			has1 = true
-			v.Iban = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Iban)
 			d.MinLength(v.Iban, 15)
 			d.MaxLength(v.Iban, 34)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("kind")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("iban")
 	}
 }

@@ -30,18 +30,18 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateBookingBody) {
 		case 1:
-			has0 = true
+			has0 |= 1 << 0
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Room); err != nil {
 					d.Violate(err.Error())
 				}
 			}
 		case 3:
-			has1 = true
+			has0 |= 1 << 1
 			if raw0 := d.Raw(); raw0 != nil {
 				if err := json.Unmarshal(raw0, &v.Length); err != nil {
 					d.Violate(err.Error())
@@ -67,10 +67,10 @@ func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("room")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("length")
 	}
 }

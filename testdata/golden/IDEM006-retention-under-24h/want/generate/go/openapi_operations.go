@@ -91,8 +91,7 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 	w.BeginObject()
-	w.Key("customer_id")
-	w.String(v.CustomerID)
+	w.MemberString("customer_id", v.CustomerID)
 	w.Key("items")
 	if v.Items == nil {
 		w.Null()
@@ -103,10 +102,7 @@ func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 		}
 		w.EndArray()
 	}
-	if v.Note != nil {
-		w.Key("note")
-		w.String(*v.Note)
-	}
+	w.OptionalString("note", v.Note)
 	w.EndObject()
 }
 
@@ -115,12 +111,8 @@ func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 // encoding.
 func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBodyItemsItem) {
 	w.BeginObject()
-	if v.Quantity != nil {
-		w.Key("quantity")
-		w.Int(*v.Quantity)
-	}
-	w.Key("sku")
-	w.String(v.Sku)
+	w.OptionalInt("quantity", v.Quantity)
+	w.MemberString("sku", v.Sku)
 	w.EndObject()
 }
 

@@ -115,12 +115,8 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 // encoding.
 func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBodyItemsItem) {
 	w.BeginObject()
-	if v.Quantity != nil {
-		w.Key("quantity")
-		w.Int(*v.Quantity)
-	}
-	w.Key("sku")
-	w.String(v.Sku)
+	w.OptionalInt("quantity", v.Quantity)
+	w.MemberString("sku", v.Sku)
 	w.EndObject()
 }
 

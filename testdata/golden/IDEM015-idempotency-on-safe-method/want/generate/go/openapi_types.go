@@ -17,14 +17,14 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
 		case 2:
-			has0 = true
-			v.CustomerID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.CustomerID)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			if d.BeginArray() {
 				v.Items = []CreateOrderBodyItemsItem{}
 				for d.Next() {
@@ -34,16 +34,15 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 0:
-			x0 := d.StringPtr()
-			v.Note = x0
+			d.StringPtrTo(&v.Note)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("customer_id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("items")
 	}
 }
@@ -65,20 +64,19 @@ func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateOrderBodyItemsItem) {
 		case 0:
-			has0 = true
-			v.Sku = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Sku)
 		case 1:
-			x0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			v.Quantity = &x0
+			d.Int64PtrTo(&v.Quantity)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("sku")
 	}
 }

@@ -38,28 +38,27 @@ func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCheckIn) {
 		case 2:
-			has0 = true
+			has0 |= 1 << 0
 			v.IDDocument.decodeJSON(d)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.KeyCards), 1.0, false)
 			d.Maximum(float64(v.KeyCards), 4.0, false)
 		case 0:
-			x0 := d.StringPtr()
-			v.Note = x0
+			d.StringPtrTo(&v.Note)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("id_document")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("key_cards")
 	}
 }
@@ -102,27 +101,26 @@ func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersGuest) {
 		case 0:
-			has0 = true
-			v.Name = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Name)
 		case 1:
-			has1 = true
-			v.Email = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Email)
 			d.CheckFormat(v.Email, jsondecode.FormatEmail)
 		case 2:
-			x0 := d.StringPtr()
-			v.Phone = x0
+			d.StringPtrTo(&v.Phone)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("name")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("email")
 	}
 }
@@ -148,55 +146,54 @@ func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2, has3, has4, has5 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNewBooking) {
 		case 6:
-			has0 = true
-			v.BookingRequestID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.BookingRequestID)
 			d.MaxLength(v.BookingRequestID, 64)
 		case 2:
-			has1 = true
-			v.RoomID = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.RoomID)
 		case 0:
-			has2 = true
+			has0 |= 1 << 2
 			v.Guest.decodeJSON(d)
 		case 3:
-			has3 = true
-			v.CheckIn = d.String()
+			has0 |= 1 << 3
+			d.StringTo(&v.CheckIn)
 			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
 		case 4:
-			has4 = true
-			v.CheckOut = d.String()
+			has0 |= 1 << 4
+			d.StringTo(&v.CheckOut)
 			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
 		case 1:
-			has5 = true
+			has0 |= 1 << 5
 			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Guests), 1.0, false)
 		case 5:
-			x0 := d.StringPtr()
-			d.CheckFormat(*x0, jsondecode.FormatDateTime)
-			v.RequestedAt = x0
+			d.StringPtrTo(&v.RequestedAt)
+			d.CheckFormat(*v.RequestedAt, jsondecode.FormatDateTime)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("booking_request_id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("room_id")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("guest")
 	}
-	if !has3 {
+	if has0&(1<<3) == 0 {
 		d.Missing("check_in")
 	}
-	if !has4 {
+	if has0&(1<<4) == 0 {
 		d.Missing("check_out")
 	}
-	if !has5 {
+	if has0&(1<<5) == 0 {
 		d.Missing("guests")
 	}
 }

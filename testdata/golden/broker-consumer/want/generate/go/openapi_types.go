@@ -17,24 +17,24 @@ func (v *EnterSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersEnterSettlementBody) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Type.decodeJSON(d)
 		case 1:
-			has1 = true
+			has0 |= 1 << 1
 			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.PaymentID), 1.0, false)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("type")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("payment_id")
 	}
 }
@@ -74,17 +74,17 @@ func (v *RecordAuditEventBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersRecordAuditEventBody) {
 		case 0:
-			has0 = true
-			v.Event = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Event)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("event")
 	}
 }

@@ -237,8 +237,7 @@ func fingerprintRefundOrder(req *RefundOrderRequest, params map[string]string) (
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 	w.BeginObject()
-	w.Key("customer_id")
-	w.String(v.CustomerID)
+	w.MemberString("customer_id", v.CustomerID)
 	w.Key("items")
 	if v.Items == nil {
 		w.Null()
@@ -249,10 +248,7 @@ func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 		}
 		w.EndArray()
 	}
-	if v.Note != nil {
-		w.Key("note")
-		w.String(*v.Note)
-	}
+	w.OptionalString("note", v.Note)
 	w.EndObject()
 }
 
@@ -260,8 +256,7 @@ func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintRefundOrderBody(w *fingerprint.Writer, v *RefundOrderBody) {
 	w.BeginObject()
-	w.Key("amount")
-	w.Int(v.Amount)
+	w.MemberInt("amount", v.Amount)
 	w.EndObject()
 }
 
@@ -270,12 +265,8 @@ func fingerprintRefundOrderBody(w *fingerprint.Writer, v *RefundOrderBody) {
 // encoding.
 func fingerprintCreateOrderBodyItemsItem(w *fingerprint.Writer, v *CreateOrderBodyItemsItem) {
 	w.BeginObject()
-	if v.Quantity != nil {
-		w.Key("quantity")
-		w.Int(*v.Quantity)
-	}
-	w.Key("sku")
-	w.String(v.Sku)
+	w.OptionalInt("quantity", v.Quantity)
+	w.MemberString("sku", v.Sku)
 	w.EndObject()
 }
 

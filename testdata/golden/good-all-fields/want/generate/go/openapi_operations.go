@@ -139,8 +139,7 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 			w.BeginUnorderedArray()
 			for _, e0 := range req.Body.Items {
 				w.BeginObject()
-				w.Key("sku")
-				w.String(e0.Sku)
+				w.MemberString("sku", e0.Sku)
 				w.EndObject()
 			}
 			w.EndUnorderedArray()

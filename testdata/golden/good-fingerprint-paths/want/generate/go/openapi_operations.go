@@ -96,8 +96,7 @@ func fingerprintCreateShipment(req *CreateShipmentRequest, params map[string]str
 		if req.Body.Destination != nil {
 			w.Key("destination")
 			w.BeginObject()
-			w.Key("city")
-			w.String(req.Body.Destination.City)
+			w.MemberString("city", req.Body.Destination.City)
 			w.EndObject()
 		}
 		if len(req.Body.Extra) > 0 {
@@ -111,10 +110,8 @@ func fingerprintCreateShipment(req *CreateShipmentRequest, params map[string]str
 			w.BeginUnorderedArray()
 			for _, e0 := range req.Body.Lines {
 				w.BeginObject()
-				w.Key("quantity")
-				w.Int(int64(e0.Quantity))
-				w.Key("sku")
-				w.String(e0.Sku)
+				w.MemberInt("quantity", int64(e0.Quantity))
+				w.MemberString("sku", e0.Sku)
 				if e0.Tags != nil {
 					w.Key("tags")
 					w.BeginUnorderedArray()
@@ -144,12 +141,8 @@ func fingerprintCreateShipment(req *CreateShipmentRequest, params map[string]str
 			}
 			w.EndObject()
 		}
-		if req.Body.Priority != nil {
-			w.Key("priority")
-			w.String(string(*req.Body.Priority))
-		}
-		w.Key("ship_by")
-		w.String(req.Body.ShipBy)
+		w.OptionalString("priority", (*string)(req.Body.Priority))
+		w.MemberString("ship_by", req.Body.ShipBy)
 		if req.Body.Weight.Set {
 			w.Key("weight")
 			if req.Body.Weight.Null {
@@ -265,14 +258,9 @@ func fingerprintRerouteShipment(req *RerouteShipmentRequest, params map[string]s
 			w.BeginUnorderedArray()
 			for _, e0 := range req.Body.Lines {
 				w.BeginObject()
-				if e0.Note != nil {
-					w.Key("note")
-					w.String(*e0.Note)
-				}
-				w.Key("quantity")
-				w.Int(int64(e0.Quantity))
-				w.Key("sku")
-				w.String(e0.Sku)
+				w.OptionalString("note", e0.Note)
+				w.MemberInt("quantity", int64(e0.Quantity))
+				w.MemberString("sku", e0.Sku)
 				w.EndObject()
 			}
 			w.EndUnorderedArray()

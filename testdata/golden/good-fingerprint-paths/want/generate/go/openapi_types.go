@@ -24,18 +24,17 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersLine) {
 		case 0:
-			has0 = true
-			v.Sku = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Sku)
 		case 3:
-			has1 = true
+			has0 |= 1 << 1
 			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
 		case 1:
-			x0 := d.StringPtr()
-			v.Note = x0
+			d.StringPtrTo(&v.Note)
 		case 2:
 			if d.BeginArray() {
 				v.Tags = []string{}
@@ -48,10 +47,10 @@ func (v *Line) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("sku")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("quantity")
 	}
 }
@@ -77,11 +76,11 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersShipment) {
 		case 1:
-			has0 = true
+			has0 |= 1 << 0
 			if d.BeginArray() {
 				v.Lines = []Line{}
 				for d.Next() {
@@ -91,8 +90,8 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 				}
 			}
 		case 3:
-			has1 = true
-			v.ShipBy = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.ShipBy)
 			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
 		case 5:
 			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
@@ -122,10 +121,10 @@ func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("lines")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("ship_by")
 	}
 }
@@ -147,20 +146,19 @@ func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersShipmentDestination) {
 		case 0:
-			has0 = true
-			v.City = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.City)
 		case 1:
-			x0 := d.StringPtr()
-			v.Notes = x0
+			d.StringPtrTo(&v.Notes)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("city")
 	}
 }

@@ -127,12 +127,8 @@ func fingerprintUploadDocumentBody(w *fingerprint.Writer, v *UploadDocumentBody)
 		}
 		w.EndObject()
 	}
-	if v.Pages != nil {
-		w.Key("pages")
-		w.Int(*v.Pages)
-	}
-	w.Key("purpose")
-	w.String(string(v.Purpose))
+	w.OptionalInt("pages", v.Pages)
+	w.MemberString("purpose", string(v.Purpose))
 	if v.Tags != nil {
 		w.Key("tags")
 		w.BeginArray()
@@ -145,10 +141,7 @@ func fingerprintUploadDocumentBody(w *fingerprint.Writer, v *UploadDocumentBody)
 		w.Key("thumbnail")
 		w.String((*v.Thumbnail).Digest())
 	}
-	if v.Title != nil {
-		w.Key("title")
-		w.String(*v.Title)
-	}
+	w.OptionalString("title", v.Title)
 	w.EndObject()
 }
 

@@ -18,32 +18,31 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateTransferBody) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		case 1:
-			has1 = true
-			v.Currency = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.Currency)
 		case 3:
-			has2 = true
-			v.Destination = d.String()
+			has0 |= 1 << 2
+			d.StringTo(&v.Destination)
 		case 2:
-			x0 := d.StringPtr()
-			v.Description = x0
+			d.StringPtrTo(&v.Description)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("amount")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("currency")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("destination")
 	}
 }

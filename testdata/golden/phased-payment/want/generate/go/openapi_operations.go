@@ -108,12 +108,9 @@ func fingerprintCreatePayment(req *CreatePaymentRequest, params map[string]strin
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreatePaymentBody(w *fingerprint.Writer, v *CreatePaymentBody) {
 	w.BeginObject()
-	w.Key("amount")
-	w.Int(v.Amount)
-	w.Key("card_token")
-	w.String(v.CardToken)
-	w.Key("order_id")
-	w.String(v.OrderID)
+	w.MemberInt("amount", v.Amount)
+	w.MemberString("card_token", v.CardToken)
+	w.MemberString("order_id", v.OrderID)
 	w.EndObject()
 }
 

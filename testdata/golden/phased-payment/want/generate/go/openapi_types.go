@@ -23,30 +23,30 @@ func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1, has2 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreatePaymentBody) {
 		case 1:
-			has0 = true
-			v.OrderID = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.OrderID)
 		case 0:
-			has1 = true
+			has0 |= 1 << 1
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 			d.Minimum(float64(v.Amount), 1.0, false)
 		case 2:
-			has2 = true
-			v.CardToken = d.String()
+			has0 |= 1 << 2
+			d.StringTo(&v.CardToken)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("order_id")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("amount")
 	}
-	if !has2 {
+	if has0&(1<<2) == 0 {
 		d.Missing("card_token")
 	}
 }

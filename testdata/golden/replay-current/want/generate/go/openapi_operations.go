@@ -284,8 +284,7 @@ func fingerprintCreateNote(req *CreateNoteRequest, params map[string]string) (fi
 // runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintNewNote(w *fingerprint.Writer, v *NewNote) {
 	w.BeginObject()
-	w.Key("text")
-	w.String(v.Text)
+	w.MemberString("text", v.Text)
 	w.EndObject()
 }
 

@@ -15,17 +15,17 @@ func (v *NewNote) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersNewNote) {
 		case 0:
-			has0 = true
-			v.Text = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Text)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("text")
 	}
 }

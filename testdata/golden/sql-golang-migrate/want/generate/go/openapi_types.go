@@ -18,8 +18,7 @@ func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
 	for d.Member() {
 		switch d.Field(membersCreateOrderBody) {
 		case 0:
-			x0 := d.StringPtr()
-			v.Sku = x0
+			d.StringPtrTo(&v.Sku)
 		default:
 			d.Skip()
 		}

@@ -91,10 +91,7 @@ func fingerprintCreateOrder(req *CreateOrderRequest, params map[string]string) (
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreateOrderBody(w *fingerprint.Writer, v *CreateOrderBody) {
 	w.BeginObject()
-	if v.Sku != nil {
-		w.Key("sku")
-		w.String(*v.Sku)
-	}
+	w.OptionalString("sku", v.Sku)
 	w.EndObject()
 }
 

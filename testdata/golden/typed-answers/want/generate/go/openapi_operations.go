@@ -268,8 +268,7 @@ func fingerprintCreateTransfer(req *CreateTransferRequest, params map[string]str
 // fingerprint, as runtime/fingerprint would canonicalise its JSON encoding.
 func fingerprintCreateTransferBody(w *fingerprint.Writer, v *CreateTransferBody) {
 	w.BeginObject()
-	w.Key("amount")
-	w.Int(v.Amount)
+	w.MemberInt("amount", v.Amount)
 	w.EndObject()
 }
 

@@ -16,17 +16,17 @@ func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersCreateTransferBody) {
 		case 0:
-			has0 = true
+			has0 |= 1 << 0
 			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("amount")
 	}
 }

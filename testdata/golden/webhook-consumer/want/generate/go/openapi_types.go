@@ -17,23 +17,23 @@ func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var has0, has1 bool
+	var has0 uint64
 	for d.Member() {
 		switch d.Field(membersReceiveBankSettlementBody) {
 		case 0:
-			has0 = true
-			v.Type = d.String()
+			has0 |= 1 << 0
+			d.StringTo(&v.Type)
 		case 1:
-			has1 = true
-			v.PaymentID = d.String()
+			has0 |= 1 << 1
+			d.StringTo(&v.PaymentID)
 		default:
 			d.Skip()
 		}
 	}
-	if !has0 {
+	if has0&(1<<0) == 0 {
 		d.Missing("type")
 	}
-	if !has1 {
+	if has0&(1<<1) == 0 {
 		d.Missing("payment_id")
 	}
 }
