@@ -152,7 +152,10 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 // BoolPtr below a struct's own fields), and its typed fingerprints write a
 // scalar or enum member in one call (fingerprint.Writer's MemberString,
 // MemberInt, MemberFloat, MemberBool, OptionalString, OptionalInt,
-// OptionalInt32, OptionalFloat and OptionalBool).
+// OptionalInt32, OptionalFloat and OptionalBool); it also receives webhooks
+// (the inbox's idemimpl symbols), multipart/form-data bodies
+// (idemimpl.DecodeMultipart, form.File, form.Upload) and broker messages
+// (idemimpl.NewBrokerConsumer), which a version-4 runtime lacks.
 const generatedCodeVersion = 5
 
 // specBase derives a file name prefix from a spec path: orders.yaml gives
