@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sync"
 )
 
 // MessageRedriver delivers, for Maintain, the messages of one consumer
@@ -14,13 +13,6 @@ import (
 // how many it delivered. runtime/internal/inbox registers one per
 // consumer; core cannot import it.
 type MessageRedriver func(ctx context.Context) (int, error)
-
-// redrivers is an executor's registry of MessageRedrivers, by consumer
-// name.
-type redrivers struct {
-	mu sync.Mutex
-	m  map[string]MessageRedriver
-}
 
 // RegisterMessageRedriver registers r as the redriver of the consumer
 // named name with the executor h holds, so that Maintain delivers the
@@ -31,12 +23,7 @@ func RegisterMessageRedriver(h Holder, name string, r MessageRedriver) error {
 	if e == nil || name == "" || r == nil {
 		return errors.New("idem: RegisterMessageRedriver needs an executor, a consumer name and a redriver")
 	}
-	e.redrivers.mu.Lock()
-	defer e.redrivers.mu.Unlock()
-	if e.redrivers.m == nil {
-		e.redrivers.m = map[string]MessageRedriver{}
-	}
-	e.redrivers.m[name] = r
+	e.redrivers.set(name, r)
 	return nil
 }
 
@@ -44,9 +31,7 @@ func RegisterMessageRedriver(h Holder, name string, r MessageRedriver) error {
 // redriver once, in the order of their names, and logs what each
 // delivered; a failing one is logged and the others still run.
 func (e *Executor) redriveMessages(ctx context.Context) {
-	e.redrivers.mu.Lock()
-	registered := maps.Clone(e.redrivers.m)
-	e.redrivers.mu.Unlock()
+	registered := e.redrivers.registered()
 	for _, name := range slices.Sorted(maps.Keys(registered)) {
 		n, err := registered[name](ctx)
 		switch {

@@ -68,9 +68,9 @@ type Executor struct {
 	keySecret   []byte
 	acquireWait time.Duration
 	flights     inflight
-	hooks       faults.Hooks // set by InstallFaults in tests only
-	resumers    resumers     // the completer's, by operation name (RegisterResumer)
-	redrivers   redrivers    // Maintain's, by consumer name (RegisterMessageRedriver)
+	hooks       faults.Hooks              // set by InstallFaults in tests only
+	resumers    registry[Resumer]         // the completer's, by operation name (RegisterResumer)
+	redrivers   registry[MessageRedriver] // Maintain's, by consumer name (RegisterMessageRedriver)
 
 	schemaName string      // Config.Schema
 	schemaOK   atomic.Bool // schema.Require passed once; checked before the first operation

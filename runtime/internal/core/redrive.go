@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"sync"
 	"time"
 
 	"github.com/idemgen/idemgen/runtime/fingerprint"
@@ -18,12 +16,6 @@ import (
 // to the next redrive, after its backoff.
 type Resumer func(ctx context.Context, scope string, request []byte) (*Policy, Func, error)
 
-// resumers is an executor's registry of Resumers, by operation name.
-type resumers struct {
-	mu sync.Mutex
-	m  map[string]Resumer
-}
-
 // RegisterResumer registers r as the resumer of the operation named name
 // with the executor h holds, for the completer Maintain runs. An adapter
 // registers each operation whose attempts checkpoint when it is built; a
@@ -34,20 +26,8 @@ func RegisterResumer(h Holder, name string, r Resumer) error {
 	if e == nil || name == "" || r == nil {
 		return errors.New("idem: RegisterResumer needs an executor, an operation name and a resumer")
 	}
-	e.resumers.mu.Lock()
-	defer e.resumers.mu.Unlock()
-	if e.resumers.m == nil {
-		e.resumers.m = map[string]Resumer{}
-	}
-	e.resumers.m[name] = r
+	e.resumers.set(name, r)
 	return nil
-}
-
-// registered returns a copy of the registry.
-func (r *resumers) registered() map[string]Resumer {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return maps.Clone(r.m)
 }
 
 // RedriveOptions configure Redrive; a zero field is its default.
