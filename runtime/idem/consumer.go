@@ -40,7 +40,11 @@ type DeliveryResult = inbox.Result
 var ErrMessageBusy = inbox.ErrBusy
 
 // ErrInvalidMessage is wrapped by Deliver's error for a message without a
-// source or an id.
+// source, or whose id is empty, longer than ConsumerConfig.MaxIDLength,
+// not UTF-8 or holds a control character (the error then wraps
+// ErrKeyMalformed too): the handler did not run and nothing of it was
+// kept. An adapter drops it (dead-letters it where its broker can) rather
+// than redelivering it: it can never be processed.
 var ErrInvalidMessage = inbox.ErrInvalidMessage
 
 // Delivery is a message as its handler gets it: the message, and the
@@ -88,6 +92,10 @@ type ConsumerConfig struct {
 	// WaitTimeout bounds the wait for a concurrent delivery of the same
 	// message; 0 means 30 s.
 	WaitTimeout time.Duration
+	// MaxIDLength is the longest message id accepted, in bytes; 0 means
+	// 255. Deliver refuses a longer id, an empty one, and one that is not
+	// UTF-8 or holds a control character (ErrInvalidMessage).
+	MaxIDLength int
 	// Handler handles each message.
 	Handler MessageFunc
 }
@@ -118,7 +126,7 @@ func NewConsumer(exec *Executor, cfg ConsumerConfig) (*Consumer, error) {
 		e = exec.coreExecutor
 	}
 	c, err := inbox.New(inbox.Config{Executor: e, Name: cfg.Name, MaxAttempts: cfg.MaxAttempts,
-		Retention: cfg.Retention, WaitTimeout: cfg.WaitTimeout, Handler: h})
+		Retention: cfg.Retention, WaitTimeout: cfg.WaitTimeout, MaxIDLength: cfg.MaxIDLength, Handler: h})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,13 @@
 // acknowledges it only after Deliver returned an outcome whose Ack is
 // true: the inbox row and the handler's changes have committed, or the
 // message is dead or refused. A Retry outcome or an error (nothing was
-// decided) rejects that one delivery for a later redelivery. The broker's
+// decided) rejects that one delivery for a later redelivery, except
+// idem.ErrInvalidMessage: a message whose id the consumer refuses (empty,
+// longer than the contract's key.max-length, not UTF-8, a control
+// character) can never be processed, so the adapter drops it, reported
+// and never redelivered: dead-lettered where its broker can (RabbitMQ
+// rejects it to the queue's dead-letter exchange, JetStream terminates it)
+// and skipped where it cannot (Kafka commits past it). The broker's
 // own delivery counters are hints only: attempts are counted in the inbox
 // row.
 package idembroker

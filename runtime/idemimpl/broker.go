@@ -68,7 +68,7 @@ func NewBrokerConsumer[T any](exec *idem.Executor, b Broker, decode func([]byte)
 		return fn(ctx, tx, core.OperationOf(d), payload)
 	}
 	c, err := idem.NewConsumer(exec, idem.ConsumerConfig{Name: b.Name, MaxAttempts: b.MaxAttempts,
-		Retention: b.Retention, WaitTimeout: b.WaitTimeout, Handler: handle})
+		Retention: b.Retention, WaitTimeout: b.WaitTimeout, MaxIDLength: b.KeyMaxLength, Handler: handle})
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +78,11 @@ func NewBrokerConsumer[T any](exec *idem.Executor, b Broker, decode func([]byte)
 // Deliver hands m to the consumer under the contract's source and, when
 // the contract keys messages by a body member, that member's value. A
 // body without a usable key keeps the broker's id: its handler fails it.
+// A broker's id that is empty, longer than the contract's key.max-length,
+// not UTF-8 or holds a control character is refused like a body's key:
+// the error wraps idem.ErrInvalidMessage and idem.ErrKeyMalformed, the
+// handler does not run and nothing is kept (the adapter drops the
+// message; see runtime/idembroker).
 func (c *BrokerConsumer) Deliver(ctx context.Context, m idem.Message) (idem.DeliveryResult, error) {
 	m.Source = c.contract.Source
 	if c.contract.KeyPointer != "" {

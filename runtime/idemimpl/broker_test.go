@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/pgtest"
@@ -22,12 +23,19 @@ type settlement struct {
 
 // newSettlements returns a broker consumer of settlements, keyed by
 // keyPointer ("" for the broker's id), whose handler records each
-// payment it runs for and enqueues one effect; decode refuses a body
-// without a positive payment id, as a generated decoder refuses what the
-// schema does not allow.
+// payment it runs for and enqueues one effect, and whose keys are at
+// most 64 bytes; decode refuses a body without a positive payment id, as
+// a generated decoder refuses what the schema does not allow.
 func newSettlements(t *testing.T, keyPointer string) (*BrokerConsumer, *[]int64) {
 	t.Helper()
-	exec := migratedExecutor(t)
+	c, ran, _ := newSettlementsPool(t, keyPointer)
+	return c, ran
+}
+
+// newSettlementsPool is newSettlements, with the pool of its database.
+func newSettlementsPool(t *testing.T, keyPointer string) (*BrokerConsumer, *[]int64, *pgxpool.Pool) {
+	t.Helper()
+	exec, pool := migratedExecutor(t)
 	var ran []int64
 	decode := func(body []byte) (*settlement, error) {
 		var s settlement
@@ -41,12 +49,12 @@ func newSettlements(t *testing.T, keyPointer string) (*BrokerConsumer, *[]int64)
 		_, err := op.Enqueue(ctx, tx, Effect{Name: "ledger_copy", OnUnknown: "retry", Payload: []byte("{}")})
 		return err
 	}
-	c, err := NewBrokerConsumer(exec, Broker{Name: "ledger", Source: "bank", KeyPointer: keyPointer, MaxAttempts: 2,
+	c, err := NewBrokerConsumer(exec, Broker{Name: "ledger", Source: "bank", KeyPointer: keyPointer, KeyMaxLength: 64, MaxAttempts: 2,
 		Retention: time.Hour}, decode, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, &ran
+	return c, &ran, pool
 }
 
 // deliver delivers body under the broker's id and returns the outcome.
@@ -96,6 +104,7 @@ func TestBrokerConsumerFailsAnUnusableBody(t *testing.T) {
 	for _, tc := range []struct{ id, body, want string }{
 		{"msg-1", `{"amount": 5}`, "the body has no /payment_id"},
 		{"msg-2", `{"payment_id": -1}`, "want a positive integer"},
+		{"msg-3", `{"payment_id": "a\u0000b"}`, "/payment_id holds the control character U+0000 at byte 1"},
 	} {
 		for attempt, want := range []idem.MessageOutcome{idem.MessageRetry, idem.MessageDeadLettered} {
 			res := deliver(t, c, tc.id, tc.body)
@@ -107,6 +116,37 @@ func TestBrokerConsumerFailsAnUnusableBody(t *testing.T) {
 	}
 	if len(*ran) != 0 {
 		t.Errorf("handler ran for %v, want never", *ran)
+	}
+}
+
+// Keyed by the broker's id, an id that is empty, longer than the
+// contract's key.max-length, not UTF-8 or holds a control character is
+// refused like a body's key, naming why: the handler never runs, the
+// inbox keeps nothing, and the id's first max-length bytes are then a new
+// message, processed.
+func TestBrokerConsumerRefusesAnUnusableMessageID(t *testing.T) {
+	c, ran, pool := newSettlementsPool(t, "")
+	long := strings.Repeat("k", 64)
+	for _, tc := range []struct{ id, want string }{
+		{"", "the message id is empty"},
+		{long + "k", "the message id of 65 bytes, at most 64 allowed"},
+		{"msg\x00", "the message id holds the control character U+0000 at byte 3"},
+		{"msg\xc3(", "the message id is not UTF-8 at byte 3"},
+	} {
+		_, err := c.Deliver(t.Context(), idem.Message{Source: "BANK_SETTLEMENTS", ID: tc.id, Body: []byte(`{"payment_id": 42}`)})
+		if !errors.Is(err, idem.ErrInvalidMessage) || !errors.Is(err, idem.ErrKeyMalformed) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("id %q: %v; want ErrInvalidMessage and ErrKeyMalformed saying %q", tc.id, err, tc.want)
+		}
+	}
+	var rows int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM idempotency_inbox`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(*ran) != 0 || rows != 0 {
+		t.Fatalf("handler ran for %v, %d inbox rows; want none", *ran, rows)
+	}
+	if res := deliver(t, c, long, `{"payment_id": 42}`); res.Outcome != idem.MessageProcessed {
+		t.Errorf("the id's first 64 bytes: %v, want processed", res.Outcome)
 	}
 }
 
@@ -125,8 +165,8 @@ func TestNewBrokerConsumerNeedsASource(t *testing.T) {
 }
 
 // migratedExecutor returns an executor on a migrated database of the
-// test's own.
-func migratedExecutor(t *testing.T) *idem.Executor {
+// test's own, and its pool.
+func migratedExecutor(t *testing.T) (*idem.Executor, *pgxpool.Pool) {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	if err := schema.Migrate(t.Context(), pool, ""); err != nil {
@@ -136,5 +176,5 @@ func migratedExecutor(t *testing.T) *idem.Executor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exec
+	return exec, pool
 }

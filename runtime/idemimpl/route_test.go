@@ -52,7 +52,7 @@ func renameThing(runs *atomic.Int32) (Typed[thing], func(http.Handler) (string, 
 // Register serves it on a ServeMux: the path taken apart into the
 // parameter, a retry replayed, a path without the template's shape 404.
 func TestRoutesAndRegister(t *testing.T) {
-	exec := migratedExecutor(t)
+	exec, _ := migratedExecutor(t)
 	var runs atomic.Int32
 	typed, mount := renameThing(&runs)
 	scope := func(*http.Request) (string, error) { return "tenant-1", nil }

@@ -30,6 +30,7 @@ type env struct {
 	changed  chan struct{}                    // closed and replaced on every change below
 	runs     map[string]int                   // handler runs by message id
 	outcomes map[string][]idem.MessageOutcome // Deliver's outcomes by message id
+	refused  map[string]int                   // Deliver's ErrInvalidMessage by message id
 	fail     func(ctx context.Context, id string, run int) error
 	// crashBefore and crashAfter name a message whose next delivery
 	// crashes: before its commit (the handler's context ends at
@@ -40,6 +41,10 @@ type env struct {
 	release                 chan struct{} // closed by the case once the consumer's connection is gone
 }
 
+// maxIDLength is the longest message id the suite's consumer accepts:
+// below RabbitMQ's 255-byte message-id, so an id too long reaches it.
+const maxIDLength = 64
+
 // newEnv migrates a database of the test's own, creates the handler's
 // table and a consumer whose handler inserts the message's id into it and
 // enqueues one effect "notify".
@@ -47,7 +52,8 @@ func newEnv(t *testing.T, maxAttempts int) *env {
 	t.Helper()
 	ctx := t.Context()
 	e := &env{t: t, pool: pgtest.Pool(t), changed: make(chan struct{}), runs: map[string]int{},
-		outcomes: map[string][]idem.MessageOutcome{}, crashed: make(chan struct{}), release: make(chan struct{})}
+		outcomes: map[string][]idem.MessageOutcome{}, refused: map[string]int{},
+		crashed: make(chan struct{}), release: make(chan struct{})}
 	if err := idem.Migrate(ctx, e.pool, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +65,7 @@ func newEnv(t *testing.T, maxAttempts int) *env {
 		t.Fatal(err)
 	}
 	e.consumer, err = idem.NewConsumer(exec, idem.ConsumerConfig{Name: "brokertest", MaxAttempts: maxAttempts,
-		Retention: time.Hour, Handler: e.handle})
+		Retention: time.Hour, MaxIDLength: maxIDLength, Handler: e.handle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +125,9 @@ func (e *env) Deliver(ctx context.Context, m idem.Message) (idem.DeliveryResult,
 	crash := err == nil && after
 	if err == nil {
 		e.outcomes[m.ID] = append(e.outcomes[m.ID], res.Outcome)
+	}
+	if errors.Is(err, idem.ErrInvalidMessage) {
+		e.refused[m.ID]++
 	}
 	e.notify()
 	e.mu.Unlock()

@@ -5,8 +5,8 @@
 // PostgreSQL, and asserts the exact counts of handler runs, committed
 // changes and effects, read from the database, in each case: a crash
 // before the commit, a crash between the commit and the ack, concurrent
-// consumers, a poison message, a restarted broker, ordering, a stop while
-// a handler runs.
+// consumers, a poison message, unusable message ids, a restarted broker,
+// ordering, a stop while a handler runs.
 //
 // It imports no broker client: each harness (in the interop module, or a
 // service's own tests) brings its broker's.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -28,6 +29,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("CrashAfterCommitBeforeAck", func(t *testing.T) { crashAfterCommit(t, newHarness(t)) })
 	t.Run("ConcurrentConsumers", func(t *testing.T) { severalConsumers(t, newHarness(t)) })
 	t.Run("PoisonMessage", func(t *testing.T) { poison(t, newHarness(t)) })
+	t.Run("UnusableID", func(t *testing.T) { unusableIDs(t, newHarness(t)) })
 	t.Run("RestartedBroker", func(t *testing.T) { restartedBroker(t, newHarness(t)) })
 	t.Run("Ordering", func(t *testing.T) { ordering(t, newHarness(t)) })
 	t.Run("GracefulStop", func(t *testing.T) { gracefulStop(t, newHarness(t)) })
@@ -185,6 +187,45 @@ func poison(t *testing.T, h Harness) {
 	}
 	if state != "dead" || attempts != poisonAttempts {
 		t.Errorf("poison's inbox row %s after %d attempts, want dead after %d", state, attempts, poisonAttempts)
+	}
+}
+
+// Messages whose ids the consumer refuses (empty, longer than its
+// MaxIDLength, not UTF-8, a control character) are refused once each and
+// dropped by the adapter, never redelivered and never holding up the
+// messages after them: the handler never runs for them, the inbox keeps
+// nothing of them, and the broker holds nothing unacknowledged. The
+// overlong id's first MaxIDLength bytes, published after it, are a new
+// message, processed once: nothing was kept under a cut id.
+func unusableIDs(t *testing.T, h Harness) {
+	e := newEnv(t, 5)
+	long := strings.Repeat("k", maxIDLength)
+	bad := []string{"", long + "k", "bad\x01id", "bad\xffid"}
+	good := []string{long, "good"}
+	for _, id := range append(bad[:len(bad):len(bad)], good...) {
+		h.Publish(t, Message{ID: id, Body: body("m"), OrderKey: "u"})
+	}
+	c := h.Start(t, e)
+	e.waitAcked(good...)
+	e.waitFor(fmt.Sprintf("%d messages refused", len(bad)), func() bool {
+		for _, id := range bad {
+			if e.refused[id] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	stop(t, c)
+	e.expect(h, map[string]int{bad[0]: 0, bad[1]: 0, bad[2]: 0, bad[3]: 0, long: 1, "good": 1}, each(good, 1), len(good))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, id := range bad {
+		if n := e.refused[id]; n != 1 {
+			t.Errorf("id %q refused %d times, want once (never redelivered)", id, n)
+		}
+		if os := e.outcomes[id]; len(os) != 0 {
+			t.Errorf("id %q: outcomes %v, want none", id, os)
+		}
 	}
 }
 

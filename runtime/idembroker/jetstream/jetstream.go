@@ -55,8 +55,12 @@ type Config struct {
 // redelivered after AckWait and answered as a duplicate.
 //
 // The message's source is its stream's name; its id is its Nats-Msg-Id
-// header, or its stream sequence without one. The delivery count the
-// broker keeps is not used: attempts are counted in the inbox row.
+// header, or its stream sequence without one. A message whose id the
+// consumer refuses (idem.ErrInvalidMessage: empty, too long, not UTF-8, a
+// control character) can never be processed: it is terminated (Term, which
+// JetStream announces as an advisory, its dead letter) and reported, never
+// redelivered. The delivery count the broker keeps is not used: attempts
+// are counted in the inbox row.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Consumer == nil || cfg.Deliverer == nil {
 		return errors.New("jetstream: Run needs a Consumer and a Deliverer")
@@ -104,13 +108,16 @@ func (cfg *Config) deliver(ctx context.Context, msg jetstream.Msg) {
 		cfg.report(msg.Term())
 		return
 	}
-	id := msg.Headers().Get(MsgIDHeader)
-	if id == "" {
+	id, ok := msgID(msg)
+	if !ok {
 		id = strconv.FormatUint(meta.Sequence.Stream, 10)
 	}
 	res, err := cfg.Deliverer.Deliver(ctx, idem.Message{Source: meta.Stream, ID: id, Body: msg.Data(),
 		TraceContext: msg.Headers().Get("traceparent")})
 	switch {
+	case errors.Is(err, idem.ErrInvalidMessage):
+		cfg.report(fmt.Errorf("jetstream: message %d of %s, terminated: its %s: %w", meta.Sequence.Stream, meta.Stream, MsgIDHeader, err))
+		cfg.report(msg.Term())
 	case err != nil:
 		cfg.report(fmt.Errorf("jetstream: message %s of %s: %w", id, meta.Stream, err))
 		cfg.report(msg.NakWithDelay(cfg.RetryDelay))
@@ -119,6 +126,16 @@ func (cfg *Config) deliver(ctx context.Context, msg jetstream.Msg) {
 	default:
 		cfg.report(msg.NakWithDelay(cfg.RetryDelay))
 	}
+}
+
+// msgID returns msg's Nats-Msg-Id, ok false when it has none. One sent
+// empty is returned as such, for the consumer to refuse.
+func msgID(msg jetstream.Msg) (id string, ok bool) {
+	v := msg.Headers().Values(MsgIDHeader)
+	if len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
 }
 
 // report hands a non-nil err to OnError.

@@ -64,10 +64,14 @@ type Config struct {
 // record delivered before a restart whose offset was not committed comes
 // again and is answered as a duplicate.
 //
-// The message's source is its topic; its id is the IDHeader header, or
-// "partition/offset" without one. Attempts are counted in the inbox row:
-// a record retried in place is dead-lettered, then committed, after the
-// consumer's MaxAttempts.
+// The message's source is its topic; its id is the IDHeader header (the
+// first, if several), or "partition/offset" without one. A record whose id
+// the consumer refuses (idem.ErrInvalidMessage: empty, too long, not
+// UTF-8, a control character) can never be processed: Kafka has no dead
+// letter of its own, so it is reported and skipped (committed), never
+// retried in place where it would hold its partition up. Attempts are
+// counted in the inbox row: a record retried in place is dead-lettered,
+// then committed, after the consumer's MaxAttempts.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Deliverer == nil {
 		return errors.New("kafka: Run needs a Deliverer")
@@ -112,20 +116,27 @@ func Run(ctx context.Context, cfg Config) error {
 // place after the retry delay; false when ctx ended first.
 func (cfg *Config) deliver(ctx context.Context, r *kgo.Record) bool {
 	m := idem.Message{Source: r.Topic, Body: r.Value}
+	hasID := false
 	for _, h := range r.Headers {
 		switch h.Key {
 		case cfg.IDHeader:
-			m.ID = string(h.Value)
+			if !hasID {
+				m.ID, hasID = string(h.Value), true
+			}
 		case "traceparent":
 			m.TraceContext = string(h.Value)
 		}
 	}
-	if m.ID == "" {
+	if !hasID {
 		m.ID = strconv.FormatInt(int64(r.Partition), 10) + "/" + strconv.FormatInt(r.Offset, 10)
 	}
 	for ctx.Err() == nil {
 		res, err := cfg.Deliverer.Deliver(context.WithoutCancel(ctx), m)
-		if err == nil && res.Outcome.Ack() {
+		switch {
+		case errors.Is(err, idem.ErrInvalidMessage):
+			cfg.report(fmt.Errorf("kafka: record %d/%d of %s, skipped: its %s header: %w", r.Partition, r.Offset, r.Topic, cfg.IDHeader, err))
+			return true
+		case err == nil && res.Outcome.Ack():
 			return true
 		}
 		if err != nil {

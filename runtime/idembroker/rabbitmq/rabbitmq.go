@@ -83,9 +83,11 @@ type Config struct {
 // a message whose commit made it before its ack was lost comes back and is
 // answered as a duplicate, without running the handler again.
 //
-// The message's id is its message-id property; a delivery without one can
-// never be processed and is rejected without requeueing (to the queue's
-// dead-letter exchange, if it has one). The broker's delivery counts
+// The message's id is its message-id property; a delivery without one, or
+// whose id the consumer refuses (idem.ErrInvalidMessage: too long, not
+// UTF-8, a control character), can never be processed and is rejected
+// without requeueing (to the queue's dead-letter exchange, if it has one)
+// and reported. The broker's delivery counts
 // (redelivered, x-delivery-count) are not used: attempts are counted in
 // the inbox row.
 func Run(ctx context.Context, cfg Config) error {
@@ -212,7 +214,7 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery) {
 		idem.Message{Source: cfg.Queue, ID: d.MessageId, Body: d.Body, TraceContext: trace})
 	switch {
 	case errors.Is(err, idem.ErrInvalidMessage):
-		cfg.report(fmt.Errorf("rabbitmq: a delivery of %s without a message-id, rejected: %w", cfg.Queue, err))
+		cfg.report(fmt.Errorf("rabbitmq: a delivery of %s, rejected: its message-id: %w", cfg.Queue, err))
 		cfg.report(d.Reject(false))
 		return
 	case err != nil:

@@ -46,11 +46,8 @@ func keyFromBody(body []byte, spec KeySpec) (string, error) {
 	if !isString {
 		return "", fmt.Errorf("%w: %s is not a string", ErrKeyMalformed, spec.BodyPointer)
 	}
-	if s == "" {
-		return "", fmt.Errorf("%w: empty", ErrKeyMalformed)
-	}
-	if len(s) > spec.MaxLength {
-		return "", fmt.Errorf("%w: %d bytes, at most %d allowed", ErrKeyMalformed, len(s), spec.MaxLength)
+	if err := idemkey.Check(spec.BodyPointer, s, spec.MaxLength); err != nil {
+		return "", err
 	}
 	return s, nil
 }
@@ -85,7 +82,8 @@ func lookupPointer(doc any, pointer string) (any, bool) {
 // MessageKey returns the key of a broker message at spec.BodyPointer in
 // body: a string member, or an integer member's decimal digits. A body
 // that is not JSON or lacks the member is an error wrapping ErrKeyMissing;
-// another type, an empty or an overlong key one wrapping ErrKeyMalformed.
+// another type, or a key idemkey.Check refuses, one wrapping
+// ErrKeyMalformed.
 func MessageKey(body []byte, spec KeySpec) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -110,11 +108,8 @@ func MessageKey(body []byte, spec KeySpec) (string, error) {
 	default:
 		return "", fmt.Errorf("%w: %s is neither a string nor an integer", ErrKeyMalformed, spec.BodyPointer)
 	}
-	switch {
-	case key == "":
-		return "", fmt.Errorf("%w: %s is empty", ErrKeyMalformed, spec.BodyPointer)
-	case spec.MaxLength > 0 && len(key) > spec.MaxLength:
-		return "", fmt.Errorf("%w: %s of %d bytes, at most %d allowed", ErrKeyMalformed, spec.BodyPointer, len(key), spec.MaxLength)
+	if err := idemkey.Check(spec.BodyPointer, key, spec.MaxLength); err != nil {
+		return "", err
 	}
 	return key, nil
 }

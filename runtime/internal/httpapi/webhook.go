@@ -15,6 +15,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/defaults"
 	"github.com/idemgen/idemgen/runtime/fingerprint"
 	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/inbox"
 	"github.com/idemgen/idemgen/runtime/internal/stdwebhooks"
 )
@@ -168,11 +169,11 @@ func (wr *WebhookReceiver) serve(r *http.Request) (inbox.Result, error) {
 			return inbox.Result{}, err
 		}
 	}
-	switch {
-	case id == "":
+	if id == "" {
 		return inbox.Result{}, fmt.Errorf("%w: the webhook has no message id (%s)", ErrKeyMissing, wr.keyName())
-	case len(id) > wr.contract.Key.MaxLength:
-		return inbox.Result{}, fmt.Errorf("%w: %s of %d bytes, at most %d allowed", ErrKeyMalformed, wr.keyName(), len(id), wr.contract.Key.MaxLength)
+	}
+	if err := idemkey.Check(wr.keyName(), id, wr.contract.Key.MaxLength); err != nil {
+		return inbox.Result{}, err
 	}
 	ctx := context.WithValue(r.Context(), payloadKey{}, payload)
 	return wr.consumer.Deliver(ctx, inbox.Message{Source: wr.contract.Source, ID: id, Body: body,

@@ -235,6 +235,9 @@ func TestWebhookRefusedBeforeAnythingIsRecorded(t *testing.T) {
 		{"another id than signed", delivery{id: "msg_1", body: settledBody}, func(r *http.Request) { r.Header.Set(stdwebhooks.HeaderID, "msg_2") }, http.StatusUnauthorized},
 		{"a body that does not decode", delivery{id: "msg_1", body: `{"type": "payment.settled"}`}, nil, http.StatusBadRequest},
 		{"no id", delivery{id: "", body: settledBody}, nil, http.StatusBadRequest},
+		{"an id of 256 bytes", delivery{id: strings.Repeat("m", 256), body: settledBody}, nil, http.StatusBadRequest},
+		{"an id not UTF-8", delivery{id: "msg_\xff", body: settledBody}, nil, http.StatusBadRequest},
+		{"an id with a tab", delivery{id: "msg\t1", body: settledBody}, nil, http.StatusBadRequest},
 		{"GET", delivery{id: "msg_1", body: settledBody}, func(r *http.Request) { r.Method = http.MethodGet }, http.StatusMethodNotAllowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,6 +249,9 @@ func TestWebhookRefusedBeforeAnythingIsRecorded(t *testing.T) {
 			b.receivers[0].ServeHTTP(rec, req)
 			if rec.Code != tc.want || rec.Header().Get("Content-Type") != "application/problem+json" {
 				t.Errorf("%d %s %s, want %d problem+json", rec.Code, rec.Header().Get("Content-Type"), rec.Body, tc.want)
+			}
+			if strings.HasPrefix(tc.name, "an id") && !strings.Contains(rec.Body.String(), stdwebhooks.HeaderID) {
+				t.Errorf("%s, want a detail naming %s", rec.Body, stdwebhooks.HeaderID)
 			}
 		})
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/idemgen/idemgen/runtime/defaults"
 	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/inbox/internal/sqlcdb"
 	"github.com/idemgen/idemgen/runtime/internal/tables"
 	"github.com/idemgen/idemgen/runtime/schema"
@@ -29,7 +31,10 @@ const DefaultWaitTimeout = 30 * time.Second
 var ErrBusy = errors.New("idem: another delivery of the message is running")
 
 // ErrInvalidMessage is wrapped by Deliver's error for a message without a
-// source or an id: it can never be processed.
+// source or with an id idemkey.Check refuses (empty, longer than
+// MaxIDLength, not UTF-8, a control character; the error wraps
+// idemkey.ErrMalformed too): it can never be processed, and nothing of it
+// is kept.
 var ErrInvalidMessage = errors.New("idem: invalid message")
 
 // Message is one delivery of a message.
@@ -74,6 +79,9 @@ type Config struct {
 	// WaitTimeout bounds the wait for a concurrent delivery of the same
 	// message; 0 means DefaultWaitTimeout.
 	WaitTimeout time.Duration
+	// MaxIDLength is the longest message id accepted, in bytes (the
+	// contract's key.max-length); 0 means defaults.KeyMaxLength.
+	MaxIDLength int
 	// Handler handles each message.
 	Handler Func
 }
@@ -103,9 +111,14 @@ func New(cfg Config) (*Consumer, error) {
 		return nil, fmt.Errorf("idem: consumer %s: Retention %v, want more than 0", cfg.Name, cfg.Retention)
 	case cfg.WaitTimeout < 0:
 		return nil, fmt.Errorf("idem: consumer %s: negative WaitTimeout", cfg.Name)
+	case cfg.MaxIDLength < 0:
+		return nil, fmt.Errorf("idem: consumer %s: negative MaxIDLength", cfg.Name)
 	}
 	if cfg.WaitTimeout == 0 {
 		cfg.WaitTimeout = DefaultWaitTimeout
+	}
+	if cfg.MaxIDLength == 0 {
+		cfg.MaxIDLength = defaults.KeyMaxLength
 	}
 	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
 		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}
@@ -124,8 +137,11 @@ func (c *Consumer) Name() string { return c.cfg.Name }
 // to be redelivered, and no attempt was counted. A panic in the handler
 // rolls its transaction back and is propagated.
 func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
-	if m.Source == "" || m.ID == "" {
-		return Result{}, fmt.Errorf("%w: the message needs a source and an id", ErrInvalidMessage)
+	if m.Source == "" {
+		return Result{}, fmt.Errorf("%w: the message needs a source", ErrInvalidMessage)
+	}
+	if err := idemkey.Check("the message id", m.ID, c.cfg.MaxIDLength); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
 	if err := c.requireSchema(ctx); err != nil {
 		return Result{}, err

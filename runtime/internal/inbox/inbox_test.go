@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/inbox"
 )
 
@@ -194,6 +196,40 @@ func TestSourcesAndConsumersAreApart(t *testing.T) {
 	}
 	if _, err := c.Deliver(t.Context(), inbox.Message{Source: "bank"}); !errors.Is(err, inbox.ErrInvalidMessage) {
 		t.Errorf("a message without an id: %v, want ErrInvalidMessage", err)
+	}
+}
+
+// TestUnusableIDsAreRefused: an id that is empty, longer than the
+// consumer's MaxIDLength (the default's 255 bytes here), not UTF-8 or with
+// a control character is refused with ErrInvalidMessage and
+// ErrKeyMalformed, saying why; the handler never runs and nothing is
+// kept, so the same message under its first 255 bytes is processed.
+func TestUnusableIDsAreRefused(t *testing.T) {
+	cs := newDB(t)
+	runs := 0
+	c := newConsumer(t, cs, 1, func(ctx context.Context, tx pgx.Tx, op *core.Operation, m *inbox.Message) error {
+		runs++
+		return settle(ctx, tx, op, m)
+	})
+	long := strings.Repeat("k", 256)
+	for _, tc := range []struct{ id, want string }{
+		{"", "idem: invalid message: idem: idempotency key malformed: the message id is empty"},
+		{long, "the message id of 256 bytes, at most 255 allowed"},
+		{"msg\xff", "the message id is not UTF-8 at byte 3"},
+		{"msg\x00", "the message id holds the control character U+0000 at byte 3"},
+		{"msg\r\n1", "control character U+000D at byte 3"},
+	} {
+		_, err := c.Deliver(t.Context(), inbox.Message{Source: "bank", ID: tc.id, Body: []byte("{}")})
+		if !errors.Is(err, inbox.ErrInvalidMessage) || !errors.Is(err, idemkey.ErrMalformed) ||
+			!strings.Contains(err.Error(), tc.want) {
+			t.Errorf("id %q: %v; want ErrInvalidMessage and ErrMalformed saying %q", tc.id, err, tc.want)
+		}
+	}
+	if settled, effects, rows := counts(t, cs); runs != 0 || settled != 0 || effects != 0 || rows != 0 {
+		t.Fatalf("handler runs %d, settled %d, effects %d, inbox rows %d; want 0 each", runs, settled, effects, rows)
+	}
+	if r, err := c.Deliver(t.Context(), inbox.Message{Source: "bank", ID: long[:255], Body: []byte("{}")}); err != nil || r.Outcome != inbox.Processed {
+		t.Errorf("the id's first 255 bytes: %+v, %v; want processed", r, err)
 	}
 }
 
