@@ -36,7 +36,7 @@ func planWebhook(ot *OperationTypes, types *TypePlan) *ir.Webhook {
 	}
 	w := &ir.Webhook{
 		Operation:   p,
-		ID:          op.ID,
+		Consumer:    c.Consumer.Name.Value,
 		Source:      c.Consumer.Source.Value,
 		MaxAttempts: c.Consumer.MaxAttempts.Value,
 		Retention:   c.Retention.Value,

@@ -128,6 +128,11 @@ type Contract struct {
 // key says otherwise), its scope the sender, and a message that keeps
 // failing is dead-lettered after MaxAttempts.
 type Consumer struct {
+	// Name names the consumer in the inbox, which keys each message by
+	// (source, consumer, message id): the block's consumer, else the
+	// operationId (not Set then). Renaming it makes every message
+	// processed under the old name new again.
+	Name Field[string]
 	// Sender is the kind of sender, whose retry horizon the retention must
 	// outlast; not Set when the block names none.
 	Sender Field[Sender]

@@ -19,7 +19,7 @@ import (
 type block struct {
 	pos Position
 	c   Contract
-	// consumer holds the webhook-only fields (sender, source,
+	// consumer holds the webhook-only fields (consumer, sender, source,
 	// max-attempts, broker), Set where the block gives them.
 	consumer Consumer
 
@@ -59,7 +59,7 @@ var (
 	blockFields = []string{
 		"key", "natural-key", "scope", "fingerprint", "retention", "tombstone",
 		"concurrency", "wait-timeout", "replay", "store-failures", "mode", "lease", "effects", "steps",
-		"sender", "source", "max-attempts", "broker",
+		"sender", "source", "max-attempts", "broker", "consumer",
 	}
 	keyFields         = []string{"in", "name", "required", "max-length"}
 	fingerprintFields = []string{"include", "exclude", "unordered"}
@@ -118,6 +118,8 @@ func (d *decoder) decodeBlock(keyNode, n *yaml.Node, path string) *block {
 			b.consumer.MaxAttempts = d.positiveInt(v, fpath)
 		case "broker":
 			b.consumer.Broker = d.broker(v, fpath)
+		case "consumer":
+			b.consumer.Name = d.consumerName(v, fpath)
 		}
 	})
 	return b

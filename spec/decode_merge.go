@@ -73,32 +73,34 @@ func pick[T any](op, def Field[T], builtin T, at Position) Field[T] {
 	}
 }
 
-// mergeConsumer sets the consumer side of a webhook's contract c, named
-// name, from the operation's block over the defaults block, and makes
-// webhook-id the key header unless a block names another. On an
+// mergeConsumer sets the consumer side of the contract c of webhook o
+// from the operation's block over the defaults block: its name in the
+// inbox defaults to the operationId, its source to the webhook's name;
+// webhook-id is the key header unless a block names another. On an
 // operation under paths, a consumer field is an error at its position.
-func mergeConsumer(d *decoder, c *Contract, op, def *block, webhook bool, name, path string) {
+func mergeConsumer(d *decoder, c *Contract, op, def *block, o *Operation, path string) {
 	if def == nil {
 		def = &block{}
 	}
-	if !webhook {
+	if !o.Webhook {
 		for _, f := range []struct {
 			set   bool
 			pos   Position
 			field string
-		}{{op.consumer.Sender.Set, op.consumer.Sender.Pos, "sender"}, {op.consumer.Source.Set, op.consumer.Source.Pos, "source"},
+		}{{op.consumer.Name.Set, op.consumer.Name.Pos, "consumer"}, {op.consumer.Sender.Set, op.consumer.Sender.Pos, "sender"}, {op.consumer.Source.Set, op.consumer.Source.Pos, "source"},
 			{op.consumer.MaxAttempts.Set, op.consumer.MaxAttempts.Pos, "max-attempts"}, {op.consumer.Broker != nil, brokerPos(op.consumer.Broker), "broker"}} {
 			if f.set {
 				d.errs = append(d.errs, &Error{Pos: f.pos, Path: path + "." + f.field,
-					Msg: f.field + " describes a consumer of messages (a webhook's sender, or the broker it reads): it belongs on an x-idempotency block under webhooks, not on an operation under paths"})
+					Msg: f.field + " describes a consumer of messages (its name, a webhook's sender, or the broker it reads): it belongs on an x-idempotency block under webhooks, not on an operation under paths"})
 			}
 		}
 		return
 	}
 	at := op.pos
 	c.Consumer = &Consumer{
+		Name:        pick(op.consumer.Name, Field[string]{}, o.ID, at),
 		Sender:      pick(op.consumer.Sender, def.consumer.Sender, "", at),
-		Source:      pick(op.consumer.Source, def.consumer.Source, name, at),
+		Source:      pick(op.consumer.Source, def.consumer.Source, o.Path, at),
 		MaxAttempts: pick(op.consumer.MaxAttempts, def.consumer.MaxAttempts, DefaultMaxAttempts, at),
 	}
 	if op.consumer.Broker != nil {

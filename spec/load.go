@@ -84,6 +84,7 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Document, error)
 	doc := &Document{Path: path, OpenAPI: t, Warnings: l.warnings}
 	defaults := l.decodeDefaults(root)
 	doc.Operations = l.operations(root, t, defaults)
+	l.errs = append(l.errs, consumerCollisions(doc.Operations)...)
 	if len(l.errs) > 0 {
 		return nil, l.errs.errOrNil()
 	}
@@ -294,6 +295,10 @@ func (l *loader) decodeDefaults(root *source) *block {
 		d.errs = append(d.errs, &Error{Pos: b.consumer.Broker.Pos, Path: "x-idempotency-defaults.broker",
 			Msg: "a broker names what one consumer reads: write it on that webhook's x-idempotency block, not in the defaults"})
 	}
+	if b != nil && b.consumer.Name.Set {
+		d.errs = append(d.errs, &Error{Pos: b.consumer.Name.Pos, Path: "x-idempotency-defaults.consumer",
+			Msg: "consumer names one consumer in the inbox, and two consumers sharing a name share their messages: write it on that webhook's x-idempotency block, not in the defaults"})
+	}
 	l.errs = append(l.errs, d.errs...)
 	return b
 }
@@ -383,7 +388,7 @@ func (l *loader) contract(src *source, opNode *yaml.Node, defaults *block, op *O
 		return nil
 	}
 	c := merge(b, defaults)
-	mergeConsumer(d, c, b, defaults, op.Webhook, op.Path, "x-idempotency")
+	mergeConsumer(d, c, b, defaults, op, "x-idempotency")
 	checkKey(d, c, "x-idempotency")
 	checkDurations(d, c, "x-idempotency")
 	l.errs = append(l.errs, d.errs...)

@@ -10,7 +10,7 @@ import (
 
 // emitBrokerContract declares the run-time contract of a broker consumer.
 func emitBrokerContract(f *jen.File, w *ir.Webhook) {
-	fields := []kv{{"Name", jen.Lit(w.ID)}, {"Source", jen.Lit(w.Source)}}
+	fields := []kv{{"Name", jen.Lit(w.Consumer)}, {"Source", jen.Lit(w.Source)}}
 	if w.KeyPointer != "" {
 		fields = append(fields, kv{"KeyPointer", jen.Lit(w.KeyPointer)})
 	}

@@ -57,7 +57,7 @@ func emitWebhookContract(f *jen.File, w *ir.Webhook) {
 	}
 	comment(f, fmt.Sprintf("%s is the contract of %s: its consumer, sender, message id, poison policy and retention.", w.ContractVar, w.Operation.Doc))
 	f.Var().Id(w.ContractVar).Op("=").Qual(idemimplImport, "Webhook").Values(keyed([]kv{
-		{"Name", jen.Lit(w.ID)},
+		{"Name", jen.Lit(w.Consumer)},
 		{"Source", jen.Lit(w.Source)},
 		{"Key", jen.Qual(idemimplImport, "KeySpec").Values(keyed(key)...)},
 		{"MaxAttempts", jen.Lit(w.MaxAttempts)},

@@ -327,8 +327,9 @@ type Webhook struct {
 	// request (RequestType, DecodeFunc, Params, Request). Nothing else of
 	// it is set.
 	Operation *Operation
-	// ID is the webhook's operationId: the consumer's name in the inbox.
-	ID string
+	// Consumer is the consumer's name in the inbox: the block's consumer,
+	// else the webhook's operationId.
+	Consumer string
 	// Source is the sender: the scope of its message ids.
 	Source string
 	// KeyHeader is the header of the message id, or KeyPointer the JSON

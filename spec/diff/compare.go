@@ -152,7 +152,12 @@ func comparePair(out []Finding, b, h *spec.Operation) []Finding {
 // operation's natural-key claims.
 func operationIDChanged(out []Finding, op Operation, b, h *spec.Operation) []Finding {
 	inFlight := "Retries are still recognised by their key; only the generated names change."
-	if len(b.Contract.NaturalKey) > 0 || len(h.Contract.NaturalKey) > 0 {
+	switch bc, hc := b.Contract.Consumer, h.Contract.Consumer; {
+	case bc != nil && hc != nil && bc.Name.Value != hc.Name.Value:
+		inFlight = "The consumer's name in the inbox changes with it (consumer-name-changed)."
+	case hc != nil:
+		inFlight = fmt.Sprintf("The consumer keeps its name in the inbox, %s (its consumer), and so its messages; only the generated names change.", hc.Name.Value)
+	case len(b.Contract.NaturalKey) > 0 || len(h.Contract.NaturalKey) > 0:
 		inFlight = fmt.Sprintf("Retries are still recognised by their key, but natural keys are claimed per operationId: an entity created under %s does not block a duplicate created under %s with a new key.", b.ID, h.ID)
 	}
 	return add(out, "operation-id-changed", op, "operationId",

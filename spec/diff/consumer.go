@@ -7,7 +7,8 @@ import (
 )
 
 // consumer compares the inbox side of two contracts of a webhook: where
-// its messages come from, its sender, its source and its poison policy.
+// its messages come from, its name in the inbox, its sender, its source
+// and its poison policy.
 func (c *contracts) consumer() {
 	b, h := c.b.Consumer, c.h.Consumer
 	if b == nil || h == nil {
@@ -17,6 +18,11 @@ func (c *contracts) consumer() {
 		c.add("consumer-broker-changed", "broker", fmt.Sprintf("broker %s → %s", bw, hw),
 			fmt.Sprintf("The consumer no longer reads %s: a message published there and not yet processed is never delivered to it, and one that arrives from the new place with an id already processed under the old is a new message unless its key is a body field.", bw),
 			brokerPos(b.Broker, c.b.Pos), brokerPos(h.Broker, c.h.Pos))
+	}
+	if b.Name.Value != h.Name.Value {
+		c.add("consumer-name-changed", "consumer", fmt.Sprintf("consumer %s → %s%s", b.Name.Value, h.Name.Value, nameOrigin(h.Name)),
+			fmt.Sprintf("The inbox keys a message by (source, consumer, message id): every message processed by %s is unknown to %s, so a redelivery of one runs the handler a second time. To keep the consumer's messages, pin its old name: write consumer: %s in its x-idempotency block.", b.Name.Value, h.Name.Value, b.Name.Value),
+			b.Name.Pos, h.Name.Pos)
 	}
 	if b.Source.Value != h.Source.Value {
 		c.add("consumer-source-changed", "source", fmt.Sprintf("source %s → %s", b.Source.Value, h.Source.Value),
@@ -39,6 +45,15 @@ func (c *contracts) consumer() {
 			"Messages already dead-lettered stay dead until support retries them; failing ones get more attempts.",
 			b.MaxAttempts.Pos, h.MaxAttempts.Pos)
 	}
+}
+
+// nameOrigin says, after a consumer's new name, that it is its renamed
+// operationId when no consumer pins it.
+func nameOrigin(n spec.Field[string]) string {
+	if n.Set {
+		return ""
+	}
+	return " (its operationId; no consumer: pins the name)"
 }
 
 // senderWords names a sender, or says there is none.

@@ -81,6 +81,7 @@ var Rules = []Rule{
 	{"status-route-removed", Risky, "a status route removed"},
 	{"status-route-changed", Risky, "a status route tells another operation, or reads the key from another parameter"},
 	{"consumer-broker-changed", Breaking, "a consumer's broker, subject, queue or topic changed, added or removed"},
+	{"consumer-name-changed", Breaking, "a consumer's name in the inbox changed: its consumer, or the operationId it defaults to"},
 	{"consumer-source-changed", Breaking, "a webhook's source changed"},
 	{"consumer-sender-changed", Risky, "a webhook's sender changed"},
 	{"consumer-max-attempts-lowered", Risky, "a webhook's max-attempts lowered"},

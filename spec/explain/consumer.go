@@ -22,6 +22,7 @@ func consumerItems(op *spec.Operation) []Item {
 	items := []Item{
 		{Label: "Signature", Text: "The receiver verifies the Standard Webhooks signature (HMAC-SHA256 over `webhook-id.webhook-timestamp.body`, with any of the secrets it is given, so that a secret can be rotated) before it reads the body. A bad signature, or a `webhook-timestamp` more than 5 minutes from the receiver's clock, gets 401 and nothing is recorded. A body that does not match the schema then gets 400."},
 		{Label: "Message", Text: fmt.Sprintf("A delivery is a redelivery of an earlier one when it carries the same message id, in %s, from the same sender, `%s`; ids of other senders, and of other consumers, never match. A delivery without an id gets 400.", where, cons.Source.Value)},
+		{Label: "Consumer", Text: consumerNameSentence(op)},
 		{Label: "Once", Text: fmt.Sprintf("The handler runs in one transaction with the message's inbox row, so its changes and its effects commit exactly once. A redelivery of a processed message gets 204 without running the handler; the same id with a different body gets 422. Concurrent deliveries of one message wait for the first (up to %s, then 409 with `Retry-After`) and then get 204. It never answers 410, which senders take as \"disable this endpoint\".", human(c.WaitTimeout.Value))},
 		{Label: "Failures", Text: fmt.Sprintf("A handler that fails leaves nothing of its changes; the attempt is counted in the inbox (not by the sender) and answered 500, so the sender delivers it again. After %d failed attempts the message is dead-lettered: it is answered 202, so the sender stops, and kept with its body: `idemgen ops messages` lists it and `idemgen ops retry-message` hands it to the consumer's `Redrive` for one more delivery.", cons.MaxAttempts.Value)},
 		{Label: "Retention", Text: retentionSentence(c)},
@@ -30,6 +31,16 @@ func consumerItems(op *spec.Operation) []Item {
 		items = append([]Item{{Label: "Source", Text: src}}, items...)
 	}
 	return append(items, effectsItem(c))
+}
+
+// consumerNameSentence says what the inbox names the consumer, and what
+// renaming it would do.
+func consumerNameSentence(op *spec.Operation) string {
+	name := op.Contract.Consumer.Name
+	if name.Set {
+		return fmt.Sprintf("The inbox names this consumer `%s` (its `consumer`), whatever its operationId: each consumer processes a message once, so a new name would make every message processed so far new again.", name.Value)
+	}
+	return fmt.Sprintf("The inbox names this consumer by its operationId, `%s`: renaming the operationId renames the consumer, and every message processed so far would run the handler again. Write `consumer: %s` to keep the name through a rename.", name.Value, name.Value)
 }
 
 // retentionSentence explains how long a processed message is remembered,
@@ -60,6 +71,7 @@ func brokerItems(op *spec.Operation) []Item {
 	items := []Item{
 		{Label: "Broker", Text: fmt.Sprintf("It consumes %s %s %s, %s. It has no HTTP route and checks no signature: the broker adapter in the service's command (runtime/idembroker/%s) hands it each message and acknowledges it once the outcome is decided.", b.Kind.Value.Title(), b.Kind.Value.ChannelField(), b.Channel.Value, key, b.Kind.Value)},
 		{Label: "Message", Text: brokerMessageSentence(c)},
+		{Label: "Consumer", Text: consumerNameSentence(op)},
 		{Label: "Once", Text: fmt.Sprintf("The handler runs in one transaction with the message's inbox row, so its changes and its effects commit exactly once. A redelivery of a processed message is acknowledged without running the handler; the same key with a different body is refused and acknowledged without running it. Concurrent deliveries of one message wait for the first (up to %s, then the delivery is handed back to the broker).", human(c.WaitTimeout.Value))},
 		{Label: "Failures", Text: fmt.Sprintf("A body that does not match the schema, or a handler that fails, leaves nothing of its changes; the attempt is counted in the inbox (not by the broker) and the message is handed back for redelivery. After %d failed attempts the message is dead-lettered and acknowledged, kept with its body: `idemgen ops messages` lists it and `idemgen ops retry-message` hands it to the consumer's `Redrive` for one more delivery.", cons.MaxAttempts.Value)},
 		{Label: "Retention", Text: fmt.Sprintf("A processed message's key is remembered for %s; a delivery after that runs the handler as a new message, so the retention must outlast the longest a publisher may send a message again.", human(c.Retention.Value))},
