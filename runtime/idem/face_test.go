@@ -176,7 +176,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"ClassTransient", "Clock", "Clock.Now", "Config", "Config.AcquireTimeout", "Config.Clock", "Config.KeyHashSecret",
 		"Config.Logger", "Config.Observer", "Config.Pool", "Config.Protocol", "Config.ReplayCacheBytes", "Config.Schema",
 		"Config.ScopeShare", "Config.Tracer", "Consumer", "Consumer.Deliver", "Consumer.Name", "Consumer.Redrive", "ConsumerConfig",
-		"ConsumerConfig.Handler", "ConsumerConfig.MaxAttempts", "ConsumerConfig.Name", "ConsumerConfig.Retention",
+		"ConsumerConfig.Handler", "ConsumerConfig.MaxAttempts", "ConsumerConfig.MaxIDLength", "ConsumerConfig.Name", "ConsumerConfig.Retention",
 		"ConsumerConfig.WaitTimeout", "Delivery", "Delivery.Enqueue", "Delivery.Message", "Delivery.OperationID", "DeliveryResult",
 		"DeliveryResult.Attempts", "DeliveryResult.Err", "DeliveryResult.OperationID", "DeliveryResult.Outcome", "EffectCall",
 		"EffectCall.Attempt", "EffectCall.Effect", "EffectCall.Key", "EffectCall.Operation", "EffectCall.Payload", "EffectDone",
