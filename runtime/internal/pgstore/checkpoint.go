@@ -178,10 +178,24 @@ func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fin
 }
 
 // GiveUpLease lets the lease of the operation held under token run out
-// after delay (0: at once), through db, so that a retry or the completer
-// may take it over then.
-func (s *Store) GiveUpLease(ctx context.Context, db Execer, scope, key string, token int64, delay time.Duration) error {
-	if _, err := db.Exec(ctx, s.giveUpLease, delay.Seconds(), scope, key, token); err != nil {
+// after delay (0: at once), through db in autocommit, so that a retry or
+// the completer may take it over then. It waits at most lockTimeout for a
+// lock (SQLSTATE 55P03 past it; BoundLockWaits first in the same round
+// trip), so that an attempt that gave up on it leaves no statement behind
+// that would still end the lease later.
+func (s *Store) GiveUpLease(ctx context.Context, db Batcher, scope, key string, token int64, delay, lockTimeout time.Duration) error {
+	var b pgx.Batch
+	b.Queue(s.bound, lockTimeoutSetting(lockTimeout))
+	b.Queue(s.giveUpLease, delay.Seconds(), scope, key, token)
+	br := db.SendBatch(ctx, &b)
+	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("pgstore: give up the lease: %w", err)
 	}
 	return nil
