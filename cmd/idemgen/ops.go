@@ -79,7 +79,7 @@ unusable input.`,
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", `schema of the idempotency tables; "" follows the search_path`)
 	f.IntVar(&o.BatchSize, "batch-size", 0, "rows per statement (default 1000)")
-	f.DurationVar(&o.BatchTimeout, "batch-timeout", 0, "cancel a batch statement that runs longer (default 1s)")
+	f.DurationVar(&o.BatchTimeout, "batch-timeout", 0, "the database cancels a batch statement that runs longer (default 1s)")
 	f.DurationVar(&o.NaturalKeyLifetime, "natural-key-lifetime", 0, "delete natural-key rows claimed longer ago; 0 keeps them")
 	f.DurationVar(&o.MaxClockSkew, "max-clock-skew", 0, "warn when this machine's clock and the database's differ by more (default 1m)")
 	return cmd

@@ -28,8 +28,9 @@ type MaintainOptions struct {
 	Interval time.Duration
 	// BatchSize bounds the rows one statement changes; 0 is 1000.
 	BatchSize int
-	// BatchTimeout cancels a batch statement that runs longer, releasing
-	// its row locks; 0 is one second.
+	// BatchTimeout is a batch statement's statement_timeout: the database
+	// cancels a batch that runs longer, releasing its row locks; 0 is one
+	// second.
 	BatchTimeout time.Duration
 	// NaturalKeyLifetime is how long an entity's natural key stays claimed
 	// after the operation that created it; older rows are deleted. 0, the

@@ -2,6 +2,7 @@ package idem_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,16 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 )
-
-// batchLockBound is the bound this suite holds every sweep batch to: the
-// longest a batch statement (and so any row lock it takes) may run.
-const batchLockBound = 500 * time.Millisecond
 
 // dbNow reads the database's clock.
 func dbNow(t *testing.T, d *db) time.Time {
@@ -100,9 +98,13 @@ func (w *writer) during(from, to time.Time) int {
 // Must show 2: as time moves (the database's view of the old records, and
 // the executor's fake clock), records become tombstones and are
 // purged, and natural-key rows past their lifetime deleted, in batches of
-// at most BatchSize rows, while new operations keep committing; no batch
-// runs longer than batchLockBound, and no new operation waits 50ms on any
-// lock (their lock_timeout), so none waited on the sweeper.
+// at most BatchSize rows (the batch counts say so), while new operations
+// keep committing, and no new operation waits 50ms on any lock (their
+// lock_timeout), so none waited on the sweeper. How long a batch ran is
+// logged, not asserted: it follows the machine's load; that a batch past
+// BatchTimeout is canceled, whatever the machine, is
+// TestASweepBatchPastItsTimeoutIsCanceled's, so here the timeout is only a
+// backstop.
 func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 	d := newDB(t)
 	ctx := context.Background()
@@ -152,7 +154,7 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 			}
 		}
 	}
-	opts := idem.MaintainOptions{BatchSize: batch, BatchTimeout: batchLockBound, NaturalKeyLifetime: 24 * time.Hour, MaxClockSkew: 48 * time.Hour}
+	opts := idem.MaintainOptions{BatchSize: batch, BatchTimeout: time.Minute, NaturalKeyLifetime: 24 * time.Hour, MaxClockSkew: 48 * time.Hour}
 	sweep := func(what string, want idem.SweepResult) {
 		t.Helper()
 		began := time.Now()
@@ -161,11 +163,8 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		t.Logf("%s: %d tombstoned, %d deleted, %d natural keys deleted in %d batches of at most %d rows; longest batch %v (bound %v); the sweep took %v while %d new operations committed",
-			what, got.Tombstoned, got.Deleted, got.NaturalKeysDeleted, got.Batches, batch, got.LongestBatch, batchLockBound, ended.Sub(began), w.during(began, ended))
-		if got.LongestBatch > batchLockBound {
-			t.Errorf("%s: a batch ran %v, longer than the bound %v", what, got.LongestBatch, batchLockBound)
-		}
+		t.Logf("%s: %d tombstoned, %d deleted, %d natural keys deleted in %d batches of at most %d rows; longest batch %v; the sweep took %v while %d new operations committed",
+			what, got.Tombstoned, got.Deleted, got.NaturalKeysDeleted, got.Batches, batch, got.LongestBatch, ended.Sub(began), w.during(began, ended))
 		got.LongestBatch, got.ClockSkew = 0, 0
 		if got != want {
 			t.Errorf("%s: %+v, want %+v", what, got, want)
@@ -204,6 +203,53 @@ func TestMaintenanceSweepsInBoundedBatchesWhileOperationsCommit(t *testing.T) {
 	}
 	if n := d.count(t, "SELECT count(*) FROM idempotency_record WHERE scope = 'writer' AND state = 'completed'"); n != len(w.commits) {
 		t.Errorf("%d records of the writer, want its %d commits", n, len(w.commits))
+	}
+}
+
+// A batch the database cannot finish within BatchTimeout is canceled by the
+// database itself, however fast or slow the machine: another session holds
+// the records' table in SHARE mode, which the batch's UPDATE cannot take,
+// so the batch can end only by its timeout. The sweep reports the
+// database's cancellation (57014), no backend is left waiting on the table
+// (the statement ended in the database, not just the client's connection:
+// on a context deadline pgx closes the socket and sends its cancel request
+// only after the call returned, best effort), and once
+// the table is free the next sweep does the work.
+func TestASweepBatchPastItsTimeoutIsCanceled(t *testing.T) {
+	d := newDB(t)
+	ctx := context.Background()
+	exec := newExecutor(t, d, idem.Config{})
+	if _, err := d.pool.Exec(ctx, `INSERT INTO idempotency_record
+		(scope, idempotency_key, fingerprint, state, operation_id, response_status, response_body,
+		 created_at, completed_at, expires_at, purge_at)
+		VALUES ('t', 'k', '\x00', 'completed', gen_random_uuid(), 201, 'x',
+		        now() - interval '2 hours', now() - interval '2 hours', now() - interval '1 hour', now() + interval '1 day')`); err != nil {
+		t.Fatal(err)
+	}
+	locker, err := d.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = locker.Rollback(ctx) }()
+	if _, err := locker.Exec(ctx, "LOCK TABLE idempotency_record IN SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := exec.Sweep(ctx, idem.MaintainOptions{BatchTimeout: 20 * time.Millisecond})
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
+		t.Fatalf("sweep against a locked table: %+v, %v; want the database's cancellation (57014)", res, err)
+	}
+	t.Logf("the sweep's error: %v", err)
+	if n := d.count(t, "SELECT count(*) FROM pg_locks WHERE relation = 'idempotency_record'::regclass AND NOT granted"); n != 0 {
+		t.Errorf("%d lock requests still wait on the records' table after the sweep returned, want none", n)
+	}
+	if err := locker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err = exec.Sweep(ctx, idem.MaintainOptions{})
+	if err != nil || res.Tombstoned != 1 {
+		t.Errorf("sweep once the table is free: %+v, %v; want 1 tombstoned", res, err)
 	}
 }
 

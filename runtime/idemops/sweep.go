@@ -14,7 +14,7 @@ import (
 // uses.
 type SweepOptions struct {
 	BatchSize          int           // rows per statement; 0 is 1000
-	BatchTimeout       time.Duration // a batch statement is canceled past it, releasing its row locks; 0 is one second
+	BatchTimeout       time.Duration // the database cancels a batch statement past it (its statement_timeout), releasing its row locks; 0 is one second
 	NaturalKeyLifetime time.Duration // natural-key rows claimed longer ago are deleted; 0 keeps them
 	MaxClockSkew       time.Duration // SweepResult.ClockSkewed reports a difference between this clock and the database's past it; 0 is one minute
 }

@@ -21,7 +21,7 @@ import (
 // the operation runs and its record is inserted once, decided, pipelined
 // with COMMIT (see run).
 func (e *Executor) advisory(ctx context.Context, at *attempt, fn Func) (*Result, error) {
-	opts := pgstore.OpenOptions{LockTimeout: at.lockTimeout(), Try: at.Policy.Concurrency == ConcurrencyReject, Savepoint: at.Policy.StoresFailures}
+	opts := pgstore.OpenOptions{LockTimeout: at.lockTimeout(ctx), Try: at.Policy.Concurrency == ConcurrencyReject, Savepoint: at.Policy.StoresFailures}
 	if err := e.store.PrepareOpen(ctx, at.conn, opts); err != nil {
 		return nil, e.takeFailed(ctx, at, "open", err)
 	}

@@ -55,6 +55,9 @@ type attempt struct {
 	// attempt's transaction or committed: its end updates the row instead
 	// of inserting it.
 	recorded bool
+	// deadlineBound reports that the request's deadline, not the policy,
+	// bounded the last wait for the key (lockTimeout).
+	deadlineBound bool
 	// giveUpDelay is how long after an attempt that stops without a
 	// decision, after a checkpoint, its operation may be taken over: 0 for
 	// a client's attempt (its retry resumes at once), a backoff for the
@@ -149,14 +152,53 @@ func (at *attempt) claim() pgstore.Claim {
 		Operation: p.Operation, Retention: p.Retention, Tombstone: p.Tombstone}
 }
 
-// lockTimeout is how long the claim may still wait for a concurrent
-// holder: what is left of the wait-timeout under ConcurrencyWait, at least
-// a millisecond.
-func (at *attempt) lockTimeout() time.Duration {
-	if at.Policy.Concurrency == ConcurrencyWait {
-		return max(at.Policy.WaitTimeout-time.Since(at.start), time.Millisecond)
+// deadlineMargin is how much earlier than a context's deadline the
+// server ends a lock wait that deadline bounds (WaitBound), so that its
+// answer (SQLSTATE 55P03) usually arrives first: a deadline the client
+// reaches first closes the connection, and only pgx's cancel request on
+// closing then ends the server's wait.
+const deadlineMargin = 10 * time.Millisecond
+
+// WaitBound is the lock_timeout of a wait the caller bounds at d: d, or
+// less when ctx's deadline (less deadlineMargin) comes sooner, at least a
+// millisecond; byDeadline reports that ctx's deadline set it. With it the
+// server, not only the client, ends a wait the deadline cuts short: a
+// 55P03 then stands for that deadline, and is answered as the client's
+// own deadline would have been.
+func WaitBound(ctx context.Context, d time.Duration) (_ time.Duration, byDeadline bool) {
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline) - deadlineMargin; left < d {
+			d, byDeadline = left, true
+		}
 	}
-	return at.Policy.lockTimeout()
+	return max(d, time.Millisecond), byDeadline
+}
+
+// lockTimeout is how long the claim may still wait for a concurrent
+// holder: what is left of the wait-timeout under ConcurrencyWait, bounded
+// by ctx's deadline (WaitBound). It records whether the deadline bounded
+// it in at.deadlineBound, for waitTimedOut.
+func (at *attempt) lockTimeout(ctx context.Context) time.Duration {
+	d := at.Policy.lockTimeout()
+	if at.Policy.Concurrency == ConcurrencyWait {
+		d = at.Policy.WaitTimeout - time.Since(at.start)
+	}
+	d, at.deadlineBound = WaitBound(ctx, d)
+	return d
+}
+
+// waitTimedOut answers an attempt whose wait for the key the server ended
+// at its lock_timeout (SQLSTATE 55P03, err): refused as in progress, or,
+// when the request's deadline bounded the wait (lockTimeout), failed with
+// that deadline's error, as when the client's own deadline ends the wait.
+func (e *Executor) waitTimedOut(ctx context.Context, at *attempt, operationID string, err error) error {
+	if !at.deadlineBound {
+		return e.inProgress(ctx, at, operationID)
+	}
+	err = fmt.Errorf("idem: %s: waiting for the key: %w (the server ended the wait at the request's deadline: %w)",
+		at.Policy.Operation, context.DeadlineExceeded, err)
+	e.emit(ctx, at, EventRolledBack, at.op.ID, classify(err))
+	return err
 }
 
 // inProgress is the refusal of an attempt whose key another attempt holds.

@@ -82,15 +82,20 @@ func (e *Executor) readStep(br pgx.BatchResults, savepoint bool) (bool, error) {
 	return held, err
 }
 
+// giveUpTimeout bounds giveUpLease, on the server (lock_timeout) and, a
+// little later, on the client.
+const giveUpTimeout = 5 * time.Second
+
 // giveUpLease ends the lease of an attempt that stops after a checkpoint
 // without deciding the operation (an error, a Release), so that the next
 // retry takes the operation over at once (or, for the completer's
 // attempts, after their backoff) instead of after the lease. It is best
 // effort: a lease it could not end runs out by itself.
 func (e *Executor) giveUpLease(ctx context.Context, at *attempt) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), giveUpTimeout)
 	defer cancel()
-	if err := e.store.GiveUpLease(ctx, at.conn, at.Scope, at.Key, at.token, at.giveUpDelay); err != nil {
+	wait, _ := WaitBound(ctx, giveUpTimeout)
+	if err := e.store.GiveUpLease(ctx, at.conn, at.Scope, at.Key, at.token, at.giveUpDelay, wait); err != nil {
 		e.log.LogAttrs(ctx, slog.LevelWarn, "idempotent operation: giving up the lease failed; it runs out by itself",
 			slog.String("operation", at.Policy.Operation), slog.String("operation_id", at.op.ID), slog.String("error", err.Error()))
 	}
@@ -107,10 +112,10 @@ func (e *Executor) giveUpLease(ctx context.Context, at *attempt) {
 func (e *Executor) takeOver(ctx context.Context, at *attempt, opID string, fn Func) (*Result, error) {
 	pause := 10 * time.Millisecond
 	for {
-		took, err := e.store.TakeOver(ctx, at.conn, at.Scope, at.Key, at.Fingerprint[:], at.Policy.Lease, at.lockTimeout())
+		took, err := e.store.TakeOver(ctx, at.conn, at.Scope, at.Key, at.Fingerprint[:], at.Policy.Lease, at.lockTimeout(ctx))
 		switch {
 		case isLockTimeout(err):
-			return nil, e.inProgress(ctx, at, opID)
+			return nil, e.waitTimedOut(ctx, at, opID, err)
 		case err != nil:
 			err = fmt.Errorf("idem: %s: take over: %w", at.Policy.Operation, err)
 			e.emit(ctx, at, EventRolledBack, opID, classify(err))

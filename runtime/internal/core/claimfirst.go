@@ -22,7 +22,7 @@ const maxClaimAttempts = 3
 // with the outcome. A claim that finds a committed record reads it and
 // rolls back in a second round trip, and answers from it.
 func (e *Executor) claimFirst(ctx context.Context, at *attempt, fn Func) (*Result, error) {
-	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: at.lockTimeout(), Savepoint: at.Policy.StoresFailures}
+	opts := pgstore.ClaimOptions{Begin: true, LockTimeout: at.lockTimeout(ctx), Savepoint: at.Policy.StoresFailures}
 	for range maxClaimAttempts {
 		var b pgx.Batch
 		e.store.QueueClaim(&b, at.claim(), opts)

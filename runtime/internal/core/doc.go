@@ -58,10 +58,12 @@
 // policy stores failures, the business savepoint; only a claim that does
 // not take the key reads the holder's record, in the batch that rolls
 // back. A duplicate blocks on the primary key until the first transaction
-// ends; lock_timeout, set for the claim statement only, bounds that wait
-// at wait-timeout (SQLSTATE 55P03 becomes ErrInProgress). Reject mode is
-// the same path with a 1 ms lock_timeout: no dependency on advisory locks,
-// which CockroachDB lacks.
+// ends; lock_timeout, set by a statement of its own just before the claim
+// in the same batch (a lock on the table itself is taken when the claim is
+// bound, before anything in it runs) and put back by the claim, bounds
+// that wait at wait-timeout (SQLSTATE 55P03 becomes ErrInProgress). Reject
+// mode is the same path with a 1 ms lock_timeout: no dependency on
+// advisory locks, which CockroachDB lacks.
 //
 // After a checkpoint both protocols are one: the record exists, each step
 // begins by renewing the lease under its fencing token (which also locks

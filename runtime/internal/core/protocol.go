@@ -80,7 +80,7 @@ func detectProtocol(ctx context.Context, conn *pgx.Conn) (Protocol, error) {
 func (e *Executor) takeFailed(ctx context.Context, at *attempt, step string, err error) error {
 	rollback(ctx, at.conn)
 	if isLockTimeout(err) {
-		return e.inProgress(ctx, at, "")
+		return e.waitTimedOut(ctx, at, "", err)
 	}
 	err = fmt.Errorf("idem: %s: %w", step, err)
 	e.emit(ctx, at, EventRolledBack, at.op.ID, classify(err))

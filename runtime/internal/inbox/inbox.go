@@ -91,7 +91,6 @@ type Config struct {
 type Consumer struct {
 	cfg      Config
 	tables   *tables.Schema
-	lockWait string // lock_timeout's setting for WaitTimeout
 	schemaOK atomic.Bool
 }
 
@@ -120,8 +119,7 @@ func New(cfg Config) (*Consumer, error) {
 	if cfg.MaxIDLength == 0 {
 		cfg.MaxIDLength = defaults.KeyMaxLength
 	}
-	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor)),
-		lockWait: strconv.FormatInt(max(cfg.WaitTimeout.Milliseconds(), 1), 10) + "ms"}
+	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor))}
 	if err := core.RegisterMessageRedriver(cfg.Executor, cfg.Name, c.redriveAll); err != nil {
 		return nil, err
 	}
@@ -222,11 +220,18 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 	return Result{Outcome: Processed, Attempts: int(attempts), OperationID: op.ID}, nil
 }
 
-// lock takes the message's advisory lock, waiting at most WaitTimeout.
+// lock takes the message's advisory lock, waiting at most WaitTimeout,
+// and no longer than ctx's deadline allows (core.WaitBound): the server
+// ends the wait then, and its 55P03 is answered as the deadline's error,
+// as when the client's own deadline ends the wait.
 func (c *Consumer) lock(ctx context.Context, q *sqlcdb.Queries, d *delivery) error {
-	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: c.lockWait, Source: d.msg.Source, Consumer: c.cfg.Name,
-		MessageID: d.msg.ID})
+	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: strconv.FormatInt(wait.Milliseconds(), 10) + "ms",
+		Source: d.msg.Source, Consumer: c.cfg.Name, MessageID: d.msg.ID})
 	switch {
+	case isLockTimeout(err) && byDeadline:
+		return fmt.Errorf("idem: consumer %s: locking the message: %w (the server ended the wait at the deadline: %w)",
+			c.cfg.Name, context.DeadlineExceeded, err)
 	case isLockTimeout(err):
 		return fmt.Errorf("idem: consumer %s, message %q: %w", c.cfg.Name, d.msg.ID, ErrBusy)
 	case err != nil:

@@ -335,3 +335,57 @@ func TestConcurrentDeliveryWaitsAtMostWaitTimeout(t *testing.T) {
 		t.Errorf("the first delivery: %+v, want processed", r)
 	}
 }
+
+// deadlineOnly is a context whose Deadline is deadline while only its
+// parent's end makes it Done: the consumer reads the deadline, and the
+// client side never ends the wait before the parent does.
+type deadlineOnly struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineOnly) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// A delivery's deadline shorter than WaitTimeout bounds its wait for the
+// message's lock on the server (lock_timeout from the deadline): the wait
+// ends near the deadline although the context is not Done until the
+// backstop, and the error is the deadline's, as when the client's own
+// deadline ends the wait, not ErrBusy.
+func TestDeliveryDeadlineBoundsTheServersWait(t *testing.T) {
+	cs := newDB(t)
+	e, err := core.New(core.Config{Pool: newPool(t, cs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	c, err := inbox.New(inbox.Config{Executor: e, Name: "settle", MaxAttempts: 3, Retention: time.Hour,
+		WaitTimeout: time.Minute,
+		Handler: func(context.Context, pgx.Tx, *core.Operation, *inbox.Message) error {
+			started <- struct{}{}
+			<-release
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Deliver(t.Context(), msg("msg_1", "{}"))
+		first <- err
+	}()
+	<-started
+	parent, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err = c.Deliver(deadlineOnly{Context: parent, deadline: time.Now().Add(200 * time.Millisecond)}, msg("msg_1", "{}"))
+	beforeBackstop := parent.Err() == nil
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if !beforeBackstop {
+		t.Fatal("the delivery waited until the backstop: the server did not end the wait at the deadline")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, inbox.ErrBusy) {
+		t.Errorf("a delivery past its deadline: %v, want the deadline's error", err)
+	}
+}

@@ -20,7 +20,9 @@ import (
 // meet on a transaction-level advisory lock on the key's hash instead of
 // on an in-progress row.
 //
-//  1. One pipeline, one round trip: OpenKey (or TryOpenKey), which reads
+//  1. One pipeline, one round trip: BoundLockWaits, which bounds the
+//     pipeline's lock waits (the key's lock, the record table's lock),
+//     then OpenKey (or TryOpenKey), which reads
 //     the record and, when there is none, takes the key's lock, and
 //     RecheckKey in the pipeline's implicit transaction, then BEGIN [,
 //     SAVEPOINT], which makes that transaction the operation's. When
@@ -38,7 +40,8 @@ import (
 
 // OpenOptions shape the opening pipeline QueueOpen sends.
 type OpenOptions struct {
-	// LockTimeout bounds the wait for the key's lock; the previous
+	// LockTimeout bounds the pipeline's lock waits, for the key's lock
+	// and for the record table's (see BoundLockWaits); the previous
 	// lock_timeout is restored once the lock is held.
 	LockTimeout time.Duration
 	// Try takes the key's lock only when it is free (the reject policy)
@@ -113,7 +116,7 @@ func (s *Store) openStatements(o OpenOptions) []string {
 	if o.Try {
 		open = s.tryOpen
 	}
-	sqls := []string{open, s.recheck, "BEGIN"}
+	sqls := []string{s.bound, open, s.recheck, "BEGIN"}
 	if o.Savepoint {
 		sqls = append(sqls, "SAVEPOINT "+BusinessSavepoint)
 	}
@@ -122,20 +125,17 @@ func (s *Store) openStatements(o OpenOptions) []string {
 
 // QueueOpen appends the opening pipeline for (scope, key) to b, which must
 // be empty; call PrepareOpen on the connection first. The batch begins a
-// transaction (pgx.Batch.BeginTx) whose first statement is OpenKey, so the
+// transaction (pgx.Batch.BeginTx) whose first statement is BoundLockWaits, so the
 // pgx.Tx of the BatchResults is the transaction the pipeline's BEGIN
 // opens, and is closed when the pipeline rolled back by itself. Read the
 // results with ReadOpen.
 func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
 	sqls := s.openStatements(o)
 	b.BeginTx(pgx.TxOptions{BeginQuery: sqls[0]})
-	if o.Try {
-		b.QueuedQueries[0].Arguments = []any{LockKey(scope, key), scope, key}
-	} else {
-		b.QueuedQueries[0].Arguments = []any{LockKey(scope, key), lockTimeoutSetting(o.LockTimeout), scope, key}
-	}
-	b.Queue(sqls[1], scope, key)
-	for _, sql := range sqls[2:] { // BEGIN [, SAVEPOINT]
+	b.QueuedQueries[0].Arguments = []any{lockTimeoutSetting(o.LockTimeout)}
+	b.Queue(sqls[1], LockKey(scope, key), scope, key)
+	b.Queue(sqls[2], scope, key)
+	for _, sql := range sqls[3:] { // BEGIN [, SAVEPOINT]
 		b.Queue(sql)
 	}
 }
@@ -156,6 +156,9 @@ func (s *Store) ReadOpen(br pgx.BatchResults, o OpenOptions) (Opened, error) {
 // readOpen reads what ReadOpen returns, and whether the pipeline ended
 // itself on purpose, after which closing br returns that failure.
 func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bool, _ error) {
+	if _, err := br.Exec(); err != nil { // BoundLockWaits
+		return Opened{}, false, err
+	}
 	var opened string
 	rec, began, err := scanRecordAt(br.QueryRow(), &opened)
 	if err != nil {
@@ -173,7 +176,7 @@ func (s *Store) readOpen(br pgx.BatchResults, o OpenOptions) (_ Opened, ended bo
 	if err != nil {
 		return Opened{}, false, err
 	}
-	for range len(s.openStatements(o)) - 2 { // BEGIN [, SAVEPOINT]
+	for range len(s.openStatements(o)) - 3 { // BEGIN [, SAVEPOINT]
 		if _, err := br.Exec(); err != nil {
 			return Opened{}, false, err
 		}

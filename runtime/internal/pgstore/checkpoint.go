@@ -125,10 +125,10 @@ func (s *Store) ReadHalt(br pgx.BatchResults) error {
 	return err
 }
 
-// Querier runs a query of one row; *pgx.Conn, *pgxpool.Pool and pgx.Tx are
-// Queriers.
-type Querier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+// Batcher sends a batch of statements in one round trip; *pgx.Conn,
+// *pgxpool.Pool and pgx.Tx are Batchers.
+type Batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // Takeover is what an attempt that took an operation over resumes from.
@@ -150,13 +150,23 @@ type Takeover struct {
 // progress that holds (scope, key) with fingerprint when its lease has run
 // out on the database's clock, giving it a new fencing token and lease.
 // It waits at most lockTimeout for a step that holds the operation's
-// progress row (SQLSTATE 55P03 past it) and returns nil when the lease
-// still runs.
-func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
+// progress row, or for a lock on the tables (SQLSTATE 55P03 past it:
+// BoundLockWaits and the takeover share the round trip and the implicit
+// transaction), and returns nil when the lease still runs.
+func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
+	var b pgx.Batch
+	b.Queue(s.bound, lockTimeoutSetting(lockTimeout))
+	b.Queue(s.takeOver, lease.Seconds(), scope, key, fingerprint)
+	br := db.SendBatch(ctx, &b)
 	var t Takeover
 	var id pgtype.UUID
-	err := db.QueryRow(ctx, s.takeOver, lease.Seconds(), scope, key, fingerprint, lockTimeoutSetting(lockTimeout)).
-		Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport, &t.TraceContext)
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&id, &t.Token, &t.Point, &t.State, &t.Request, &t.ResumedBySupport, &t.TraceContext)
+	}
+	if cerr := br.Close(); err == nil || (errors.Is(err, pgx.ErrNoRows) && cerr != nil) {
+		err = cerr
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -168,10 +178,24 @@ func (s *Store) TakeOver(ctx context.Context, db Querier, scope, key string, fin
 }
 
 // GiveUpLease lets the lease of the operation held under token run out
-// after delay (0: at once), through db, so that a retry or the completer
-// may take it over then.
-func (s *Store) GiveUpLease(ctx context.Context, db Execer, scope, key string, token int64, delay time.Duration) error {
-	if _, err := db.Exec(ctx, s.giveUpLease, delay.Seconds(), scope, key, token); err != nil {
+// after delay (0: at once), through db in autocommit, so that a retry or
+// the completer may take it over then. It waits at most lockTimeout for a
+// lock (SQLSTATE 55P03 past it; BoundLockWaits first in the same round
+// trip), so that an attempt that gave up on it leaves no statement behind
+// that would still end the lease later.
+func (s *Store) GiveUpLease(ctx context.Context, db Batcher, scope, key string, token int64, delay, lockTimeout time.Duration) error {
+	var b pgx.Batch
+	b.Queue(s.bound, lockTimeoutSetting(lockTimeout))
+	b.Queue(s.giveUpLease, delay.Seconds(), scope, key, token)
+	br := db.SendBatch(ctx, &b)
+	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("pgstore: give up the lease: %w", err)
 	}
 	return nil

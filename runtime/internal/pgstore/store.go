@@ -20,6 +20,7 @@ const BusinessSavepoint = "idem_business"
 // Store holds the store's SQL, qualified with a schema when one is given.
 // It is immutable and safe for concurrent use.
 type Store struct {
+	bound                string // BoundLockWaits, before each statement whose wait the caller bounds
 	claim, get, complete string
 	tombstone, purge     string
 	purgeNatural         string
@@ -41,6 +42,7 @@ type Store struct {
 func New(schema string) *Store {
 	q := func(sql string) string { return tables.Qualify(schema, sql) }
 	return &Store{
+		bound:     q(sqlcdb.BoundLockWaits),
 		claim:     q(sqlcdb.ClaimRecord),
 		get:       q(sqlcdb.GetRecord),
 		complete:  q(sqlcdb.CompleteRecord),
@@ -79,7 +81,8 @@ type ClaimOptions struct {
 	// saving the round trip of a separate BEGIN; the pgx.Tx is then
 	// available from the BatchResults.
 	Begin bool
-	// LockTimeout bounds the wait for a concurrent holder of the key; the
+	// LockTimeout bounds the claim's lock waits, for a concurrent holder
+	// of the key and for the record table's lock (see BoundLockWaits); the
 	// previous lock_timeout is restored right after the claim.
 	LockTimeout time.Duration
 	// Savepoint opens BusinessSavepoint after the claim.
@@ -87,15 +90,17 @@ type ClaimOptions struct {
 }
 
 // QueueClaim appends the claim protocol to b: [BEGIN (b must be empty),]
-// the INSERT … ON CONFLICT DO NOTHING RETURNING that bounds its own wait
-// with lock_timeout and restores it once it holds the key [, SAVEPOINT].
-// Read the results with ReadClaim.
+// BoundLockWaits, which bounds every lock wait of the claim with
+// lock_timeout, and the INSERT … ON CONFLICT DO NOTHING RETURNING that
+// restores it once it holds the key [, SAVEPOINT]. Read the results with
+// ReadClaim.
 func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 	if o.Begin {
 		b.BeginTx(pgx.TxOptions{})
 	}
+	b.Queue(s.bound, lockTimeoutSetting(o.LockTimeout))
 	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
-		c.Retention.Seconds(), c.purgeAfter().Seconds(), lockTimeoutSetting(o.LockTimeout))
+		c.Retention.Seconds(), c.purgeAfter().Seconds())
 	if o.Savepoint {
 		b.Queue("SAVEPOINT " + BusinessSavepoint)
 	}
@@ -112,6 +117,9 @@ func (s *Store) ReadClaim(br pgx.BatchResults, o ClaimOptions) (claimed bool, er
 		if _, err := br.Exec(); err != nil {
 			return false, err
 		}
+	}
+	if _, err := br.Exec(); err != nil { // BoundLockWaits
+		return false, err
 	}
 	var id pgtype.UUID
 	var restored string

@@ -346,3 +346,57 @@ func TestDeadlinesAreTheDatabases(t *testing.T) {
 		t.Errorf("an hour later on the database's clock: read at %v, expires %v, not expired", rec.ReadAt, rec.ExpiresAt)
 	}
 }
+
+// A takeover's and a lease's release's waits are bounded on the server also
+// when what they wait for is a lock on a table (DDL, VACUUM FULL, LOCK
+// TABLE in another session): the table is locked when the statement is
+// bound, before a bound set inside it would run, so BoundLockWaits goes
+// first in the same round trip. The connection is warmed by a first call,
+// as a pool's are: a statement's first preparation on a connection waits
+// under the session's lock_timeout.
+func TestProgressWaitsAreBoundedAgainstATableLock(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if err := schema.Migrate(ctx, pool, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := pgstore.New("")
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
+	}{
+		{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
+			_, err := s.TakeOver(ctx, conn, "s", "k", []byte{1}, time.Minute, wait)
+			return err
+		}},
+		{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
+			return s.GiveUpLease(ctx, conn, "s", "k", 1, 0, wait)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := pool.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Release()
+			if err := tc.call(ctx, conn, time.Second); err != nil {
+				t.Fatalf("warm-up on no operation: %v", err)
+			}
+			barrier, err := pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = barrier.Rollback(ctx) }()
+			if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_progress IN ACCESS EXCLUSIVE MODE"); err != nil {
+				t.Fatal(err)
+			}
+			backstop, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			err = tc.call(backstop, conn, 50*time.Millisecond)
+			var pgErr interface{ SQLState() string }
+			if !errors.As(err, &pgErr) || pgErr.SQLState() != "55P03" {
+				t.Errorf("behind a table lock: %v, want SQLSTATE 55P03 from the server", err)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,6 +30,21 @@ const (
 	// retention.
 	SweepInbox
 )
+
+// String names the step as a sweep's errors and logs do.
+func (s SweepStep) String() string {
+	switch s {
+	case SweepTombstone:
+		return "tombstones"
+	case SweepPurge:
+		return "purges"
+	case SweepNaturalKeys:
+		return "natural keys"
+	case SweepInbox:
+		return "inbox messages"
+	}
+	return "step " + strconv.Itoa(int(s))
+}
 
 // SweepBatch runs one batch of step: at most batchSize rows, in one
 // statement of its own that skips rows locked by a running operation and

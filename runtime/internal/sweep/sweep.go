@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,8 +25,14 @@ const (
 	defaultBatchTimeout = time.Second
 )
 
+// clientGrace is how long past BatchTimeout the caller's side gives up on a
+// batch whose database does not answer; the database itself cancels the
+// statement at BatchTimeout.
+const clientGrace = 5 * time.Second
+
 // DB is where a sweep runs: a *pgxpool.Pool or a *pgx.Conn.
 type DB interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
@@ -33,7 +40,7 @@ type DB interface {
 // Options configure Run; a zero field is its default.
 type Options struct {
 	BatchSize          int           // rows per statement; 0 is 1000
-	BatchTimeout       time.Duration // a batch statement is canceled past it, releasing its row locks; 0 is one second
+	BatchTimeout       time.Duration // the database cancels a batch statement past it (its statement_timeout), releasing its row locks; 0 is one second
 	NaturalKeyLifetime time.Duration // natural-key rows claimed longer ago are deleted; 0 keeps them
 }
 
@@ -68,11 +75,14 @@ type Result struct {
 
 // Run applies retention once on the database's clock, never the caller's:
 // each step in batches of at most o.BatchSize rows, a batch being one
-// statement of its own (its row locks end with it) that compares
-// deadlines with now(), skips rows a running operation holds and is
-// canceled past o.BatchTimeout. It first measures how far now, the
-// caller's clock, is from the database's (Result.ClockSkew), which a
-// skewed host logs and which changes nothing else. Correctness never
+// statement in a transaction of its own (its row locks end with it) that
+// compares deadlines with now(), skips rows a running operation holds and
+// is canceled by the database past o.BatchTimeout (its statement_timeout:
+// on a deadline of the caller's side alone, pgx closes the connection and
+// sends a cancel request after the call has returned, best effort, so the
+// statement could run on, holding its locks). It first measures how far
+// now, the caller's clock, is from the database's (Result.ClockSkew),
+// which a skewed host logs and which changes nothing else. Correctness never
 // depends on it having run: the executor compares deadlines with the
 // database's clock itself.
 func Run(ctx context.Context, db DB, store *pgstore.Store, now func() time.Time, o Options) (Result, error) {
@@ -91,15 +101,12 @@ func Run(ctx context.Context, db DB, store *pgstore.Store, now func() time.Time,
 	}
 	for _, s := range steps {
 		for {
-			bctx, cancel := context.WithTimeout(ctx, o.BatchTimeout)
 			began := time.Now()
-			n, err := store.SweepBatch(bctx, db, s.kind, o.BatchSize, o.NaturalKeyLifetime)
-			took := time.Since(began)
-			cancel()
+			n, err := batch(ctx, db, store, s.kind, o)
 			res.Batches++
-			res.LongestBatch = max(res.LongestBatch, took)
+			res.LongestBatch = max(res.LongestBatch, time.Since(began))
 			if err != nil {
-				return res, fmt.Errorf("idem: sweep: %w", err)
+				return res, err
 			}
 			*s.count += n
 			if n < o.BatchSize {
@@ -108,6 +115,33 @@ func Run(ctx context.Context, db DB, store *pgstore.Store, now func() time.Time,
 		}
 	}
 	return res, nil
+}
+
+// batch runs one batch of kind in a transaction whose statement_timeout is
+// o.BatchTimeout, so that PostgreSQL cancels the statement and releases
+// its locks whatever becomes of the caller; the caller's own deadline,
+// clientGrace later, only ends a wait on a database that does not answer.
+func batch(ctx context.Context, db DB, store *pgstore.Store, kind pgstore.SweepStep, o Options) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.BatchTimeout+clientGrace)
+	defer cancel()
+	var n int
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		ms := strconv.FormatInt(max(o.BatchTimeout.Milliseconds(), 1), 10)
+		if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", ms); err != nil {
+			return err
+		}
+		var err error
+		n, err = store.SweepBatch(ctx, tx, kind, o.BatchSize, o.NaturalKeyLifetime)
+		return err
+	})
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled
+		return 0, fmt.Errorf("idem: sweep: a batch of %s ran past the batch timeout (%v) and the database canceled it, releasing its locks; the next sweep goes on from there: %w",
+			kind, o.BatchTimeout, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("idem: sweep: %w", err)
+	}
+	return n, nil
 }
 
 // step is one step of a sweep: its batches and the count they add to.

@@ -323,8 +323,7 @@ const TakeOver = `-- name: TakeOver :one
 UPDATE idempotency_progress AS p
 SET fencing_token = p.fencing_token + 1,
     lease_until = now() + make_interval(secs => $1::float8), updated_at = now()
-FROM (SELECT set_config('lock_timeout', $5::text, true) AS bounded) AS b,
-     idempotency_record AS r
+FROM idempotency_record AS r
 WHERE p.scope = $2 AND p.idempotency_key = $3 AND p.lease_until <= now()
   AND r.scope = p.scope AND r.idempotency_key = p.idempotency_key
   AND r.fingerprint = $4::bytea AND r.state = 'in_progress'
@@ -337,7 +336,6 @@ type TakeOverParams struct {
 	Scope          string
 	IdempotencyKey string
 	Fingerprint    []byte
-	LockTimeout    string
 }
 
 type TakeOverRow struct {
@@ -353,9 +351,9 @@ type TakeOverRow struct {
 // Takes over an operation in progress whose lease has run out on the
 // database's clock, for a retry with the same fingerprint or the
 // completer: a new fencing token and a new lease, returning what the
-// operation needs to resume. The FROM clause bounds the wait for a step
-// that holds the row (SET LOCAL lock_timeout semantics; SQLSTATE 55P03
-// past it). No row means the lease still runs (or the operation was
+// operation needs to resume. BoundLockWaits, before it in the same
+// implicit transaction, bounds the wait for a step that holds the row,
+// and for the tables' locks (SQLSTATE 55P03 past it). No row means the lease still runs (or the operation was
 // decided meanwhile). resumed_by_support reports that a person resumed the
 // operation after it halted and it has reached no recovery point since.
 func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow, error) {
@@ -364,7 +362,6 @@ func (q *Queries) TakeOver(ctx context.Context, arg TakeOverParams) (TakeOverRow
 		arg.Scope,
 		arg.IdempotencyKey,
 		arg.Fingerprint,
-		arg.LockTimeout,
 	)
 	var i TakeOverRow
 	err := row.Scan(

@@ -11,17 +11,40 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const BoundLockWaits = `-- name: BoundLockWaits :one
+SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
+       set_config('lock_timeout', $1::text, true) AS bounded
+`
+
+type BoundLockWaitsRow struct {
+	Saved   string
+	Bounded string
+}
+
+// Bounds every lock wait of the rest of the transaction at @lock_timeout
+// (SET LOCAL semantics: SQLSTATE 55P03 past it) and saves the previous
+// setting as idem.saved_lock_timeout, for the statement that holds the key
+// to put back. It is a statement of its own, queued before ClaimRecord,
+// OpenKey, TryOpenKey or TakeOver in the same round trip, because the
+// tables a statement reads or writes are locked when it is bound, before
+// anything in it runs: a bound set inside the statement would leave a wait
+// for a table lock (DDL, VACUUM FULL, LOCK TABLE in another session)
+// under the session's setting, unbounded by default, with only the
+// client's context to end it.
+func (q *Queries) BoundLockWaits(ctx context.Context, lockTimeout string) (BoundLockWaitsRow, error) {
+	row := q.db.QueryRow(ctx, BoundLockWaits, lockTimeout)
+	var i BoundLockWaitsRow
+	err := row.Scan(&i.Saved, &i.Bounded)
+	return i, err
+}
+
 const ClaimRecord = `-- name: ClaimRecord :one
 INSERT INTO idempotency_record (
     scope, idempotency_key, fingerprint, state, operation_id, operation, created_at, expires_at, purge_at
 )
-SELECT $1::text, $2::text, $3::bytea, 'in_progress', $4::uuid, $5::text,
-       now(), now() + make_interval(secs => $6::float8),
-       now() + make_interval(secs => $7::float8)
-FROM (
-    SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
-           set_config('lock_timeout', $8::text, true) AS bounded
-) AS claim_lock_timeout
+VALUES ($1::text, $2::text, $3::bytea, 'in_progress', $4::uuid, $5::text,
+        now(), now() + make_interval(secs => $6::float8),
+        now() + make_interval(secs => $7::float8))
 ON CONFLICT (scope, idempotency_key) DO NOTHING
 RETURNING operation_id, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout
 `
@@ -34,7 +57,6 @@ type ClaimRecordParams struct {
 	Operation        string
 	RetentionSeconds float64
 	PurgeSeconds     float64
-	LockTimeout      string
 }
 
 type ClaimRecordRow struct {
@@ -42,13 +64,13 @@ type ClaimRecordRow struct {
 	RestoredLockTimeout string
 }
 
-// Claims (scope, key) for a new operation. A concurrent claim of the same
-// key blocks on the primary key until the first transaction ends; returns
-// no row when a committed record already holds the key. The FROM clause
-// bounds that wait (SET LOCAL lock_timeout semantics) and RETURNING, which
-// runs once the row is in, puts the previous lock_timeout back, so the
-// business function's own lock waits are not cut short; all in this one
-// statement. A claim that returns no row leaves the bound in place until
+// Claims (scope, key) for a new operation, after BoundLockWaits in its
+// transaction. A concurrent claim of the same key blocks on the primary
+// key until the first transaction ends; returns no row when a committed
+// record already holds the key. BoundLockWaits bounds that wait and
+// RETURNING, which runs once the row is in, puts the previous
+// lock_timeout back, so the business function's own lock waits are not
+// cut short; a claim that returns no row leaves the bound in place until
 // the caller rolls back. Its deadlines are the database's: retention and
 // the tombstone period from now(), never a host's clock.
 func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (ClaimRecordRow, error) {
@@ -60,7 +82,6 @@ func (q *Queries) ClaimRecord(ctx context.Context, arg ClaimRecordParams) (Claim
 		arg.Operation,
 		arg.RetentionSeconds,
 		arg.PurgeSeconds,
-		arg.LockTimeout,
 	)
 	var i ClaimRecordRow
 	err := row.Scan(&i.OperationID, &i.RestoredLockTimeout)
@@ -229,14 +250,12 @@ SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_hea
        CASE WHEN r.operation_id IS NULL THEN pg_advisory_xact_lock($1::bigint)::text
             ELSE set_config('idem.replay', 'idemgen replay: a record holds the key, this error ends the pipeline on purpose', true)
        END AS opened
-FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved,
-             set_config('lock_timeout', $2::text, true) AS bounded) AS b
-LEFT JOIN idempotency_record AS r ON r.scope = $3 AND r.idempotency_key = $4
+FROM (SELECT) AS b
+LEFT JOIN idempotency_record AS r ON r.scope = $2 AND r.idempotency_key = $3
 `
 
 type OpenKeyParams struct {
 	LockKey        int64
-	LockTimeout    string
 	Scope          string
 	IdempotencyKey string
 }
@@ -254,12 +273,12 @@ type OpenKeyRow struct {
 	Opened          interface{}
 }
 
-// The advisory protocol's first statement, in the implicit transaction of
-// its pipeline (before its BEGIN): reads the committed record that holds
-// (scope, key) and, when there is none, takes the transaction-level
-// advisory lock on the key's 64-bit hash, its wait bounded by the FROM
-// clause (SET LOCAL lock_timeout semantics, SQLSTATE 55P03 past it; the
-// previous value saved for RecheckKey to put back). When there is a
+// The advisory protocol's first statement after BoundLockWaits, in the
+// implicit transaction of its pipeline (before its BEGIN): reads the
+// committed record that holds (scope, key) and, when there is none, takes
+// the transaction-level advisory lock on the key's 64-bit hash, its wait
+// bounded by BoundLockWaits (SQLSTATE 55P03 past it; the previous value
+// saved for RecheckKey to put back). When there is a
 // record it takes no lock and sets idem.replay to a sentence for the rest
 // of that transaction, so that RecheckKey, the next statement, fails
 // casting it to an integer (SQLSTATE 22P02) and the server rolls the
@@ -267,12 +286,7 @@ type OpenKeyRow struct {
 // trip and leaves the connection idle; the server logs the sentence as
 // the error's text. opened is ” when the lock is held.
 func (q *Queries) OpenKey(ctx context.Context, arg OpenKeyParams) (OpenKeyRow, error) {
-	row := q.db.QueryRow(ctx, OpenKey,
-		arg.LockKey,
-		arg.LockTimeout,
-		arg.Scope,
-		arg.IdempotencyKey,
-	)
+	row := q.db.QueryRow(ctx, OpenKey, arg.LockKey, arg.Scope, arg.IdempotencyKey)
 	var i OpenKeyRow
 	err := row.Scan(
 		&i.OperationID,
@@ -376,7 +390,7 @@ SELECT r.operation_id, r.fingerprint, r.state, r.response_status, r.response_hea
             WHEN pg_try_advisory_xact_lock($1::bigint) THEN ''
             ELSE set_config('idem.replay', 'idemgen: an attempt holds the key, this error ends the pipeline on purpose', true)
        END AS opened
-FROM (SELECT set_config('idem.saved_lock_timeout', current_setting('lock_timeout'), true) AS saved) AS b
+FROM (SELECT) AS b
 LEFT JOIN idempotency_record AS r ON r.scope = $2 AND r.idempotency_key = $3
 `
 
@@ -401,7 +415,9 @@ type TryOpenKeyRow struct {
 
 // OpenKey without waiting for the lock, for the reject policy: a lock
 // another transaction holds ends the pipeline the same way as a record
-// does, with its own sentence, so a refusal is one round trip too.
+// does, with its own sentence, so a refusal is one round trip too. It
+// follows BoundLockWaits all the same, which bounds its wait for the
+// record table's lock.
 func (q *Queries) TryOpenKey(ctx context.Context, arg TryOpenKeyParams) (TryOpenKeyRow, error) {
 	row := q.db.QueryRow(ctx, TryOpenKey, arg.LockKey, arg.Scope, arg.IdempotencyKey)
 	var i TryOpenKeyRow
