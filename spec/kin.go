@@ -73,7 +73,7 @@ func decodeOpenAPI(ctx context.Context, root *source, path string) (*openapi3.T,
 		return nil, kinError(root, err)
 	}
 	t := &openapi3.T{}
-	if err := root.root.Decode(t); err != nil {
+	if err := decodeDocument(root.root, t); err != nil {
 		return nil, decodeError(root, err)
 	}
 	file := (&url.URL{Path: filepath.ToSlash(path)}).String()
