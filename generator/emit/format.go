@@ -83,12 +83,12 @@ func formatParts(src []byte, starts []int) ([]byte, error) {
 	return out, nil
 }
 
-// formatWhole formats src in one piece, failing as jennifer's Render does
-// when it is not Go.
+// formatWhole formats src in one piece; when it is not Go, the error
+// holds the source, as jennifer's Render's does.
 func formatWhole(src []byte) ([]byte, error) {
 	out, err := format.Source(src)
 	if err != nil {
-		return nil, fmt.Errorf("Error %s while formatting source:\n%s", err, src)
+		return nil, fmt.Errorf("formatting the generated source: %w\n%s", err, src)
 	}
 	return out, nil
 }

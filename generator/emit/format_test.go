@@ -152,11 +152,11 @@ func TestFormatSourceKeepsTheGoldenFiles(t *testing.T) {
 	}
 }
 
-// TestFormatSourceRefusesWhatIsNotGo is jennifer's error for text that
-// does not parse.
+// TestFormatSourceRefusesWhatIsNotGo is an error for text that does not
+// parse, cut in parts or not.
 func TestFormatSourceRefusesWhatIsNotGo(t *testing.T) {
 	src := []byte("package x\n\n// F is broken.\nfunc F() {\n\n// G is broken too.\nfunc G() {}\n")
-	if _, err := formatSource(src, 1); err == nil || !strings.Contains(err.Error(), "while formatting source") {
+	if _, err := formatSource(src, 1); err == nil || !strings.Contains(err.Error(), "formatting the generated source") {
 		t.Fatalf("err = %v, want a formatting error", err)
 	}
 }
