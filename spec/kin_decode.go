@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"reflect"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -16,18 +17,21 @@ const (
 	schemasPerPart = 32
 )
 
-// decodeDocument decodes the document root into t as root.Decode(t) does,
-// with the schemas of its components in parts, each on a goroutine of its
+// decodeDocument decodes the document root into t as root.Decode(t) does
+// and stamps the origins of file on it (stampOrigins), with the schemas of
+// its components in parts, each decoded and stamped on a goroutine of its
 // own, beside the rest of the document: decoding is the longest step of a
 // load, which nothing else runs beside, and the schemas are most of a large
-// document (a schema decodes with no state shared with another). The parts
+// document (a schema decodes and is stamped with no state shared with
+// another, and stamping runs before references are resolved). The parts
 // are merged in document order (the loader refuses a repeated key before
-// this, so no name is in two parts). When any part fails, the document is decoded again in one
-// piece, so that the error is the one a single decode reports.
-func decodeDocument(root *yaml.Node, t *openapi3.T) error {
+// this, so no name is in two parts). When any part fails, the document is
+// decoded again in one piece, so that the error is the one a single decode
+// reports.
+func decodeDocument(root *yaml.Node, t *openapi3.T, file string) error {
 	rest, schemas := withoutSchemas(root)
 	if schemas == nil || len(schemas.Content) < 2*schemaParts*schemasPerPart {
-		return root.Decode(t)
+		return decodeWhole(root, t, file)
 	}
 	pairs := len(schemas.Content) / 2
 	decoded := make([]openapi3.Schemas, schemaParts)
@@ -36,13 +40,13 @@ func decodeDocument(root *yaml.Node, t *openapi3.T) error {
 	for i := range schemaParts {
 		part := *schemas
 		part.Content = schemas.Content[2*(pairs*i/schemaParts) : 2*(pairs*(i+1)/schemaParts)]
-		wg.Go(func() { errs[i] = part.Decode(&decoded[i]) })
+		wg.Go(func() { errs[i] = decodeWhole(&part, &decoded[i], file) })
 	}
-	err := rest.Decode(t)
+	err := decodeWhole(rest, t, file)
 	wg.Wait()
 	if errors.Join(append(errs, err)...) != nil {
 		*t = openapi3.T{}
-		return root.Decode(t)
+		return decodeWhole(root, t, file)
 	}
 	if t.Components == nil {
 		t.Components = &openapi3.Components{}
@@ -53,6 +57,15 @@ func decodeDocument(root *yaml.Node, t *openapi3.T) error {
 			t.Components.Schemas[name] = s
 		}
 	}
+	return nil
+}
+
+// decodeWhole decodes node into out and stamps the origins of file on it.
+func decodeWhole(node *yaml.Node, out any, file string) error {
+	if err := node.Decode(out); err != nil {
+		return err
+	}
+	stampOrigins(reflect.ValueOf(out), node, file)
 	return nil
 }
 

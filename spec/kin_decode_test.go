@@ -43,7 +43,8 @@ func manySchemas(n int, bad string) []byte {
 	return []byte(b.String())
 }
 
-// decodeBoth decodes data in one piece and through decodeDocument.
+// decodeBoth decodes data in one piece, stamping its origins, and through
+// decodeDocument.
 func decodeBoth(t *testing.T, data []byte) (whole, parts *openapi3.T, wholeErr, partsErr error) {
 	t.Helper()
 	src, err := parseSource("doc.json", data)
@@ -54,12 +55,16 @@ func decodeBoth(t *testing.T, data []byte) (whole, parts *openapi3.T, wholeErr, 
 		t.Fatal(err)
 	}
 	whole, parts = &openapi3.T{}, &openapi3.T{}
-	return whole, parts, src.root.Decode(whole), decodeDocument(src.root, parts)
+	wholeErr = src.root.Decode(whole)
+	if wholeErr == nil {
+		stampOrigins(reflect.ValueOf(whole), src.root, "doc.json")
+	}
+	return whole, parts, wholeErr, decodeDocument(src.root, parts, "doc.json")
 }
 
 // TestDecodeDocumentInPartsIsOneDecode decodes documents whose component
 // schemas decodeDocument cuts in parts, and one with too few to cut: the
-// model must be the one a single decode gives.
+// model, origins included, must be the one a single decode gives.
 func TestDecodeDocumentInPartsIsOneDecode(t *testing.T) {
 	for _, n := range []int{3, 2 * schemaParts * schemasPerPart, 301} {
 		whole, parts, wholeErr, partsErr := decodeBoth(t, manySchemas(n, ""))
@@ -85,7 +90,7 @@ func TestDecodeDocumentInPartsFailsAsOneDecode(t *testing.T) {
 }
 
 // TestDecodeDocumentCorpus decodes the corpus specs with component schemas
-// (read in place) both ways: the models must be equal.
+// (read in place) both ways: the models, origins included, must be equal.
 func TestDecodeDocumentCorpus(t *testing.T) {
 	dir := corpusDir(t)
 	for _, f := range corpusFiles {
