@@ -73,11 +73,10 @@ func decodeOpenAPI(ctx context.Context, root *source, path string) (*openapi3.T,
 		return nil, kinError(root, err)
 	}
 	t := &openapi3.T{}
-	if err := root.root.Decode(t); err != nil {
+	file := (&url.URL{Path: filepath.ToSlash(path)}).String()
+	if err := decodeDocument(root.root, t, file); err != nil {
 		return nil, decodeError(root, err)
 	}
-	file := (&url.URL{Path: filepath.ToSlash(path)}).String()
-	stampOrigins(reflect.ValueOf(t), root.root, file)
 	if len(root.root.Content) > 0 {
 		// The root has no key above it and takes its first key's, as in
 		// kin-openapi.

@@ -37,14 +37,19 @@ func File(prog *ir.Program, file ir.File) ([]byte, error) {
 	return src, nil
 }
 
-// render prints a file with its imports grouped. jennifer's Render runs
-// format.Source itself and fails when the result is not Go.
+// render prints a file with its imports grouped. jennifer writes it
+// unformatted and formatSource formats it, failing when it is not Go.
 func render(f *jen.File) ([]byte, error) {
+	f.NoFormat = true
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	return groupImports(buf.Bytes())
+	src, err := formatSource(buf.Bytes(), partSize)
+	if err != nil {
+		return nil, err
+	}
+	return groupImports(src)
 }
 
 // Types renders a file of package pkg that declares the given types and
