@@ -102,7 +102,9 @@ func TestAnEffectClaimedAheadThatWaitsTooLongIsHandedBack(t *testing.T) {
 	back := make(handedBack, 1)
 	done := &countKind{kind: idem.EffectEventDone, target: 3, all: make(chan struct{})}
 	w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": p},
-		Concurrency: 1, Lease: 2 * time.Second, PollInterval: 10 * time.Millisecond, Observer: done, Logger: slog.New(back)})
+		Concurrency: 1, Lease: 10 * time.Second, PollInterval: 10 * time.Millisecond, Observer: done, Logger: slog.New(back)})
+	// A lease of 10s: the second call, held until the hand-back, gets 9s, so
+	// that however slow the machine its lease does not run out meanwhile.
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestAnEffectClaimedAheadThatWaitsTooLongIsHandedBack(t *testing.T) {
 	first := <-p.called
 	p.pass <- struct{}{} // the first call ends: the worker claims the other two, one to call, one to wait
 	second := <-p.called
-	<-back // the one that waits has waited 0.2s: handed back while the second call is held
+	<-back // the one that waits has waited 1s: handed back while the second call is held
 	var waited string
 	if err := pool.QueryRow(t.Context(), `SELECT effect_key FROM idempotency_outbox WHERE effect_key NOT IN ($1, $2)`,
 		first, second).Scan(&waited); err != nil {

@@ -35,7 +35,7 @@ type Config struct {
 	Lease           time.Duration                   // how long a claim holds an effect; 1m. A call gets until the lease's last tenth.
 	MaxAttempts     int                             // attempts before dead; 10
 	Backoff         func(attempt int) time.Duration // the wait after attempt n; default Backoff
-	Concurrency     int                             // calls at once; 8
+	Concurrency     int                             // calls at once; 8. Behind a backlog the worker claims ahead, up to six times this held (see nextClaim)
 	PollInterval    time.Duration                   // the wait between claims when none was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long Run lets running calls finish after its context ends; 10s
@@ -151,12 +151,13 @@ var errShutDown = errors.New("idem: the worker shut down before the call ended")
 // them, even should they return later, and after the lease another worker
 // takes them over as attempts whose outcome is unknown.
 //
-// A claim statement takes up to Concurrency due effects; while a backlog
-// lasts the worker claims ahead of its free call slots, two statements in
-// flight at most and twice Concurrency effects held (see nextClaim), so
-// that a slot that frees finds an effect waiting instead of waiting a
-// claim's round trip. Calls run concurrently, Concurrency at most, and
-// their outcomes are recorded in batches (see recorder).
+// A claim statement takes as many due effects as there are free call
+// slots; while a backlog lasts the worker claims ahead of them, up to
+// aheadClaim times Concurrency a statement and two statements in flight
+// (see nextClaim), so that a slot that frees finds an effect waiting
+// instead of waiting a claim's round trip. Calls run concurrently,
+// Concurrency at most, and their outcomes are recorded in batches (see
+// recorder).
 func (w *Worker) Run(ctx context.Context) error {
 	calls, cancelCalls := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelCalls(nil)
@@ -179,11 +180,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.readGauge(ctx, gaugeLog)
 	s := &schedule{polled: true, claims: make(chan claimResult, maxClaimsInFlight)} // the first claim goes out at once
 	for ctx.Err() == nil {
-		now := time.Now()
-		if stale := s.stale(now, w.cfg.Lease/10); len(stale) > 0 {
-			w.release(ctx, stale, "it waited a tenth of its lease for a call slot")
-			s.aheadFrom = now.Add(w.cfg.Lease) // the calls are slow: claim no more than the free slots for a while
-		}
 		for s.running < w.cfg.Concurrency && len(s.waiting) > 0 {
 			c := s.waiting[0]
 			s.waiting = s.waiting[1:]
@@ -192,6 +188,15 @@ func (w *Worker) Run(ctx context.Context) error {
 				w.execute(calls, c, rec)
 				ended <- struct{}{}
 			})
+		}
+		// Only effects that still find no slot are handed back, however
+		// long their claim took.
+		now := time.Now()
+		if stale := s.stale(now, w.cfg.Lease/10); len(stale) > 0 {
+			w.release(ctx, stale, "it waited a tenth of its lease for a call slot")
+			// The calls are slow: claim no more than the free slots for a
+			// while, on the poll, which also finds what was handed back.
+			s.aheadFrom, s.backlog = now.Add(w.cfg.Lease), false
 		}
 		n, at := w.nextClaim(s, now)
 		for ; n > 0; n, at = w.nextClaim(s, now) {
