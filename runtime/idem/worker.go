@@ -102,7 +102,7 @@ type WorkerConfig struct {
 	Lease           time.Duration                   // a claim's hold on an effect; 1m. A call must end in the lease's first nine tenths.
 	MaxAttempts     int                             // attempts before dead; 10
 	Backoff         func(attempt int) time.Duration // the wait after attempt n; default 1s doubling to 10m, minus up to half (jitter)
-	Concurrency     int                             // calls at once; 8
+	Concurrency     int                             // calls at once; 8. Behind a backlog a worker claims ahead, up to six times this held (see Run)
 	PollInterval    time.Duration                   // between claims when nothing was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long running calls may finish after Run's context ends; 10s
@@ -148,8 +148,13 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 // Run executes due effects until ctx ends: it claims them, calls their
 // providers and records the outcomes, applying each effect's policy to an
 // unknown outcome (retry: call again with the same key; verify: ask Verify
-// first and call again only on "not done"; halt: requires_recovery). After
-// ctx ends it stops claiming, lets running calls finish for up to
-// ShutdownTimeout, records the outcomes of those that finished and
-// returns nil; calls still running are left to their leases.
+// first and call again only on "not done"; halt: requires_recovery).
+// Behind a backlog it claims ahead of its free call slots (claims of up to
+// three times Concurrency, two in flight), so that a slot that frees finds
+// an effect waiting; one that waits a tenth of its lease for a slot is
+// handed back uncalled, due again where it was, its history row ended as
+// released. After ctx ends it stops claiming, hands back the effects
+// claimed ahead, lets running calls finish for up to ShutdownTimeout,
+// records the outcomes of those that finished and returns nil; calls
+// still running are left to their leases.
 func (w *Worker) Run(ctx context.Context) error { return w.w.Run(ctx) }

@@ -147,16 +147,16 @@ func (c *countKind) ObserveEffect(ev idem.EffectEvent) {
 	}
 }
 
-// A saturated worker claims again once its calls have ended, in one
-// statement for as many effects as it has free slots, not one statement
-// each time a call ends.
+// A saturated worker claims again once a call has ended, in one statement
+// for its free slots and ahead of them (up to AheadClaim times
+// Concurrency), not one statement each time a call ends.
 func TestASaturatedWorkerClaimsForAllItsFreeSlotsAtOnce(t *testing.T) {
 	_, pool := newDB(t)
 	enqueue(t, pool, 8, "retry")
 	held := &heldProvider{called: make(chan string, 8), release: make(chan struct{})}
 	done := &countKind{kind: idem.EffectEventDone, target: 8, all: make(chan struct{})}
 	w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": held},
-		Concurrency: 4, PollInterval: time.Minute, Observer: done}) // a slot gathered waits up to 6s for the others
+		Concurrency: 4, PollInterval: time.Minute, Observer: done}) // a claim of fewer than 12 waits up to 6s for more room
 	if err != nil {
 		t.Fatal(err)
 	}

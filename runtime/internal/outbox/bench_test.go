@@ -110,11 +110,11 @@ func truncate(b *testing.B, pool *pgxpool.Pool) {
 // -count interleaves them):
 //
 //   - loop=worker, loop=two-workers: idem.Worker with its defaults (8
-//     calls at once, so claims of up to 8; 100ms poll; outcomes recorded
-//     in batches of up to 100 after at most 10ms), each worker on a pool
-//     of its own;
+//     calls at once; behind the backlog claims of up to 24, two in
+//     flight; 100ms poll; outcomes recorded in batches of up to 100 after
+//     at most 10ms), each worker on a pool of its own;
 //   - loop=worker-32-slots: one worker with 32 calls at once, so claims of
-//     up to 32;
+//     up to 96;
 //   - loop=worker-2-scopes: one default worker on a backlog of two scopes,
 //     the second's 1,000 effects behind the first's: the worker probes
 //     every other claim, as on the outbox of a service with tenants;
@@ -122,10 +122,10 @@ func truncate(b *testing.B, pool *pgxpool.Pool) {
 //     one statement that takes one due effect and marks it done: no lease,
 //     no token, no history, no provider;
 //   - loop=sql-batches: the worker's own statements without the worker, 4
-//     goroutines (the pool's size) each claiming 8 effects as the worker
-//     does on an outbox of one scope (ClaimOldestEffects) and recording
-//     them done in one statement: the ceiling of its SQL at the worker's
-//     claim size.
+//     goroutines (the pool's size) each claiming 8 effects with the
+//     statement the worker uses on an outbox of one scope
+//     (ClaimOldestEffects) and recording them done in one statement: its
+//     SQL at the claim size of a worker that does not claim ahead.
 //
 // Run with: go test -run '^$' -bench Effects -benchtime 3x -count 6 ./runtime/internal/outbox
 func BenchmarkEffects(b *testing.B) {

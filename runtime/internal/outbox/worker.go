@@ -35,7 +35,7 @@ type Config struct {
 	Lease           time.Duration                   // how long a claim holds an effect; 1m. A call gets until the lease's last tenth.
 	MaxAttempts     int                             // attempts before dead; 10
 	Backoff         func(attempt int) time.Duration // the wait after attempt n; default Backoff
-	Concurrency     int                             // calls at once; 8
+	Concurrency     int                             // calls at once; 8. Behind a backlog the worker claims ahead, up to six times this held (see nextClaim)
 	PollInterval    time.Duration                   // the wait between claims when none was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long Run lets running calls finish after its context ends; 10s
@@ -67,12 +67,14 @@ type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
-	// The claims' fairness state, which only Run's goroutine uses: the due
+	// The claims' fairness state, under fair (two claims may be in flight,
+	// each reading it when sent and updating it when it returns): the due
 	// time after which the next probe reads, whether the next claim is one
 	// that probes, and whether the last claim that did not probe saw, or
 	// could not rule out, a scope besides the one it claimed (a probe
 	// finds none in an outbox of a single scope; once one comes, the probe
 	// starts resumeBefore before the last claim that saw none).
+	fair    sync.Mutex
 	probe   pgtype.Timestamptz
 	probing bool
 	others  bool
@@ -142,24 +144,27 @@ func defaultID() string {
 var errShutDown = errors.New("idem: the worker shut down before the call ended")
 
 // Run claims and executes due effects until ctx ends, then stops claiming,
-// lets running calls finish for up to ShutdownTimeout, records the
-// outcomes of those that finished and returns nil. Calls still running
-// then have their context cancelled and are left to their leases: nothing
-// is recorded for them, even should they return later, and after the
-// lease another worker takes them over as attempts whose outcome is
-// unknown.
+// hands back the effects claimed ahead and not called (see release), lets
+// running calls finish for up to ShutdownTimeout, records the outcomes of
+// those that finished and returns nil. Calls still running then have their
+// context cancelled and are left to their leases: nothing is recorded for
+// them, even should they return later, and after the lease another worker
+// takes them over as attempts whose outcome is unknown.
 //
-// One statement claims up to as many due effects as there are free call
-// slots; their calls run concurrently, and their outcomes are recorded in
-// batches (see recorder).
+// A claim statement takes as many due effects as there are free call
+// slots; while a backlog lasts the worker claims ahead of them, up to
+// aheadClaim times Concurrency a statement and two statements in flight
+// (see nextClaim), so that a slot that frees finds an effect waiting
+// instead of waiting a claim's round trip. Calls run concurrently,
+// Concurrency at most, and their outcomes are recorded in batches (see
+// recorder).
 func (w *Worker) Run(ctx context.Context) error {
 	calls, cancelCalls := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelCalls(nil)
 	rec := w.newRecorder(ctx)
 	go rec.run()
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, w.cfg.Concurrency)
-	freed := make(chan struct{}, 1)
+	ended := make(chan struct{}, w.cfg.Concurrency) // one per call that ended; never more than Concurrency run
 	// The first poll comes at a random point of the interval, so that
 	// workers started together do not poll together: an effect committed
 	// between polls then waits for the next poll of any of them.
@@ -167,50 +172,82 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer poll.Stop()
 	gauge := time.NewTicker(w.cfg.GaugeInterval)
 	defer gauge.Stop()
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
 	claimLog := &outageLog{logger: w.cfg.Logger, what: "claiming effects", now: time.Now}
 	gaugeLog := &outageLog{logger: w.cfg.Logger, what: "reading the oldest due effect", now: time.Now}
 	w.readGauge(ctx, gaugeLog)
+	s := &schedule{polled: true, claims: make(chan claimResult, maxClaimsInFlight)} // the first claim goes out at once
 	for ctx.Err() == nil {
-		free := cap(slots) - len(slots)
-		saturated := free == 0
-		if free > 0 {
-			claimed, err := w.claimDue(ctx, free)
-			switch {
-			case err == nil:
-				claimLog.ok()
-			case ctx.Err() == nil:
-				claimLog.fail(err)
-			}
-			for _, c := range claimed {
-				slots <- struct{}{}
-				wg.Go(func() {
-					defer func() {
-						<-slots
-						select {
-						case freed <- struct{}{}:
-						default:
-						}
-					}()
-					w.execute(calls, c, rec)
-				})
-			}
-			saturated = len(claimed) == free
+		for s.running < w.cfg.Concurrency && len(s.waiting) > 0 {
+			c := s.waiting[0]
+			s.waiting = s.waiting[1:]
+			s.running++
+			wg.Go(func() {
+				w.execute(calls, c, rec)
+				ended <- struct{}{}
+			})
 		}
-		// Saturated, more may be due: claim again once calls end.
-		// Otherwise nothing more was due: wait for the next poll.
-		var wake <-chan struct{}
-		if saturated {
-			wake = freed
+		// Only effects that still find no slot are handed back, however
+		// long their claim took.
+		now := time.Now()
+		if stale := s.stale(now, w.cfg.Lease/10); len(stale) > 0 {
+			w.release(ctx, stale, "it waited a tenth of its lease for a call slot")
+			// The calls are slow: claim no more than the free slots for a
+			// while, on the poll, which also finds what was handed back.
+			s.aheadFrom, s.backlog = now.Add(w.cfg.Lease), false
+		}
+		n, at := w.nextClaim(s, now)
+		for ; n > 0; n, at = w.nextClaim(s, now) {
+			s.inFlight++
+			s.asked += n
+			s.polled, s.gatherFrom = false, time.Time{}
+			go func(n int) {
+				out, err := w.claimDue(ctx, n)
+				s.claims <- claimResult{out: out, err: err, asked: n}
+			}(n)
+		}
+		if stale := s.staleAt(w.cfg.Lease / 10); !stale.IsZero() && (at.IsZero() || stale.Before(at)) {
+			at = stale
+		}
+		var due <-chan time.Time
+		if !at.IsZero() {
+			wake.Reset(max(at.Sub(now), 0))
+			due = wake.C
 		}
 		select {
 		case <-ctx.Done():
+		case r := <-s.claims:
+			s.inFlight--
+			s.asked -= r.asked
+			s.ended = false
+			switch {
+			case r.err == nil:
+				claimLog.ok()
+			case ctx.Err() == nil:
+				claimLog.fail(r.err)
+			}
+			s.waiting = append(s.waiting, r.out...)
+			s.backlog = r.err == nil && len(r.out) == r.asked
+		case <-ended:
+			s.running--
+			s.ended = true
 		case <-poll.C:
 			poll.Reset(w.cfg.PollInterval)
-		case <-wake:
-			w.gatherSlots(ctx, slots, freed)
+			s.polled = true
+		case <-due:
 		case <-gauge.C:
 			w.readGauge(ctx, gaugeLog)
 		}
+		wake.Stop()
+	}
+	for ; s.inFlight > 0; s.inFlight-- { // what they claimed before the context ended is handed back with the rest
+		r := <-s.claims
+		s.waiting = append(s.waiting, r.out...)
+	}
+	if len(s.waiting) > 0 {
+		w.release(ctx, s.waiting, "the worker stopped")
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -223,27 +260,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	rec.stop()
 	return nil
-}
-
-// gatherSlots waits, once a call of a saturated worker has ended, until
-// every call slot is free or a tenth of the poll interval has passed, so
-// that a claim takes several effects at once rather than one each time a
-// call ends.
-func (w *Worker) gatherSlots(ctx context.Context, slots chan struct{}, freed <-chan struct{}) {
-	if len(slots) == 0 {
-		return
-	}
-	timer := time.NewTimer(w.cfg.PollInterval / 10)
-	defer timer.Stop()
-	for len(slots) > 0 {
-		select {
-		case <-freed:
-		case <-timer.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // claimed is one effect a claim leased to this worker.
@@ -261,6 +277,8 @@ type claimed struct {
 	lastOutcome string
 	trace       string    // the trace context of the request that enqueued it
 	recordBy    time.Time // on this host's monotonic clock: the end of the call's time, as measured from before the claim, so before the lease the database gave ends
+	claimedAt   time.Time // on this host's monotonic clock, from before the claim
+	dueAt       pgtype.Timestamptz
 }
 
 // probeFromStart is the probe cursor before every due effect.
@@ -273,51 +291,61 @@ var probeFromStart = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinit
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
+	w.fair.Lock()
 	probing := w.probing && w.others
 	w.probing = !w.probing
+	after := w.probe
+	w.fair.Unlock()
 	if !probing {
 		rows, err := w.q.ClaimOldestEffects(ctx, sqlcdb.ClaimOldestEffectsParams{Effects: w.effects,
 			MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
 		if len(rows) > 0 { // none: nothing due that a probe could find either
+			w.fair.Lock()
 			w.others = rows[0].OtherScopes
 			if !w.others { // a scope that comes is due after this claim, or shortly before: the probe resumes there
 				w.probe = rows[0].CheckedAt
 				w.probe.Time = w.probe.Time.Add(-resumeBefore)
 			}
+			w.fair.Unlock()
 		}
 		out := make([]claimed, len(rows))
 		for i, r := range rows {
 			out[i] = claimedOf(sqlcdb.ClaimEffectsRow{Scope: r.Scope, OperationID: r.OperationID, Seq: r.Seq,
 				Operation: r.Operation, Effect: r.Effect, EffectKey: r.EffectKey, OnUnknown: r.OnUnknown, Payload: r.Payload,
-				Attempts: r.Attempts, FencingToken: r.FencingToken, LastOutcome: r.LastOutcome, TraceContext: r.TraceContext}, recordBy)
+				Attempts: r.Attempts, FencingToken: r.FencingToken, LastOutcome: r.LastOutcome, TraceContext: r.TraceContext,
+				DueAt: r.DueAt}, start, recordBy)
 		}
 		return out, err
 	}
 	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
 		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
-		ProbeAfter: w.probe, ProbeWindow: probeWindow})
+		ProbeAfter: after, ProbeWindow: probeWindow})
 	if err != nil {
 		return nil, err
 	}
-	w.probe = probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
+	next := probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
 	if len(rows) > 0 {
-		w.probe = rows[0].NextAt
+		next = rows[0].NextAt
 		if rows[0].NextInclusive { // the probe reads after its bound: a microsecond (timestamptz's unit) before
-			w.probe.Time = w.probe.Time.Add(-time.Microsecond)
+			next.Time = next.Time.Add(-time.Microsecond)
 		}
 	}
+	w.fair.Lock()
+	w.probe = next
+	w.fair.Unlock()
 	out := make([]claimed, len(rows))
 	for i, r := range rows {
-		out[i] = claimedOf(r, recordBy)
+		out[i] = claimedOf(r, start, recordBy)
 	}
 	return out, nil
 }
 
-// claimedOf is the effect of a claim's row, to be recorded by recordBy.
-func claimedOf(r sqlcdb.ClaimEffectsRow, recordBy time.Time) claimed {
+// claimedOf is the effect of a claim's row, claimed from claimedAt, to be
+// recorded by recordBy.
+func claimedOf(r sqlcdb.ClaimEffectsRow, claimedAt, recordBy time.Time) claimed {
 	return claimed{scope: r.Scope, operationID: r.OperationID, seq: r.Seq, operation: r.Operation, effect: r.Effect,
 		key: r.EffectKey, onUnknown: r.OnUnknown, payload: r.Payload, attempt: r.Attempts, token: r.FencingToken,
-		lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy}
+		lastOutcome: r.LastOutcome, trace: r.TraceContext, recordBy: recordBy, claimedAt: claimedAt, dueAt: r.DueAt}
 }
 
 // readGauge reports the age of the oldest due effect; failures go to

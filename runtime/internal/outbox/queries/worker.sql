@@ -30,7 +30,8 @@
 -- from what it took; with none, @probe_after again while the probe holds
 -- a scope the head does not (it waits for its turn); else the probe's
 -- last due time when the probe was full, so that it moves on by a
--- window; else -infinity, so that it starts over. Both reads are index scans of the pending index
+-- window; else -infinity, so that it starts over. due_at is each
+-- effect's due time before the claim, which ReleaseEffects restores. Both reads are index scans of the pending index
 -- that stop at their limits: a claim costs O(@max_claims +
 -- @probe_window) however long the backlog.
 WITH head AS (
@@ -85,7 +86,7 @@ WITH head AS (
     WHERE o.scope = due.scope AND o.operation_id = due.operation_id AND o.seq = due.seq
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome,
-              coalesce(o.trace_context, '') AS trace_context
+              coalesce(o.trace_context, '') AS trace_context, due.due_at
 ), lost AS (
     UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
@@ -97,7 +98,7 @@ WITH head AS (
     FROM claimed AS c
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
+       c.fencing_token, c.last_outcome, c.trace_context, c.due_at, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
 FROM claimed AS c, next;
 
 -- name: ClaimOldestEffects :many
@@ -118,9 +119,10 @@ FROM claimed AS c, next;
 -- an effect of another scope committed later is due after checked_at
 -- (the statement's now()) unless its transaction began before that, so
 -- a probe that resumes reads on from a little before checked_at (the
--- worker's resumeBefore).
+-- worker's resumeBefore). due_at is each effect's due time before the
+-- claim, which ReleaseEffects restores.
 WITH due AS (
-    SELECT scope, operation_id, seq FROM idempotency_outbox
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY (@effects::text[])
     ORDER BY available_at
     LIMIT @max_claims::integer
@@ -136,7 +138,7 @@ WITH due AS (
     WHERE o.scope = due.scope AND o.operation_id = due.operation_id AND o.seq = due.seq
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome,
-              coalesce(o.trace_context, '') AS trace_context
+              coalesce(o.trace_context, '') AS trace_context, due.available_at AS due_at
 ), lost AS (
     UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
@@ -153,7 +155,7 @@ WITH due AS (
     FROM (SELECT min(scope) AS low, max(scope) AS high FROM due) AS s
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes,
+       c.fencing_token, c.last_outcome, c.trace_context, c.due_at, span.others::boolean AS other_scopes,
        now()::timestamptz AS checked_at
 FROM claimed AS c, span;
 
@@ -188,6 +190,34 @@ WITH batch AS (
     SET finished_at = b.finished_at, outcome = b.outcome, error = nullif(b.error, ''), kind = b.kind
     FROM o JOIN batch AS b
         ON b.scope = o.scope AND b.operation_id = o.operation_id AND b.seq = o.seq AND b.fencing_token = o.fencing_token
+    WHERE t.scope = o.scope AND t.operation_id = o.operation_id AND t.seq = o.seq AND t.fencing_token = o.fencing_token
+)
+SELECT scope, operation_id, seq, fencing_token FROM o;
+
+-- name: ReleaseEffects :many
+-- Hands back effects this worker claimed ahead of its free call slots and
+-- did not call (one waited too long for a slot, or the worker stopped):
+-- each becomes due again at @due_ats, its due time before the claim, so
+-- it keeps its place, with its lease ended and the attempt count the
+-- claim spent given back (no call was made). The claim's history row is
+-- kept, ended as released, of kind none. As RecordOutcomes does, it
+-- touches a row only while it is still leased under the claim's fencing
+-- token, and returns the rows it released.
+WITH batch AS (
+    SELECT unnest(@scopes::text[]) AS scope, unnest(@operation_ids::uuid[]) AS operation_id,
+           unnest(@seqs::integer[]) AS seq, unnest(@fencing_tokens::bigint[]) AS fencing_token,
+           unnest(@due_ats::timestamptz[]) AS due_at
+), o AS (
+    UPDATE idempotency_outbox AS e
+    SET available_at = b.due_at, lease_until = NULL, attempts = e.attempts - 1, updated_at = now()
+    FROM batch AS b
+    WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
+      AND e.fencing_token = b.fencing_token
+      AND e.state = 'pending' AND e.lease_until IS NOT NULL
+    RETURNING e.scope, e.operation_id, e.seq, e.fencing_token
+), a AS (
+    UPDATE idempotency_effect_attempt AS t SET outcome = 'released', kind = 'none', finished_at = now()
+    FROM o
     WHERE t.scope = o.scope AND t.operation_id = o.operation_id AND t.seq = o.seq AND t.fencing_token = o.fencing_token
 )
 SELECT scope, operation_id, seq, fencing_token FROM o;

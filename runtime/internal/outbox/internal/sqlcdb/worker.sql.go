@@ -64,7 +64,7 @@ WITH head AS (
     WHERE o.scope = due.scope AND o.operation_id = due.operation_id AND o.seq = due.seq
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome,
-              coalesce(o.trace_context, '') AS trace_context
+              coalesce(o.trace_context, '') AS trace_context, due.due_at
 ), lost AS (
     UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
@@ -76,7 +76,7 @@ WITH head AS (
     FROM claimed AS c
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
+       c.fencing_token, c.last_outcome, c.trace_context, c.due_at, next.at::timestamptz AS next_at, next.inclusive::boolean AS next_inclusive
 FROM claimed AS c, next
 `
 
@@ -102,6 +102,7 @@ type ClaimEffectsRow struct {
 	FencingToken  int64
 	LastOutcome   string
 	TraceContext  string
+	DueAt         pgtype.Timestamptz
 	NextAt        pgtype.Timestamptz
 	NextInclusive bool
 }
@@ -137,7 +138,8 @@ type ClaimEffectsRow struct {
 // from what it took; with none, @probe_after again while the probe holds
 // a scope the head does not (it waits for its turn); else the probe's
 // last due time when the probe was full, so that it moves on by a
-// window; else -infinity, so that it starts over. Both reads are index scans of the pending index
+// window; else -infinity, so that it starts over. due_at is each
+// effect's due time before the claim, which ReleaseEffects restores. Both reads are index scans of the pending index
 // that stop at their limits: a claim costs O(@max_claims +
 // @probe_window) however long the backlog.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
@@ -169,6 +171,7 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 			&i.FencingToken,
 			&i.LastOutcome,
 			&i.TraceContext,
+			&i.DueAt,
 			&i.NextAt,
 			&i.NextInclusive,
 		); err != nil {
@@ -184,7 +187,7 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 
 const claimOldestEffects = `-- name: ClaimOldestEffects :many
 WITH due AS (
-    SELECT scope, operation_id, seq FROM idempotency_outbox
+    SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
     ORDER BY available_at
     LIMIT $2::integer
@@ -200,7 +203,7 @@ WITH due AS (
     WHERE o.scope = due.scope AND o.operation_id = due.operation_id AND o.seq = due.seq
     RETURNING o.scope, o.operation_id, o.seq, coalesce(o.operation, '') AS operation, o.effect, o.effect_key,
               o.on_unknown, o.payload, o.attempts, o.fencing_token, coalesce(o.last_outcome, '') AS last_outcome,
-              coalesce(o.trace_context, '') AS trace_context
+              coalesce(o.trace_context, '') AS trace_context, due.available_at AS due_at
 ), lost AS (
     UPDATE idempotency_effect_attempt AS t SET outcome = 'lost', finished_at = now()
     FROM claimed AS c
@@ -217,7 +220,7 @@ WITH due AS (
     FROM (SELECT min(scope) AS low, max(scope) AS high FROM due) AS s
 )
 SELECT c.scope, c.operation_id, c.seq, c.operation, c.effect, c.effect_key, c.on_unknown, c.payload, c.attempts,
-       c.fencing_token, c.last_outcome, c.trace_context, span.others::boolean AS other_scopes,
+       c.fencing_token, c.last_outcome, c.trace_context, c.due_at, span.others::boolean AS other_scopes,
        now()::timestamptz AS checked_at
 FROM claimed AS c, span
 `
@@ -242,6 +245,7 @@ type ClaimOldestEffectsRow struct {
 	FencingToken int64
 	LastOutcome  string
 	TraceContext string
+	DueAt        pgtype.Timestamptz
 	OtherScopes  bool
 	CheckedAt    pgtype.Timestamptz
 }
@@ -263,7 +267,8 @@ type ClaimOldestEffectsRow struct {
 // an effect of another scope committed later is due after checked_at
 // (the statement's now()) unless its transaction began before that, so
 // a probe that resumes reads on from a little before checked_at (the
-// worker's resumeBefore).
+// worker's resumeBefore). due_at is each effect's due time before the
+// claim, which ReleaseEffects restores.
 func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffectsParams) ([]ClaimOldestEffectsRow, error) {
 	rows, err := q.db.Query(ctx, claimOldestEffects,
 		arg.Effects,
@@ -291,6 +296,7 @@ func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffects
 			&i.FencingToken,
 			&i.LastOutcome,
 			&i.TraceContext,
+			&i.DueAt,
 			&i.OtherScopes,
 			&i.CheckedAt,
 		); err != nil {
@@ -394,6 +400,81 @@ func (q *Queries) RecordOutcomes(ctx context.Context, arg RecordOutcomesParams) 
 	var items []RecordOutcomesRow
 	for rows.Next() {
 		var i RecordOutcomesRow
+		if err := rows.Scan(
+			&i.Scope,
+			&i.OperationID,
+			&i.Seq,
+			&i.FencingToken,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const releaseEffects = `-- name: ReleaseEffects :many
+WITH batch AS (
+    SELECT unnest($1::text[]) AS scope, unnest($2::uuid[]) AS operation_id,
+           unnest($3::integer[]) AS seq, unnest($4::bigint[]) AS fencing_token,
+           unnest($5::timestamptz[]) AS due_at
+), o AS (
+    UPDATE idempotency_outbox AS e
+    SET available_at = b.due_at, lease_until = NULL, attempts = e.attempts - 1, updated_at = now()
+    FROM batch AS b
+    WHERE e.scope = b.scope AND e.operation_id = b.operation_id AND e.seq = b.seq
+      AND e.fencing_token = b.fencing_token
+      AND e.state = 'pending' AND e.lease_until IS NOT NULL
+    RETURNING e.scope, e.operation_id, e.seq, e.fencing_token
+), a AS (
+    UPDATE idempotency_effect_attempt AS t SET outcome = 'released', kind = 'none', finished_at = now()
+    FROM o
+    WHERE t.scope = o.scope AND t.operation_id = o.operation_id AND t.seq = o.seq AND t.fencing_token = o.fencing_token
+)
+SELECT scope, operation_id, seq, fencing_token FROM o
+`
+
+type ReleaseEffectsParams struct {
+	Scopes        []string
+	OperationIds  []pgtype.UUID
+	Seqs          []int32
+	FencingTokens []int64
+	DueAts        []pgtype.Timestamptz
+}
+
+type ReleaseEffectsRow struct {
+	Scope        string
+	OperationID  pgtype.UUID
+	Seq          int32
+	FencingToken int64
+}
+
+// Hands back effects this worker claimed ahead of its free call slots and
+// did not call (one waited too long for a slot, or the worker stopped):
+// each becomes due again at @due_ats, its due time before the claim, so
+// it keeps its place, with its lease ended and the attempt count the
+// claim spent given back (no call was made). The claim's history row is
+// kept, ended as released, of kind none. As RecordOutcomes does, it
+// touches a row only while it is still leased under the claim's fencing
+// token, and returns the rows it released.
+func (q *Queries) ReleaseEffects(ctx context.Context, arg ReleaseEffectsParams) ([]ReleaseEffectsRow, error) {
+	rows, err := q.db.Query(ctx, releaseEffects,
+		arg.Scopes,
+		arg.OperationIds,
+		arg.Seqs,
+		arg.FencingTokens,
+		arg.DueAts,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ReleaseEffectsRow
+	for rows.Next() {
+		var i ReleaseEffectsRow
 		if err := rows.Scan(
 			&i.Scope,
 			&i.OperationID,
