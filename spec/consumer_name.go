@@ -23,16 +23,17 @@ func (d *decoder) consumerName(n *yaml.Node, path string) Field[string] {
 	if !f.Set {
 		return f
 	}
-	if reason := consumerNameProblem(f.Value); reason != "" {
+	if reason := ConsumerNameProblem(f.Value); reason != "" {
 		d.errorf(n, path, "%s (want 1 to %d letters, digits, '_', '-' or '.', starting with a letter or a digit, such as enterSettlement)", reason, MaxConsumerNameLength)
 		return Field[string]{}
 	}
 	return f
 }
 
-// consumerNameProblem says what is wrong with a consumer name, "" when
-// nothing is.
-func consumerNameProblem(s string) string {
+// ConsumerNameProblem says why a block could not give s as its consumer
+// name, "" when it could: `idemgen diff` asks it before it advises pinning
+// an old name that came from an operationId, which may hold any text.
+func ConsumerNameProblem(s string) string {
 	if len(s) > MaxConsumerNameLength {
 		return fmt.Sprintf("a consumer name of %d bytes is too long", len(s))
 	}

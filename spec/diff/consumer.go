@@ -21,7 +21,7 @@ func (c *contracts) consumer() {
 	}
 	if b.Name.Value != h.Name.Value {
 		c.add("consumer-name-changed", "consumer", fmt.Sprintf("consumer %s → %s%s", b.Name.Value, h.Name.Value, nameOrigin(h.Name)),
-			fmt.Sprintf("The inbox keys a message by (source, consumer, message id): every message processed by %s is unknown to %s, so a redelivery of one runs the handler a second time. To keep the consumer's messages, pin its old name: write consumer: %s in its x-idempotency block.", b.Name.Value, h.Name.Value, b.Name.Value),
+			fmt.Sprintf("The inbox keys a message by (source, consumer, message id): every message processed by %s is unknown to %s, so a redelivery of one runs the handler a second time. %s", b.Name.Value, h.Name.Value, keepName(b.Name.Value)),
 			b.Name.Pos, h.Name.Pos)
 	}
 	if b.Source.Value != h.Source.Value {
@@ -45,6 +45,16 @@ func (c *contracts) consumer() {
 			"Messages already dead-lettered stay dead until support retries them; failing ones get more attempts.",
 			b.MaxAttempts.Pos, h.MaxAttempts.Pos)
 	}
+}
+
+// keepName advises how a consumer keeps the messages processed under its
+// old name: pin it, or, when the old name came from an operationId that
+// consumer: cannot take, keep that operationId.
+func keepName(old string) string {
+	if problem := spec.ConsumerNameProblem(old); problem != "" {
+		return fmt.Sprintf("The old name came from an operationId that consumer: cannot pin (%s): to keep the consumer's messages, keep its operationId %s.", problem, old)
+	}
+	return fmt.Sprintf("To keep the consumer's messages, pin its old name: write consumer: %s in its x-idempotency block.", old)
 }
 
 // nameOrigin says, after a consumer's new name, that it is its renamed
