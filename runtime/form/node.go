@@ -149,9 +149,9 @@ func (n *Node) Elems() ([]*Node, error) {
 	}
 	elems := make([]indexed, 0, len(n.children))
 	for seg, c := range n.children {
-		i, err := strconv.Atoi(seg)
-		if err != nil || i < 0 || strconv.Itoa(i) != seg {
-			return nil, c.errorf("want an array index")
+		i, ok := arrayIndex(seg)
+		if !ok {
+			return nil, n.firstNotIndex().errorf("want an array index")
 		}
 		elems = append(elems, indexed{i, c})
 	}
@@ -161,6 +161,27 @@ func (n *Node) Elems() ([]*Node, error) {
 		out[i] = e.n
 	}
 	return out, nil
+}
+
+// arrayIndex reads seg as an array index: decimal, no sign, no leading
+// zero.
+func arrayIndex(seg string) (int, bool) {
+	i, err := strconv.Atoi(seg)
+	return i, err == nil && i >= 0 && strconv.Itoa(i) == seg
+}
+
+// firstNotIndex returns, of n's children whose segment is not an array
+// index, the one with the least segment, so that a request's error names
+// the same key each time whatever the map's order.
+func (n *Node) firstNotIndex() *Node {
+	var first string
+	found := false
+	for seg := range n.children {
+		if _, ok := arrayIndex(seg); !ok && (!found || seg < first) {
+			first, found = seg, true
+		}
+	}
+	return n.children[first]
 }
 
 // leaf returns the single value of a node that has no children.
