@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/idemkey"
 	"github.com/idemgen/idemgen/runtime/internal/inbox/internal/sqlcdb"
+	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 	"github.com/idemgen/idemgen/runtime/internal/tables"
 	"github.com/idemgen/idemgen/runtime/schema"
 )
@@ -226,7 +226,7 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 // as when the client's own deadline ends the wait.
 func (c *Consumer) lock(ctx context.Context, q *sqlcdb.Queries, d *delivery) error {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
-	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: strconv.FormatInt(wait.Milliseconds(), 10) + "ms",
+	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: pgstore.TimeoutSetting(wait),
 		Source: d.msg.Source, Consumer: c.cfg.Name, MessageID: d.msg.ID})
 	switch {
 	case isLockTimeout(err) && byDeadline:

@@ -132,7 +132,7 @@ func (s *Store) openStatements(o OpenOptions) []string {
 func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
 	sqls := s.openStatements(o)
 	b.BeginTx(pgx.TxOptions{BeginQuery: sqls[0]})
-	b.QueuedQueries[0].Arguments = []any{lockTimeoutSetting(o.LockTimeout)}
+	b.QueuedQueries[0].Arguments = []any{TimeoutSetting(o.LockTimeout)}
 	b.Queue(sqls[1], LockKey(scope, key), scope, key)
 	b.Queue(sqls[2], scope, key)
 	for _, sql := range sqls[3:] { // BEGIN [, SAVEPOINT]

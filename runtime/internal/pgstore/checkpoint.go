@@ -155,7 +155,7 @@ type Takeover struct {
 // transaction), and returns nil when the lease still runs.
 func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
 	var b pgx.Batch
-	b.Queue(s.bound, lockTimeoutSetting(lockTimeout))
+	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.takeOver, lease.Seconds(), scope, key, fingerprint)
 	br := db.SendBatch(ctx, &b)
 	var t Takeover
@@ -185,7 +185,7 @@ func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fin
 // that would still end the lease later.
 func (s *Store) GiveUpLease(ctx context.Context, db Batcher, scope, key string, token int64, delay, lockTimeout time.Duration) error {
 	var b pgx.Batch
-	b.Queue(s.bound, lockTimeoutSetting(lockTimeout))
+	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.giveUpLease, delay.Seconds(), scope, key, token)
 	br := db.SendBatch(ctx, &b)
 	_, err := br.Exec()

@@ -98,7 +98,7 @@ func (s *Store) QueueClaim(b *pgx.Batch, c Claim, o ClaimOptions) {
 	if o.Begin {
 		b.BeginTx(pgx.TxOptions{})
 	}
-	b.Queue(s.bound, lockTimeoutSetting(o.LockTimeout))
+	b.Queue(s.bound, TimeoutSetting(o.LockTimeout))
 	b.Queue(s.claim, c.Scope, c.Key, c.Fingerprint, pgtype.UUID{Bytes: c.OperationID, Valid: true}, c.Operation,
 		c.Retention.Seconds(), c.purgeAfter().Seconds())
 	if o.Savepoint {
@@ -219,9 +219,10 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 // purgeAfter is how long after its creation the claimed record is deleted.
 func (c *Claim) purgeAfter() time.Duration { return c.Retention + c.Tombstone }
 
-// lockTimeoutSetting renders d for lock_timeout in whole milliseconds,
-// at least 1 (0 would mean "wait forever").
-func lockTimeoutSetting(d time.Duration) string {
+// TimeoutSetting renders d as a setting of lock_timeout or
+// statement_timeout (set_config's text): whole milliseconds, at least 1
+// (0 would mean "wait forever").
+func TimeoutSetting(d time.Duration) string {
 	ms := d.Milliseconds()
 	if ms < 1 {
 		ms = 1

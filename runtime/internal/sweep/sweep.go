@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -126,8 +125,7 @@ func batch(ctx context.Context, db DB, store *pgstore.Store, kind pgstore.SweepS
 	defer cancel()
 	var n int
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		ms := strconv.FormatInt(max(o.BatchTimeout.Milliseconds(), 1), 10)
-		if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", ms); err != nil {
+		if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", pgstore.TimeoutSetting(o.BatchTimeout)); err != nil {
 			return err
 		}
 		var err error
