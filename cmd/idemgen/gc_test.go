@@ -7,45 +7,39 @@ import (
 	"testing"
 )
 
-// TestCollectAtLimitOnly checks that generate's collector setting turns
-// collection off only under a heap limit and without GOGC in the
-// environment, and that restoring it gives back the percentage it found.
-func TestCollectAtLimitOnly(t *testing.T) {
-	t.Setenv("GOGC", "") // restores GOGC after the test
-	if err := os.Unsetenv("GOGC"); err != nil {
-		t.Fatal(err)
-	}
-	oldPercent := debug.SetGCPercent(150)
+// TestTuneGC checks that tuneGC sets the collector's percentage and heap
+// limit only where the environment does not.
+func TestTuneGC(t *testing.T) {
+	oldPercent := debug.SetGCPercent(100)
 	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
 	t.Cleanup(func() {
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	})
-
-	// No limit: collection stays on.
-	collectAtLimitOnly()()
-	if got := debug.SetGCPercent(150); got != 150 {
-		t.Fatalf("without a heap limit: GC percent %d, want 150 unchanged", got)
+	t.Setenv("GOGC", "") // restored after the test
+	t.Setenv("GOMEMLIMIT", "")
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Unsetenv("GOMEMLIMIT"); err != nil {
+		t.Fatal(err)
+	}
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 200 {
+		t.Errorf("without GOGC: GC percent %d, want 200", got)
+	}
+	if got := debug.SetMemoryLimit(math.MaxInt64); got != 256<<20 {
+		t.Errorf("without GOMEMLIMIT: heap limit %d, want %d", got, 256<<20)
 	}
 
-	// A limit: off until restore, then as before.
-	debug.SetMemoryLimit(256 << 20)
-	restore := collectAtLimitOnly()
-	if got := debug.SetGCPercent(-1); got != -1 {
-		t.Fatalf("under a heap limit: GC percent %d, want -1 (off)", got)
-	}
-	restore()
-	if got := debug.SetGCPercent(150); got != 150 {
-		t.Fatalf("after restore: GC percent %d, want 150", got)
-	}
-
-	// GOGC in the environment wins.
+	// The environment wins.
 	t.Setenv("GOGC", "100")
-	collectAtLimitOnly()()
-	restore = collectAtLimitOnly()
-	got := debug.SetGCPercent(150)
-	restore()
-	if got != 150 {
-		t.Fatalf("with GOGC set: GC percent %d, want 150 unchanged", got)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set: GC percent %d, want 100 unchanged", got)
+	}
+	if got := debug.SetMemoryLimit(math.MaxInt64); got != math.MaxInt64 {
+		t.Errorf("with GOMEMLIMIT set: heap limit %d, want none unchanged", got)
 	}
 }

@@ -63,9 +63,7 @@ Exit status: 0 ok, 1 drift (--check), 2 unusable input.`,
 				return &exitError{code: exitUnusable, err: err}
 			}
 			cfg.Load = loadOpts
-			restore := collectAtLimitOnly()
 			res, err := generator.Run(cmd.Context(), cfg, check)
-			restore()
 			if res != nil {
 				for _, w := range res.Warnings {
 					fmt.Fprintln(cmd.ErrOrStderr(), loadLine(w))

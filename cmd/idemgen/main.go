@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"os"
 	"runtime/debug"
 )
@@ -12,34 +11,22 @@ func main() {
 }
 
 // tuneGC sets the garbage collector for a short-lived process that
-// allocates a lot: a collection only when the heap has grown fivefold
-// (GOGC=400), and at most 256 MiB of heap before collections come as
-// often as needed to stay under it. A small spec then runs with few or no
-// collections, and a large one (Stripe) peaks well below oapi-codegen
-// (docs/benchmarks.md; Stripe's live heap tops out near 115 MiB). A spec
-// whose live heap passes the limit, more than twice Stripe's, gets
-// collections back to back (the runtime caps them at half the CPU); raise
-// GOMEMLIMIT for it. GOGC and GOMEMLIMIT in the environment win.
+// allocates much more than it keeps: a collection when the heap has grown
+// threefold (GOGC=200), and at most 256 MiB of heap before collections come
+// as often as needed to stay under it. Generating Adyen v72 allocates about
+// 66 MB and keeps at most about 15 MB live, so the heap is collected a few
+// times and reused; letting it grow instead costs a fresh page for each 4
+// KiB allocated, and where a page fault is dear (on the machine measured
+// in docs/benchmarks.md, 10-20 µs each) that costs more than collecting.
+// A large spec (Stripe) peaks well below oapi-codegen; a spec whose live
+// heap passes the limit, more than twice Stripe's, gets collections back
+// to back (the runtime caps them at half the CPU): raise GOMEMLIMIT for
+// it. GOGC and GOMEMLIMIT in the environment win.
 func tuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(200)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(256 << 20)
 	}
-}
-
-// collectAtLimitOnly turns collection off until the heap reaches the
-// limit tuneGC set, for the length of a generate, and returns what puts
-// the collector back as it was. generate is short and allocates much more
-// than it keeps (Adyen v72 and Twilio never reach the limit, Stripe
-// collects at it), so collections before the limit only cost CPU:
-// docs/benchmarks.md, issue 24. Without a limit (a test calling run, or
-// GOMEMLIMIT=off) or with GOGC in the environment it changes nothing.
-func collectAtLimitOnly() (restore func()) {
-	if _, set := os.LookupEnv("GOGC"); set || debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		return func() {}
-	}
-	old := debug.SetGCPercent(-1)
-	return func() { debug.SetGCPercent(old) }
 }
