@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -136,8 +137,20 @@ func (b *sandbox) readFile(name string, confined bool) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// Sized by the stat, the file is read into one buffer (io.ReadAll
+	// grows one from 512 bytes, copying a large spec about twice); a file
+	// that grew since is still read whole.
+	var buf bytes.Buffer
+	buf.Grow(int(min(info.Size(), maxPresize)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
+
+// maxPresize bounds the buffer readFile sizes up front by the file's
+// stat; a larger file is still read whole, growing the buffer.
+const maxPresize = 256 << 20
 
 // fetchResult is one fetch of a remote document: the parsed document, or
 // why there is none.

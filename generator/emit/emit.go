@@ -45,11 +45,16 @@ func render(f *jen.File) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	src, err := formatSource(buf.Bytes(), partSize)
+	parts, err := formatSource(buf.Bytes(), partSize)
 	if err != nil {
 		return nil, err
 	}
-	return groupImports(src)
+	// The imports are in the first part: grouping them there copies that
+	// part, not the file.
+	if parts[0], err = groupImports(parts[0]); err != nil {
+		return nil, err
+	}
+	return joinParts(parts), nil
 }
 
 // Types renders a file of package pkg that declares the given types and

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/printer"
+	"go/token"
 	"sync"
 )
 
@@ -22,7 +26,8 @@ const partHeader = "package p\n\n"
 // NoFormat) as format.Source would, in parts of at least least bytes
 // formatted at once: formatting is most of a file's render, and the
 // largest file formatted alone would otherwise be most of generate's time
-// on two cores.
+// on two cores. It returns the formatted parts, which joinParts joins; the
+// first holds the package clause and the imports.
 //
 // A part starts at a doc comment at the start of a line, after a line
 // with no comment and before a line that starts a declaration. gofmt puts
@@ -35,16 +40,20 @@ const partHeader = "package p\n\n"
 // parenthesized declaration, or a block comment or raw string; a part cut
 // there holds an unterminated brace, parenthesis, comment or string and
 // does not parse, and then the file is formatted whole, as before.
-func formatSource(src []byte, least int) ([]byte, error) {
-	if out, err := formatParts(src, partStarts(src, least)); err == nil {
-		return out, nil
+func formatSource(src []byte, least int) ([][]byte, error) {
+	if parts, err := formatParts(src, partStarts(src, least)); err == nil {
+		return parts, nil
 	}
-	return formatWhole(src)
+	out, err := formatWhole(src)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{out}, nil
 }
 
-// formatParts formats src cut at starts, each part at once, and joins the
-// parts with a blank line; it fails when a part is not Go.
-func formatParts(src []byte, starts []int) ([]byte, error) {
+// formatParts formats src cut at starts, each part at once; it fails when
+// a part is not Go.
+func formatParts(src []byte, starts []int) ([][]byte, error) {
 	bounds := append(append([]int{0}, starts...), len(src))
 	parts := make([][]byte, len(bounds)-1)
 	errs := make([]error, len(parts))
@@ -55,7 +64,7 @@ func formatParts(src []byte, starts []int) ([]byte, error) {
 			if i > 0 {
 				text = append([]byte(partHeader), text...)
 			}
-			out, err := format.Source(text)
+			out, err := formatPart(text)
 			if err == nil && i > 0 {
 				var ok bool
 				if out, ok = bytes.CutPrefix(out, []byte(partHeader)); !ok {
@@ -69,6 +78,11 @@ func formatParts(src []byte, starts []int) ([]byte, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return parts, nil
+}
+
+// joinParts joins formatted parts with a blank line.
+func joinParts(parts [][]byte) []byte {
 	size := len(parts) - 1
 	for _, p := range parts {
 		size += len(p)
@@ -80,7 +94,32 @@ func formatParts(src []byte, starts []int) ([]byte, error) {
 		}
 		out = append(out, p...)
 	}
-	return out, nil
+	return out
+}
+
+// printerConfig is format.Source's printer configuration; the mode's
+// highest bit is go/format's printerNormalizeNumbers, which go/printer
+// reads (as its unexported normalizeNumbers) to print number literals as
+// gofmt does.
+var printerConfig = printer.Config{Mode: printer.UseSpaces | printer.TabIndent | 1<<30, Tabwidth: 8}
+
+// formatPart formats src, a whole Go file, as format.Source does, into a
+// buffer sized for the result up front: formatted text is at most about a
+// fifth longer than jennifer's (indentation, alignment), and a buffer that
+// grows by doubling from empty writes about twice the result, each time to
+// fresh memory.
+func formatPart(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	ast.SortImports(fset, file)
+	buf := bytes.NewBuffer(make([]byte, 0, len(src)+len(src)/4+512))
+	if err := printerConfig.Fprint(buf, fset, file); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // formatWhole formats src in one piece; when it is not Go, the error

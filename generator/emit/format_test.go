@@ -48,7 +48,7 @@ func TestFormatSourceInPartsIsFormatWhole(t *testing.T) {
 	if len(starts) < 5 {
 		t.Fatalf("%d parts: the source should split into several", len(starts)+1)
 	}
-	got, err := formatParts(raw, starts)
+	got, err := joined(formatParts(raw, starts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFormatSourceFormatsWholeWhenAPartIsNotGo(t *testing.T) {
 		if _, err := formatParts(raw, starts); err == nil {
 			t.Errorf("%s: formatParts cut at %v: no error", name, starts)
 		}
-		got, err := formatSource(raw, 1)
+		got, err := joined(formatSource(raw, 1))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -100,6 +100,14 @@ func TestFormatSourceFormatsWholeWhenAPartIsNotGo(t *testing.T) {
 			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
 		}
 	}
+}
+
+// joined is joinParts of formatted parts, or their error.
+func joined(parts [][]byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return joinParts(parts), nil
 }
 
 // unformatted returns jennifer's unformatted text of f and format.Source's
@@ -131,7 +139,7 @@ func TestFormatSourceKeepsTheGoldenFiles(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		got, err := formatSource(want, 1)
+		got, err := joined(formatSource(want, 1))
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			return nil
