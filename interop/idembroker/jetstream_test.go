@@ -2,7 +2,10 @@ package idembroker_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idembroker"
 	"github.com/idemgen/idemgen/runtime/idembroker/brokertest"
 	jsadapter "github.com/idemgen/idemgen/runtime/idembroker/jetstream"
@@ -144,4 +148,57 @@ func (h *jetStreamHarness) Unacked(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return int(info.NumPending) + info.NumAckPending
+}
+
+// A message whose id the consumer refuses is terminated with the reason,
+// which the server's MSG_TERMINATED advisory carries to whoever handles
+// dead messages: what was wrong (the header), never the id itself. The
+// Deliverer stands for the inbox's refusal of the id, with its error (the
+// suite's UnusableID case has the real inbox refuse such ids).
+func TestJetStreamTerminatesAnUnusableIDWithTheReason(t *testing.T) {
+	h := newJetStreamHarness(t).(*jetStreamHarness)
+	advisories := make(chan *nats.Msg, 1)
+	sub, err := h.nc.ChanSubscribe(server.JSAdvisoryConsumerMsgTerminatedPre+"."+jsStream+"."+jsDurable, advisories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := h.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	const id = "secret\x01id"
+	h.Publish(t, brokertest.Message{ID: id, Body: []byte(`{}`)})
+	// As the inbox refuses it (inbox.Consumer.Deliver, idemkey.Check).
+	refusal := fmt.Errorf("%w: idem: idempotency key malformed: the message id holds the control character U+0001 at byte 6", idem.ErrInvalidMessage)
+	c := h.Start(t, refuser{err: refusal})
+	defer func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	var adv server.JSConsumerDeliveryTerminatedAdvisory
+	select {
+	case m := <-advisories:
+		if err := json.Unmarshal(m.Data, &adv); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no MSG_TERMINATED advisory within a minute")
+	}
+	if !strings.Contains(adv.Reason, jsadapter.MsgIDHeader) || !strings.Contains(adv.Reason, "control character U+0001") {
+		t.Errorf("advisory reason %q: want the header and what is wrong with its value", adv.Reason)
+	}
+	if strings.Contains(adv.Reason, "secret") {
+		t.Errorf("advisory reason %q holds the message id", adv.Reason)
+	}
+	if adv.Deliveries != 1 {
+		t.Errorf("terminated after %d deliveries, want 1", adv.Deliveries)
+	}
+}
+
+// refuser is a Deliverer that refuses every message with err.
+type refuser struct{ err error }
+
+func (r refuser) Deliver(context.Context, idem.Message) (idem.DeliveryResult, error) {
+	return idem.DeliveryResult{}, r.err
 }

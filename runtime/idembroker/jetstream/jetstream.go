@@ -57,9 +57,9 @@ type Config struct {
 // The message's source is its stream's name; its id is its Nats-Msg-Id
 // header, or its stream sequence without one. A message whose id the
 // consumer refuses (idem.ErrInvalidMessage: empty, too long, not UTF-8, a
-// control character) can never be processed: it is terminated (Term, which
-// JetStream announces as an advisory, its dead letter) and reported, never
-// redelivered. The delivery count the broker keeps is not used: attempts
+// control character) can never be processed: it is terminated with the
+// reason (TermWithReason, which JetStream announces in its MSG_TERMINATED
+// advisory, its dead letter) and reported, never redelivered. The delivery count the broker keeps is not used: attempts
 // are counted in the inbox row.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Consumer == nil || cfg.Deliverer == nil {
@@ -104,8 +104,7 @@ const drainWait = 5 * time.Second
 func (cfg *Config) deliver(ctx context.Context, msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	if err != nil {
-		cfg.report(fmt.Errorf("jetstream: a message without metadata: %w", err))
-		cfg.report(msg.Term())
+		cfg.terminate(msg, fmt.Errorf("jetstream: a message without metadata: %w", err))
 		return
 	}
 	id, ok := msgID(msg)
@@ -116,8 +115,7 @@ func (cfg *Config) deliver(ctx context.Context, msg jetstream.Msg) {
 		TraceContext: msg.Headers().Get("traceparent")})
 	switch {
 	case errors.Is(err, idem.ErrInvalidMessage):
-		cfg.report(fmt.Errorf("jetstream: message %d of %s, terminated: its %s: %w", meta.Sequence.Stream, meta.Stream, MsgIDHeader, err))
-		cfg.report(msg.Term())
+		cfg.terminate(msg, fmt.Errorf("jetstream: message %d of %s, terminated: its %s: %w", meta.Sequence.Stream, meta.Stream, MsgIDHeader, err))
 	case err != nil:
 		cfg.report(fmt.Errorf("jetstream: message %s of %s: %w", id, meta.Stream, err))
 		cfg.report(msg.NakWithDelay(cfg.RetryDelay))
@@ -143,4 +141,15 @@ func (cfg *Config) report(err error) {
 	if err != nil && cfg.OnError != nil {
 		cfg.OnError(err)
 	}
+}
+
+// terminate reports why msg cannot be taken and terminates it with that
+// reason, which the server publishes in its MSG_TERMINATED advisory
+// ($JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.<stream>.<consumer>), so
+// whoever handles the dead message learns why without the service's logs.
+// The reason never holds the message id (idemkey's errors name the
+// header, not the value).
+func (cfg *Config) terminate(msg jetstream.Msg, why error) {
+	cfg.report(why)
+	cfg.report(msg.TermWithReason(why.Error()))
 }
