@@ -112,7 +112,11 @@ type WorkerConfig struct {
 	// when that many wait, when the oldest has waited RecordDelay, or
 	// when a call's time (the lease's first nine tenths) is up, and when
 	// Run stops. A lower delay records sooner; a higher one sends fewer
-	// statements under load.
+	// statements under load. A statement waits for a lock (a row's, or a
+	// table's under DDL, VACUUM FULL, LOCK TABLE) no longer than the
+	// lease's last tenth, ended by the database; one that gives up records
+	// none of its outcomes, which are logged, and their leases hand the
+	// effects on.
 	RecordBatch int           // outcomes recorded in one statement at most; 100
 	RecordDelay time.Duration // how long an outcome may wait for others to share its statement; 10ms
 }

@@ -67,6 +67,8 @@ type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
+	// recordStmt is RecordOutcomes in cfg.Schema, sent in a batch.
+	recordStmt string
 	// The claims' fairness state, under fair (two claims may be in flight,
 	// each reading it when sent and updating it when it returns): the due
 	// time after which the next probe reads, whether the next claim is one
@@ -120,11 +122,12 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Backoff = Backoff
 	}
 	return &Worker{
-		cfg:     cfg,
-		effects: slices.Sorted(maps.Keys(cfg.Providers)),
-		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
-		probe:   probeFromStart,
-		others:  true,
+		cfg:        cfg,
+		effects:    slices.Sorted(maps.Keys(cfg.Providers)),
+		q:          sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
+		recordStmt: tables.Qualify(cfg.Schema, sqlcdb.RecordOutcomes),
+		probe:      probeFromStart,
+		others:     true,
 	}, nil
 }
 
