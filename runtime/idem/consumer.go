@@ -36,7 +36,9 @@ const (
 type DeliveryResult = inbox.Result
 
 // ErrMessageBusy is returned by Deliver when another delivery of the same
-// message ran past ConsumerConfig.WaitTimeout: nothing was done, redeliver.
+// message ran past ConsumerConfig.WaitTimeout, or a lock on the inbox
+// table outlasted it (the database ends that wait): nothing was done or
+// counted, redeliver.
 var ErrMessageBusy = inbox.ErrBusy
 
 // ErrInvalidMessage is wrapped by Deliver's error for a message without a
@@ -89,8 +91,9 @@ type ConsumerConfig struct {
 	// Retention is how long a processed message is remembered; it must
 	// outlast the sender's retry horizon.
 	Retention time.Duration
-	// WaitTimeout bounds the wait for a concurrent delivery of the same
-	// message; 0 means 30 s.
+	// WaitTimeout bounds each wait for a concurrent delivery of the same
+	// message and for a lock on the inbox table (then ErrMessageBusy); 0
+	// means 30 s.
 	WaitTimeout time.Duration
 	// MaxIDLength is the longest message id accepted, in bytes; 0 means
 	// 255. Deliver refuses a longer id, an empty one, and one that is not

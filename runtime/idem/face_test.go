@@ -211,7 +211,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"SweepResult.LongestBatch", "SweepResult.MessagesDeleted", "SweepResult.NaturalKeysDeleted", "SweepResult.Tombstoned",
 		"SystemClock", "SystemClock.Now", "Tracer", "Tracer.StartEffect", "Tracer.StartOperation", "Tracer.TraceContext", "Verifier",
 		"Verifier.Verify", "VerifyDone", "VerifyNotDone", "VerifyOutcome", "VerifyUnknown", "Worker", "Worker.Run", "WorkerConfig",
-		"WorkerConfig.Backoff", "WorkerConfig.Clock", "WorkerConfig.Concurrency", "WorkerConfig.GaugeInterval", "WorkerConfig.ID",
+		"WorkerConfig.Backoff", "WorkerConfig.ClaimAhead", "WorkerConfig.Clock", "WorkerConfig.Concurrency", "WorkerConfig.GaugeInterval", "WorkerConfig.ID",
 		"WorkerConfig.Lease", "WorkerConfig.Logger", "WorkerConfig.MaxAttempts", "WorkerConfig.Observer", "WorkerConfig.PollInterval",
 		"WorkerConfig.Pool", "WorkerConfig.Providers", "WorkerConfig.RecordBatch", "WorkerConfig.RecordDelay", "WorkerConfig.Schema",
 		"WorkerConfig.ShutdownTimeout", "WorkerConfig.Tracer",

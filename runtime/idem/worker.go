@@ -102,7 +102,8 @@ type WorkerConfig struct {
 	Lease           time.Duration                   // a claim's hold on an effect; 1m. A call must end in the lease's first nine tenths.
 	MaxAttempts     int                             // attempts before dead; 10
 	Backoff         func(attempt int) time.Duration // the wait after attempt n; default 1s doubling to 10m, minus up to half (jitter)
-	Concurrency     int                             // calls at once; 8. Behind a backlog a worker claims ahead, up to six times this held (see Run)
+	Concurrency     int                             // calls at once; 8. Behind a backlog a worker claims ahead, up to 2 × ClaimAhead times this held (see Run)
+	ClaimAhead      int                             // behind a backlog, how many times Concurrency a claim asks for; 0 means 3, 1 claims only for free call slots (no claiming ahead); negative is refused
 	PollInterval    time.Duration                   // between claims when nothing was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long running calls may finish after Run's context ends; 10s
@@ -112,7 +113,11 @@ type WorkerConfig struct {
 	// when that many wait, when the oldest has waited RecordDelay, or
 	// when a call's time (the lease's first nine tenths) is up, and when
 	// Run stops. A lower delay records sooner; a higher one sends fewer
-	// statements under load.
+	// statements under load. A statement waits for a lock (a row's, or a
+	// table's under DDL, VACUUM FULL, LOCK TABLE) no longer than the
+	// lease's last tenth, ended by the database; one that gives up records
+	// none of its outcomes, which are logged, and their leases hand the
+	// effects on.
 	RecordBatch int           // outcomes recorded in one statement at most; 100
 	RecordDelay time.Duration // how long an outcome may wait for others to share its statement; 10ms
 }
@@ -128,7 +133,7 @@ type Worker struct {
 func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	oc := outbox.Config{
 		Pool: cfg.Pool, Schema: cfg.Schema, Providers: cfg.Providers, Logger: cfg.Logger, ID: cfg.ID,
-		Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.Backoff, Concurrency: cfg.Concurrency,
+		Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, Backoff: cfg.Backoff, Concurrency: cfg.Concurrency, ClaimAhead: cfg.ClaimAhead,
 		PollInterval: cfg.PollInterval, GaugeInterval: cfg.GaugeInterval, ShutdownTimeout: cfg.ShutdownTimeout,
 		RecordBatch: cfg.RecordBatch, RecordDelay: cfg.RecordDelay, Tracer: cfg.Tracer,
 	}
@@ -150,10 +155,10 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 // unknown outcome (retry: call again with the same key; verify: ask Verify
 // first and call again only on "not done"; halt: requires_recovery).
 // Behind a backlog it claims ahead of its free call slots (claims of up to
-// three times Concurrency, two in flight), so that a slot that frees finds
-// an effect waiting; one that waits a tenth of its lease for a slot is
-// handed back uncalled, due again where it was, its history row ended as
-// released. After ctx ends it stops claiming, hands back the effects
+// ClaimAhead times Concurrency, two in flight; ClaimAhead 1 claims only for
+// free slots), so that a slot that frees finds an effect waiting; one that
+// waits a tenth of its lease for a slot is handed back uncalled, due again
+// where it was, its history row ended as released. After ctx ends it stops claiming, hands back the effects
 // claimed ahead, lets running calls finish for up to ShutdownTimeout,
 // records the outcomes of those that finished and returns nil; calls
 // still running are left to their leases.

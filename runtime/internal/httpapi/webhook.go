@@ -206,7 +206,8 @@ func webhookProblem(err error) *Problem {
 			Detail: "A webhook is delivered with POST.", accept: []string{http.MethodPost}, acceptHeader: "Allow"}
 	case errors.Is(err, inbox.ErrBusy):
 		return &Problem{Type: ProblemInProgress, Title: "Webhook in progress", Status: http.StatusConflict,
-			Detail: "Another delivery of this webhook is still being processed. Retry later.", retryAfter: time.Second}
+			Detail:     "Another delivery of this webhook is still being processed, or its inbox is locked; nothing of this one was kept. Retry later.",
+			retryAfter: time.Second}
 	case errors.Is(err, ErrKeyMissing):
 		return &Problem{Type: ProblemKeyMissing, Title: "Webhook id missing", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}

@@ -22,11 +22,23 @@
 //     then finds the first one's row. The primary key stays the final
 //     arbiter.
 //
-// A new message takes five round trips besides the handler's statements:
-// the read that answers duplicates, BEGIN, the lock (bounded, one
-// statement), the inbox row's INSERT that claims the message under the
-// lock before the handler runs (a row decided meanwhile is not claimed,
-// and read for the answer), and COMMIT.
+// Every lock wait of the claim and of counting a failed attempt, for a
+// concurrent delivery and for a lock on the inbox table itself (DDL,
+// VACUUM FULL, LOCK TABLE in another session), is bounded on the server:
+// lock_timeout, set by pgstore's BoundLockWaits first in the same round
+// trip, is WaitTimeout, or less when the delivery's deadline is nearer
+// (core.WaitBound). The server ends the wait there, and the delivery is
+// answered ErrBusy (the deadline's error when the deadline bounded it):
+// nothing was done or counted, the message is to be redelivered. A
+// broker adapter's context has no end, and a webhook's only the client's
+// going away: neither ends a wait the server does not.
+//
+// A new message takes four round trips besides the handler's statements:
+// the read that answers duplicates, BEGIN, one batch of the bound, the
+// lock and the inbox row's INSERT that claims the message under the lock
+// before the handler runs (a row decided meanwhile is not claimed, and
+// read for the answer; the INSERT puts the previous lock_timeout back for
+// the handler), and COMMIT.
 //
 // The attempt counter is the inbox row's, never the broker's (a broker's
 // delivery count is a hint: RabbitMQ 4.3 changed what it counts).

@@ -26,8 +26,10 @@ import (
 const DefaultWaitTimeout = 30 * time.Second
 
 // ErrBusy is returned by Deliver when another delivery of the message held
-// it past the wait timeout: nothing was done, the message is to be
-// redelivered.
+// it past the wait timeout, or a lock on the inbox table (DDL, VACUUM
+// FULL, LOCK TABLE in another session) outlasted it while the message was
+// claimed or its failed attempt counted: nothing was done (no attempt
+// counted), the message is to be redelivered.
 var ErrBusy = errors.New("idem: another delivery of the message is running")
 
 // ErrInvalidMessage is wrapped by Deliver's error for a message without a
@@ -76,8 +78,9 @@ type Config struct {
 	// redelivery within it is a duplicate. It must outlast the sender's
 	// retry horizon.
 	Retention time.Duration
-	// WaitTimeout bounds the wait for a concurrent delivery of the same
-	// message; 0 means DefaultWaitTimeout.
+	// WaitTimeout bounds each wait for a concurrent delivery of the same
+	// message and for a lock on the inbox table (then ErrBusy); 0 means
+	// DefaultWaitTimeout.
 	WaitTimeout time.Duration
 	// MaxIDLength is the longest message id accepted, in bytes (the
 	// contract's key.max-length); 0 means defaults.KeyMaxLength.
@@ -92,6 +95,9 @@ type Consumer struct {
 	cfg      Config
 	tables   *tables.Schema
 	schemaOK atomic.Bool
+
+	// The statements sent in batches, in the executor's schema.
+	lockMessage, claimMessage, recordFailure string
 }
 
 // New returns the Consumer of cfg, registered with its executor so that
@@ -119,7 +125,9 @@ func New(cfg Config) (*Consumer, error) {
 	if cfg.MaxIDLength == 0 {
 		cfg.MaxIDLength = defaults.KeyMaxLength
 	}
-	c := &Consumer{cfg: cfg, tables: tables.NewSchema(core.SchemaOf(cfg.Executor))}
+	name := core.SchemaOf(cfg.Executor)
+	c := &Consumer{cfg: cfg, tables: tables.NewSchema(name), lockMessage: tables.Qualify(name, sqlcdb.LockMessage),
+		claimMessage: tables.Qualify(name, sqlcdb.ClaimMessage), recordFailure: tables.Qualify(name, sqlcdb.RecordFailure)}
 	if err := core.RegisterMessageRedriver(cfg.Executor, cfg.Name, c.redriveAll); err != nil {
 		return nil, err
 	}
@@ -191,11 +199,7 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 			rollback(ctx, tx)
 		}
 	}()
-	q := sqlcdb.New(c.tables.On(tx))
-	if err := c.lock(ctx, q, d); err != nil {
-		return Result{}, err
-	}
-	attempts, r, claimed, err := c.claim(ctx, q, d)
+	attempts, r, claimed, err := c.claim(ctx, tx, d)
 	if !claimed || err != nil {
 		return r, err
 	}
@@ -220,72 +224,113 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 	return Result{Outcome: Processed, Attempts: int(attempts), OperationID: op.ID}, nil
 }
 
-// lock takes the message's advisory lock, waiting at most WaitTimeout,
-// and no longer than ctx's deadline allows (core.WaitBound): the server
-// ends the wait then, and its 55P03 is answered as the deadline's error,
+// claim takes the message's advisory lock and writes d's inbox row as
+// processed, under that lock and before the handler runs, and returns its
+// attempts; the row commits with the handler's changes or not at all.
+// claimed false means the inbox had decided the message meanwhile (or
+// holds its id with another body): r is the answer.
+//
+// One round trip: BoundLockWaits, LockMessage, ClaimMessage. Each lock
+// wait, for a concurrent delivery of the message and for the inbox
+// table's lock, lasts at most WaitTimeout, and no longer than ctx's
+// deadline allows (core.WaitBound): the server ends it then (55P03), and
+// that is ErrBusy, or the deadline's error when the deadline bounded it,
 // as when the client's own deadline ends the wait.
-func (c *Consumer) lock(ctx context.Context, q *sqlcdb.Queries, d *delivery) error {
+func (c *Consumer) claim(ctx context.Context, tx pgx.Tx, d *delivery) (attempts int32, r Result, claimed bool, err error) {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
-	err := q.LockMessage(ctx, sqlcdb.LockMessageParams{Timeout: pgstore.TimeoutSetting(wait),
-		Source: d.msg.Source, Consumer: c.cfg.Name, MessageID: d.msg.ID})
+	b := &pgx.Batch{}
+	pgstore.QueueBoundLockWaits(b, wait)
+	b.Queue(c.lockMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
+	b.Queue(c.claimMessage, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), d.fingerprint[:], int32(c.cfg.MaxAttempts),
+		c.cfg.Retention.Seconds())
+	br := tx.SendBatch(ctx, b)
+	err = readClaim(br, &attempts)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	switch {
-	case isLockTimeout(err) && byDeadline:
-		return fmt.Errorf("idem: consumer %s: locking the message: %w (the server ended the wait at the deadline: %w)",
-			c.cfg.Name, context.DeadlineExceeded, err)
-	case isLockTimeout(err):
-		return fmt.Errorf("idem: consumer %s, message %q: %w", c.cfg.Name, d.msg.ID, ErrBusy)
-	case err != nil:
-		return fmt.Errorf("idem: consumer %s: locking the message: %w", c.cfg.Name, err)
-	}
-	return nil
-}
-
-// claim writes d's inbox row as processed, under the message's lock and
-// before the handler runs, and returns its attempts; the row commits with
-// the handler's changes or not at all. claimed false means the inbox had
-// decided the message meanwhile (or holds its id with another body): r is
-// the answer.
-func (c *Consumer) claim(ctx context.Context, q *sqlcdb.Queries, d *delivery) (attempts int32, r Result, claimed bool, err error) {
-	attempts, err = q.ClaimMessage(ctx, sqlcdb.ClaimMessageParams{Source: d.msg.Source, Consumer: c.cfg.Name,
-		MessageID: d.msg.ID, OperationID: d.uuid(), Fingerprint: d.fingerprint[:], MaxAttempts: int32(c.cfg.MaxAttempts),
-		RetentionSeconds: c.cfg.Retention.Seconds()})
-	if err == nil {
+	case err == nil:
 		return attempts, Result{}, true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return 0, Result{}, false, c.waitError(err, byDeadline, d, "claiming the message")
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return 0, Result{}, false, fmt.Errorf("idem: consumer %s: recording the message: %w", c.cfg.Name, err)
-	}
-	r, ok, err := c.lookup(ctx, q, d)
+	r, ok, err := c.lookup(ctx, sqlcdb.New(c.tables.On(tx)), d)
 	if err == nil && !ok {
 		err = fmt.Errorf("idem: consumer %s, message %q: the inbox row is neither claimable nor decided", c.cfg.Name, d.msg.ID)
 	}
 	return 0, r, false, err
 }
 
-// fail counts the failed attempt herr in a short transaction of its own;
-// the handler's has rolled back. A context that ended is no failure of the
-// message: nothing is counted and the error is returned.
+// readClaim reads the results of claim's batch: pgx.ErrNoRows when
+// ClaimMessage left the row as it was.
+func readClaim(br pgx.BatchResults, attempts *int32) error {
+	if _, err := br.Exec(); err != nil { // BoundLockWaits
+		return err
+	}
+	if _, err := br.Exec(); err != nil { // LockMessage
+		return err
+	}
+	var restored string
+	return br.QueryRow().Scan(attempts, &restored)
+}
+
+// waitError is the error of a statement that failed while doing what:
+// ErrBusy when the server ended a lock wait bounded by WaitTimeout, the
+// deadline's error when ctx's deadline bounded it (byDeadline).
+func (c *Consumer) waitError(err error, byDeadline bool, d *delivery, what string) error {
+	switch {
+	case isLockTimeout(err) && byDeadline:
+		return fmt.Errorf("idem: consumer %s: %s: %w (the server ended the wait at the deadline: %w)",
+			c.cfg.Name, what, context.DeadlineExceeded, err)
+	case isLockTimeout(err):
+		return fmt.Errorf("idem: consumer %s, message %q: %w (%s: %w)", c.cfg.Name, d.msg.ID, ErrBusy, what, err)
+	}
+	return fmt.Errorf("idem: consumer %s: %s: %w", c.cfg.Name, what, err)
+}
+
+// fail counts the failed attempt herr in a short transaction of its own
+// (BoundLockWaits and RecordFailure, one round trip and one implicit
+// transaction), its lock waits bounded as claim's are; the handler's has
+// rolled back. A context that ended is no failure of the message, nor is
+// a wait the server ended: nothing is counted and the error is returned.
 func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, context.Cause(ctx))
 	}
-	q := sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor)))
-	row, err := q.RecordFailure(ctx, sqlcdb.RecordFailureParams{Source: d.msg.Source, Consumer: c.cfg.Name,
-		MessageID: d.msg.ID, OperationID: d.uuid(), MaxAttempts: int32(c.cfg.MaxAttempts), Fingerprint: d.fingerprint[:],
-		LastError: herr.Error(), Body: d.msg.Body})
+	pool := core.PoolOf(c.cfg.Executor)
+	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	b := &pgx.Batch{}
+	pgstore.QueueBoundLockWaits(b, wait)
+	b.Queue(c.recordFailure, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), int32(c.cfg.MaxAttempts), d.fingerprint[:],
+		herr.Error(), d.msg.Body)
+	br := pool.SendBatch(ctx, b)
+	row, err := readFailure(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent delivery decided the message meanwhile.
-		r, _, err := c.lookup(ctx, q, d)
+		r, _, err := c.lookup(ctx, sqlcdb.New(c.tables.On(pool)), d)
 		return r, err
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("idem: consumer %s: counting a failed attempt (%v): %w", c.cfg.Name, herr, err)
+		return Result{}, c.waitError(err, byDeadline, d, fmt.Sprintf("counting a failed attempt (%v)", herr))
 	}
 	r := Result{Outcome: Retry, Attempts: int(row.Attempts), OperationID: d.operationID(), Err: herr}
 	if row.State == stateDead {
 		r.Outcome = DeadLettered
 	}
 	return r, nil
+}
+
+// readFailure reads the results of fail's batch: pgx.ErrNoRows when
+// RecordFailure left the row as it was.
+func readFailure(br pgx.BatchResults) (row sqlcdb.RecordFailureRow, err error) {
+	if _, err := br.Exec(); err != nil { // BoundLockWaits
+		return row, err
+	}
+	err = br.QueryRow().Scan(&row.State, &row.Attempts)
+	return row, err
 }
 
 // The inbox row's states (step 6 of runtime/schema).

@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -165,5 +166,51 @@ func TestStoppingHandsBackTheEffectsClaimedAhead(t *testing.T) {
 	}
 	if n := count(t, pool, `SELECT count(*) FROM idempotency_outbox WHERE state = 'done'`); n != 2 {
 		t.Errorf("%d effects done, want the two called", n)
+	}
+}
+
+// ClaimAhead bounds what a worker holds behind a backlog: with two slots
+// and one call ended, ClaimAhead 1 claims only the slot that freed (three
+// effects claimed in all, and no more can be while two calls run), and
+// ClaimAhead 2 claims ahead, up to 2 × 2 a claim and 2 × 2 × 2 held, so
+// that the third call comes from a claim of four and at most 1 + 8
+// effects are claimed by then, a second claim in flight included.
+func TestClaimAheadBoundsWhatAWorkerHolds(t *testing.T) {
+	for _, tc := range []struct {
+		ahead          int
+		least, largest int
+	}{{1, 3, 3}, {2, 2 + 2*2, 1 + 2*2*2}} {
+		t.Run(fmt.Sprintf("ClaimAhead=%d", tc.ahead), func(t *testing.T) {
+			_, pool := newDB(t)
+			const n = 20
+			enqueue(t, pool, n, "retry")
+			p := &gatedProvider{called: make(chan string, n), pass: make(chan struct{})}
+			done := &countKind{kind: idem.EffectEventDone, target: n, all: make(chan struct{})}
+			w, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, Providers: map[string]idem.Provider{"email": p},
+				Concurrency: 2, ClaimAhead: tc.ahead, PollInterval: 10 * time.Millisecond, Observer: done})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := start(t, w)
+			<-p.called
+			<-p.called
+			p.pass <- struct{}{} // one call ends: the next claim goes out while the other runs
+			<-p.called           // a slot took an effect of that claim, so it returned
+			if got := count(t, pool, `SELECT count(*) FROM idempotency_effect_attempt`); got < tc.least || got > tc.largest {
+				t.Errorf("%d effects claimed with two calls running and one ended, want %d to %d", got, tc.least, tc.largest)
+			}
+			close(p.pass)
+			<-done.all
+			stop()
+		})
+	}
+}
+
+// A negative ClaimAhead is refused, naming the field.
+func TestNegativeClaimAheadIsRefused(t *testing.T) {
+	_, err := idem.NewWorker(idem.WorkerConfig{Pool: &pgxpool.Pool{}, Providers: map[string]idem.Provider{"email": doneProvider{}},
+		ClaimAhead: -1})
+	if err == nil || !strings.Contains(err.Error(), "WorkerConfig.ClaimAhead is -1") {
+		t.Errorf("NewWorker with ClaimAhead -1: %v, want an error naming WorkerConfig.ClaimAhead", err)
 	}
 }

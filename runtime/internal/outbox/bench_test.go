@@ -30,7 +30,8 @@ type noopProvider struct{}
 func (noopProvider) Do(context.Context, idem.EffectCall) idem.EffectOutcome { return idem.EffectDone() }
 
 // statements counts the claim statements, those of them that probe, and
-// the record statements sent through the pools it traces.
+// the record statements sent through the pools it traces (a pgx.QueryTracer
+// and pgx.BatchTracer).
 type statements struct{ claims, probes, records atomic.Int64 }
 
 func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
@@ -40,13 +41,25 @@ func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Tra
 		s.probes.Add(1)
 	case strings.HasPrefix(d.SQL, "-- name: ClaimOldestEffects "):
 		s.claims.Add(1)
-	case strings.HasPrefix(d.SQL, "-- name: RecordOutcomes "):
-		s.records.Add(1)
 	}
 	return ctx
 }
 
 func (*statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchQuery counts the record statements, which go in a batch after
+// BoundLockWaits.
+func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	if strings.HasPrefix(d.SQL, "-- name: RecordOutcomes ") {
+		s.records.Add(1)
+	}
+}
+
+func (*statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (*statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // report reports effects per second, and effects per claim and per record
 // statement when counted.

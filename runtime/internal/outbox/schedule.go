@@ -27,13 +27,14 @@ type schedule struct {
 // the rate of claims rather than by one claim's round trip.
 const maxClaimsInFlight = 2
 
-// aheadClaim is how many times Concurrency effects a claim asks for
-// while a backlog lasts: with two in flight a worker then holds up to six
-// times Concurrency, running or waiting for a slot. Claims of
-// Concurrency, or of twice that, left one default worker below twice the
-// bare SKIP LOCKED loop in some passes of BenchmarkEffects on a busy
-// machine; claims of three times did not (docs/benchmarks.md).
-const aheadClaim = 3
+// defaultClaimAhead is Config.ClaimAhead's default, how many times
+// Concurrency effects a claim asks for while a backlog lasts: with two in
+// flight a worker then holds up to six times Concurrency, running or
+// waiting for a slot. Claims of Concurrency, or of twice that, left one
+// default worker below twice the bare SKIP LOCKED loop in some passes of
+// BenchmarkEffects on a busy machine; claims of three times did not
+// (docs/benchmarks.md).
+const defaultClaimAhead = 3
 
 // claimResult is what a claim statement returned for asked effects.
 type claimResult struct {
@@ -47,9 +48,10 @@ type claimResult struct {
 // last claim came back short) the worker claims on its poll, for its free
 // slots. While a backlog lasts it claims once a call has ended since the
 // last claim returned (not before: a worker whose calls hang claims no
-// more than they hold), ahead of its free slots: up to aheadClaim times
+// more than they hold), ahead of its free slots: up to ClaimAhead times
 // Concurrency a claim, and twice that held, running, waiting for a slot or
-// asked for by a claim in flight, so that the next effects are claimed
+// asked for by a claim in flight (ClaimAhead 1: Concurrency, no more than
+// the free slots), so that the next effects are claimed
 // while calls run and a slot that frees finds one waiting. Claiming ahead
 // stops while aheadFrom is to come. Either way a claim waits until it can
 // ask for its most, or for at most a tenth of PollInterval, so that claims
@@ -61,8 +63,8 @@ func (w *Worker) nextClaim(s *schedule, now time.Time) (n int, at time.Time) {
 	limit, most, trigger := w.cfg.Concurrency, w.cfg.Concurrency, s.polled
 	if s.backlog {
 		trigger = s.ended
-		if !now.Before(s.aheadFrom) {
-			most = aheadClaim * w.cfg.Concurrency
+		if !now.Before(s.aheadFrom) && w.cfg.ClaimAhead > 1 {
+			most = w.cfg.ClaimAhead * w.cfg.Concurrency
 			limit = maxClaimsInFlight * most
 		}
 	}

@@ -35,7 +35,8 @@ type Config struct {
 	Lease           time.Duration                   // how long a claim holds an effect; 1m. A call gets until the lease's last tenth.
 	MaxAttempts     int                             // attempts before dead; 10
 	Backoff         func(attempt int) time.Duration // the wait after attempt n; default Backoff
-	Concurrency     int                             // calls at once; 8. Behind a backlog the worker claims ahead, up to six times this held (see nextClaim)
+	Concurrency     int                             // calls at once; 8. Behind a backlog the worker claims ahead, up to 2 × ClaimAhead times this held (see nextClaim)
+	ClaimAhead      int                             // behind a backlog, how many times Concurrency a claim asks for; 0 means 3, 1 claims only for free call slots; negative is refused
 	PollInterval    time.Duration                   // the wait between claims when none was due; 100ms
 	GaugeInterval   time.Duration                   // between readings of the oldest due effect; 5s
 	ShutdownTimeout time.Duration                   // how long Run lets running calls finish after its context ends; 10s
@@ -67,6 +68,8 @@ type Worker struct {
 	cfg     Config
 	effects []string
 	q       *sqlcdb.Queries // on the pool, in cfg.Schema
+	// recordStmt is RecordOutcomes in cfg.Schema, sent in a batch.
+	recordStmt string
 	// The claims' fairness state, under fair (two claims may be in flight,
 	// each reading it when sent and updating it when it returns): the due
 	// time after which the next probe reads, whether the next claim is one
@@ -93,6 +96,9 @@ func New(cfg Config) (*Worker, error) {
 			return nil, fmt.Errorf("idem: WorkerConfig.Providers[%q] is nil", name)
 		}
 	}
+	if cfg.ClaimAhead < 0 {
+		return nil, fmt.Errorf("idem: WorkerConfig.ClaimAhead is %d, want 0 (the default, 3), 1 (no claiming ahead) or more", cfg.ClaimAhead)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -111,6 +117,7 @@ func New(cfg Config) (*Worker, error) {
 	setDefault(&cfg.Lease, time.Minute)
 	setDefault(&cfg.MaxAttempts, 10)
 	setDefault(&cfg.Concurrency, 8)
+	setDefault(&cfg.ClaimAhead, defaultClaimAhead)
 	setDefault(&cfg.PollInterval, 100*time.Millisecond)
 	setDefault(&cfg.GaugeInterval, 5*time.Second)
 	setDefault(&cfg.ShutdownTimeout, 10*time.Second)
@@ -120,11 +127,12 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Backoff = Backoff
 	}
 	return &Worker{
-		cfg:     cfg,
-		effects: slices.Sorted(maps.Keys(cfg.Providers)),
-		q:       sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
-		probe:   probeFromStart,
-		others:  true,
+		cfg:        cfg,
+		effects:    slices.Sorted(maps.Keys(cfg.Providers)),
+		q:          sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
+		recordStmt: tables.Qualify(cfg.Schema, sqlcdb.RecordOutcomes),
+		probe:      probeFromStart,
+		others:     true,
 	}, nil
 }
 
@@ -153,7 +161,7 @@ var errShutDown = errors.New("idem: the worker shut down before the call ended")
 //
 // A claim statement takes as many due effects as there are free call
 // slots; while a backlog lasts the worker claims ahead of them, up to
-// aheadClaim times Concurrency a statement and two statements in flight
+// ClaimAhead times Concurrency a statement and two statements in flight
 // (see nextClaim), so that a slot that frees finds an effect waiting
 // instead of waiting a claim's round trip. Calls run concurrently,
 // Concurrency at most, and their outcomes are recorded in batches (see

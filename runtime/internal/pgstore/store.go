@@ -219,6 +219,16 @@ func recordFromRow(row sqlcdb.GetRecordRow) *Record {
 // purgeAfter is how long after its creation the claimed record is deleted.
 func (c *Claim) purgeAfter() time.Duration { return c.Retention + c.Tombstone }
 
+// QueueBoundLockWaits appends BoundLockWaits to b, bounding at d every
+// lock wait of the statements queued after it in the same transaction
+// (SQLSTATE 55P03 past it), also a wait for a table's lock, which a bound
+// set inside those statements would come too late for. The previous
+// lock_timeout is saved as idem.saved_lock_timeout, for a statement to put
+// back. Read its result with BatchResults.Exec.
+func QueueBoundLockWaits(b *pgx.Batch, d time.Duration) {
+	b.Queue(sqlcdb.BoundLockWaits, TimeoutSetting(d))
+}
+
 // TimeoutSetting renders d as a setting of lock_timeout or
 // statement_timeout (set_config's text): whole milliseconds, at least 1
 // (0 would mean "wait forever").

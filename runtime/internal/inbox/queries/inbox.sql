@@ -4,22 +4,10 @@
 -- other waits and then finds the row the first committed. The two-key
 -- form keeps these locks apart from the executor's single-key ones; a
 -- hash collision only serialises two messages, and the primary key stays
--- the final arbiter. One round trip bounds the wait (lock_timeout, for
--- this transaction, set to @timeout), takes the lock, and puts back the
--- setting it replaced, so that the handler's own statements wait as they
--- would anywhere else. The three run in that order: each subquery is
--- fenced (OFFSET 0), its volatile columns are kept, and the statement
--- around it reads it before computing its own; PostgreSQL reads
--- lock_timeout when the lock starts to wait.
-SELECT set_config('lock_timeout', l.previous, true) FROM (
-    SELECT b.previous, b.bounded,
-        pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text)) AS locked
-    FROM (
-        SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', @timeout::text, true) AS bounded
-        OFFSET 0
-    ) AS b
-    OFFSET 0
-) AS l;
+-- the final arbiter. It follows pgstore's BoundLockWaits and precedes
+-- ClaimMessage in one round trip: BoundLockWaits bounds its wait, and
+-- ClaimMessage's, and ClaimMessage puts the previous bound back.
+SELECT pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text));
 
 -- name: GetMessage :one
 -- Reads what the inbox knows of a message.
@@ -37,7 +25,11 @@ WHERE source = @source AND consumer = @consumer AND message_id = @message_id;
 -- it (GetMessage) for its answer. The body kept for support is dropped.
 -- Its times are the database's now(), the transaction's start, and
 -- retention starts there, as a record's deadlines do: a host whose clock
--- is off neither shortens nor stretches it.
+-- is off neither shortens nor stretches it. Its waits for the inbox
+-- table's lock and for a concurrent row are bounded by pgstore's
+-- BoundLockWaits before it in the same round trip, and RETURNING, which
+-- runs once the row is in, puts the previous lock_timeout back, so that
+-- the handler's own statements wait as they would anywhere else.
 INSERT INTO idempotency_inbox AS i (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
     received_at, updated_at, processed_at, expires_at
@@ -49,14 +41,15 @@ ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET state = 'processed', attempts = i.attempts + 1, body = NULL,
     updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
 WHERE i.state IN ('failed', 'retry') AND i.fingerprint = excluded.fingerprint
-RETURNING attempts;
+RETURNING attempts, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout;
 
 -- name: RecordFailure :one
 -- Counts a failed attempt, in a short transaction of its own after the
 -- handler's rolled back. The message becomes dead when its attempts reach
 -- max_attempts, or when it failed again after support's retry; a row
 -- already processed or dead (by a concurrent delivery) is left as it is,
--- and then no row is returned.
+-- and then no row is returned. pgstore's BoundLockWaits, before it in the
+-- same round trip and implicit transaction, bounds its lock waits.
 INSERT INTO idempotency_inbox AS i (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts, last_error, body,
     received_at, updated_at

@@ -169,7 +169,9 @@ FROM claimed AS c, span;
 -- Each row is recorded only while its effect is still leased under that
 -- attempt's fencing token: a row whose lease another worker took over is
 -- left as that worker wrote it. It returns the rows it recorded, by key
--- and token.
+-- and token. pgstore's BoundLockWaits, before it in the same round trip
+-- and implicit transaction, bounds its lock waits, a lock on the outbox
+-- or attempt table included.
 WITH batch AS (
     SELECT unnest(@scopes::text[]) AS scope, unnest(@operation_ids::uuid[]) AS operation_id,
            unnest(@seqs::integer[]) AS seq, unnest(@fencing_tokens::bigint[]) AS fencing_token,

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const claimMessage = `-- name: ClaimMessage :one
+const ClaimMessage = `-- name: ClaimMessage :one
 INSERT INTO idempotency_inbox AS i (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts,
     received_at, updated_at, processed_at, expires_at
@@ -23,7 +23,7 @@ ON CONFLICT (source, consumer, message_id) DO UPDATE
 SET state = 'processed', attempts = i.attempts + 1, body = NULL,
     updated_at = excluded.updated_at, processed_at = excluded.processed_at, expires_at = excluded.expires_at
 WHERE i.state IN ('failed', 'retry') AND i.fingerprint = excluded.fingerprint
-RETURNING attempts
+RETURNING attempts, set_config('lock_timeout', current_setting('idem.saved_lock_timeout'), true) AS restored_lock_timeout
 `
 
 type ClaimMessageParams struct {
@@ -36,6 +36,11 @@ type ClaimMessageParams struct {
 	RetentionSeconds float64
 }
 
+type ClaimMessageRow struct {
+	Attempts            int32
+	RestoredLockTimeout string
+}
+
 // Records, in the handler's transaction and before the handler runs, that
 // the message is processed: its changes and this row commit together, or
 // neither does. It runs under the message's lock, and claims a message
@@ -45,9 +50,13 @@ type ClaimMessageParams struct {
 // it (GetMessage) for its answer. The body kept for support is dropped.
 // Its times are the database's now(), the transaction's start, and
 // retention starts there, as a record's deadlines do: a host whose clock
-// is off neither shortens nor stretches it.
-func (q *Queries) ClaimMessage(ctx context.Context, arg ClaimMessageParams) (int32, error) {
-	row := q.db.QueryRow(ctx, claimMessage,
+// is off neither shortens nor stretches it. Its waits for the inbox
+// table's lock and for a concurrent row are bounded by pgstore's
+// BoundLockWaits before it in the same round trip, and RETURNING, which
+// runs once the row is in, puts the previous lock_timeout back, so that
+// the handler's own statements wait as they would anywhere else.
+func (q *Queries) ClaimMessage(ctx context.Context, arg ClaimMessageParams) (ClaimMessageRow, error) {
+	row := q.db.QueryRow(ctx, ClaimMessage,
 		arg.Source,
 		arg.Consumer,
 		arg.MessageID,
@@ -56,12 +65,12 @@ func (q *Queries) ClaimMessage(ctx context.Context, arg ClaimMessageParams) (int
 		arg.MaxAttempts,
 		arg.RetentionSeconds,
 	)
-	var attempts int32
-	err := row.Scan(&attempts)
-	return attempts, err
+	var i ClaimMessageRow
+	err := row.Scan(&i.Attempts, &i.RestoredLockTimeout)
+	return i, err
 }
 
-const getMessage = `-- name: GetMessage :one
+const GetMessage = `-- name: GetMessage :one
 SELECT state, fingerprint, attempts, operation_id
 FROM idempotency_inbox
 WHERE source = $1 AND consumer = $2 AND message_id = $3
@@ -82,7 +91,7 @@ type GetMessageRow struct {
 
 // Reads what the inbox knows of a message.
 func (q *Queries) GetMessage(ctx context.Context, arg GetMessageParams) (GetMessageRow, error) {
-	row := q.db.QueryRow(ctx, getMessage, arg.Source, arg.Consumer, arg.MessageID)
+	row := q.db.QueryRow(ctx, GetMessage, arg.Source, arg.Consumer, arg.MessageID)
 	var i GetMessageRow
 	err := row.Scan(
 		&i.State,
@@ -93,7 +102,7 @@ func (q *Queries) GetMessage(ctx context.Context, arg GetMessageParams) (GetMess
 	return i, err
 }
 
-const listRetries = `-- name: ListRetries :many
+const ListRetries = `-- name: ListRetries :many
 SELECT source, message_id, body FROM idempotency_inbox
 WHERE consumer = $1::text AND state = 'retry'
 ORDER BY updated_at
@@ -114,7 +123,7 @@ type ListRetriesRow struct {
 // Lists up to @batch messages of @consumer that support asked to retry,
 // with their stored bodies, oldest request first.
 func (q *Queries) ListRetries(ctx context.Context, arg ListRetriesParams) ([]ListRetriesRow, error) {
-	rows, err := q.db.Query(ctx, listRetries, arg.Consumer, arg.Batch)
+	rows, err := q.db.Query(ctx, ListRetries, arg.Consumer, arg.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -133,23 +142,14 @@ func (q *Queries) ListRetries(ctx context.Context, arg ListRetriesParams) ([]Lis
 	return items, nil
 }
 
-const lockMessage = `-- name: LockMessage :exec
-SELECT set_config('lock_timeout', l.previous, true) FROM (
-    SELECT b.previous, b.bounded,
-        pg_advisory_xact_lock(1768842872, hashtext($1::text || chr(31) || $2::text || chr(31) || $3::text)) AS locked
-    FROM (
-        SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', $4::text, true) AS bounded
-        OFFSET 0
-    ) AS b
-    OFFSET 0
-) AS l
+const LockMessage = `-- name: LockMessage :exec
+SELECT pg_advisory_xact_lock(1768842872, hashtext($1::text || chr(31) || $2::text || chr(31) || $3::text))
 `
 
 type LockMessageParams struct {
 	Source    string
 	Consumer  string
 	MessageID string
-	Timeout   string
 }
 
 // Takes the message's transaction-level advisory lock, so that of two
@@ -157,24 +157,15 @@ type LockMessageParams struct {
 // other waits and then finds the row the first committed. The two-key
 // form keeps these locks apart from the executor's single-key ones; a
 // hash collision only serialises two messages, and the primary key stays
-// the final arbiter. One round trip bounds the wait (lock_timeout, for
-// this transaction, set to @timeout), takes the lock, and puts back the
-// setting it replaced, so that the handler's own statements wait as they
-// would anywhere else. The three run in that order: each subquery is
-// fenced (OFFSET 0), its volatile columns are kept, and the statement
-// around it reads it before computing its own; PostgreSQL reads
-// lock_timeout when the lock starts to wait.
+// the final arbiter. It follows pgstore's BoundLockWaits and precedes
+// ClaimMessage in one round trip: BoundLockWaits bounds its wait, and
+// ClaimMessage's, and ClaimMessage puts the previous bound back.
 func (q *Queries) LockMessage(ctx context.Context, arg LockMessageParams) error {
-	_, err := q.db.Exec(ctx, lockMessage,
-		arg.Source,
-		arg.Consumer,
-		arg.MessageID,
-		arg.Timeout,
-	)
+	_, err := q.db.Exec(ctx, LockMessage, arg.Source, arg.Consumer, arg.MessageID)
 	return err
 }
 
-const recordFailure = `-- name: RecordFailure :one
+const RecordFailure = `-- name: RecordFailure :one
 INSERT INTO idempotency_inbox AS i (
     source, consumer, message_id, operation_id, state, fingerprint, attempts, max_attempts, last_error, body,
     received_at, updated_at
@@ -212,9 +203,10 @@ type RecordFailureRow struct {
 // handler's rolled back. The message becomes dead when its attempts reach
 // max_attempts, or when it failed again after support's retry; a row
 // already processed or dead (by a concurrent delivery) is left as it is,
-// and then no row is returned.
+// and then no row is returned. pgstore's BoundLockWaits, before it in the
+// same round trip and implicit transaction, bounds its lock waits.
 func (q *Queries) RecordFailure(ctx context.Context, arg RecordFailureParams) (RecordFailureRow, error) {
-	row := q.db.QueryRow(ctx, recordFailure,
+	row := q.db.QueryRow(ctx, RecordFailure,
 		arg.Source,
 		arg.Consumer,
 		arg.MessageID,

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const claimEffects = `-- name: ClaimEffects :many
+const ClaimEffects = `-- name: ClaimEffects :many
 WITH head AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
@@ -143,7 +143,7 @@ type ClaimEffectsRow struct {
 // that stop at their limits: a claim costs O(@max_claims +
 // @probe_window) however long the backlog.
 func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]ClaimEffectsRow, error) {
-	rows, err := q.db.Query(ctx, claimEffects,
+	rows, err := q.db.Query(ctx, ClaimEffects,
 		arg.Effects,
 		arg.MaxClaims,
 		arg.ProbeAfter,
@@ -185,7 +185,7 @@ func (q *Queries) ClaimEffects(ctx context.Context, arg ClaimEffectsParams) ([]C
 	return items, nil
 }
 
-const claimOldestEffects = `-- name: ClaimOldestEffects :many
+const ClaimOldestEffects = `-- name: ClaimOldestEffects :many
 WITH due AS (
     SELECT scope, operation_id, seq, available_at FROM idempotency_outbox
     WHERE state = 'pending' AND available_at <= now() AND effect = ANY ($1::text[])
@@ -270,7 +270,7 @@ type ClaimOldestEffectsRow struct {
 // worker's resumeBefore). due_at is each effect's due time before the
 // claim, which ReleaseEffects restores.
 func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffectsParams) ([]ClaimOldestEffectsRow, error) {
-	rows, err := q.db.Query(ctx, claimOldestEffects,
+	rows, err := q.db.Query(ctx, ClaimOldestEffects,
 		arg.Effects,
 		arg.MaxClaims,
 		arg.LeaseSeconds,
@@ -310,7 +310,7 @@ func (q *Queries) ClaimOldestEffects(ctx context.Context, arg ClaimOldestEffects
 	return items, nil
 }
 
-const oldestDueAge = `-- name: OldestDueAge :one
+const OldestDueAge = `-- name: OldestDueAge :one
 SELECT coalesce(extract(epoch FROM now() - min(available_at)), 0)::float8 AS age_seconds FROM idempotency_outbox
 WHERE state = 'pending' AND available_at <= now()
 `
@@ -318,13 +318,13 @@ WHERE state = 'pending' AND available_at <= now()
 // Reads how many seconds ago, on the database's clock, the oldest due
 // effect became due (0 when none is due).
 func (q *Queries) OldestDueAge(ctx context.Context) (float64, error) {
-	row := q.db.QueryRow(ctx, oldestDueAge)
+	row := q.db.QueryRow(ctx, OldestDueAge)
 	var age_seconds float64
 	err := row.Scan(&age_seconds)
 	return age_seconds, err
 }
 
-const recordOutcomes = `-- name: RecordOutcomes :many
+const RecordOutcomes = `-- name: RecordOutcomes :many
 WITH batch AS (
     SELECT unnest($1::text[]) AS scope, unnest($2::uuid[]) AS operation_id,
            unnest($3::integer[]) AS seq, unnest($4::bigint[]) AS fencing_token,
@@ -379,9 +379,11 @@ type RecordOutcomesRow struct {
 // Each row is recorded only while its effect is still leased under that
 // attempt's fencing token: a row whose lease another worker took over is
 // left as that worker wrote it. It returns the rows it recorded, by key
-// and token.
+// and token. pgstore's BoundLockWaits, before it in the same round trip
+// and implicit transaction, bounds its lock waits, a lock on the outbox
+// or attempt table included.
 func (q *Queries) RecordOutcomes(ctx context.Context, arg RecordOutcomesParams) ([]RecordOutcomesRow, error) {
-	rows, err := q.db.Query(ctx, recordOutcomes,
+	rows, err := q.db.Query(ctx, RecordOutcomes,
 		arg.Scopes,
 		arg.OperationIds,
 		arg.Seqs,
@@ -416,7 +418,7 @@ func (q *Queries) RecordOutcomes(ctx context.Context, arg RecordOutcomesParams) 
 	return items, nil
 }
 
-const releaseEffects = `-- name: ReleaseEffects :many
+const ReleaseEffects = `-- name: ReleaseEffects :many
 WITH batch AS (
     SELECT unnest($1::text[]) AS scope, unnest($2::uuid[]) AS operation_id,
            unnest($3::integer[]) AS seq, unnest($4::bigint[]) AS fencing_token,
@@ -461,7 +463,7 @@ type ReleaseEffectsRow struct {
 // touches a row only while it is still leased under the claim's fencing
 // token, and returns the rows it released.
 func (q *Queries) ReleaseEffects(ctx context.Context, arg ReleaseEffectsParams) ([]ReleaseEffectsRow, error) {
-	rows, err := q.db.Query(ctx, releaseEffects,
+	rows, err := q.db.Query(ctx, ReleaseEffects,
 		arg.Scopes,
 		arg.OperationIds,
 		arg.Seqs,
