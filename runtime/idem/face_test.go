@@ -199,7 +199,7 @@ func TestUserFaceExposesNoFaultHooks(t *testing.T) {
 		"MessageOutcome.String", "MessageProcessed", "MessageRetry", "Migrate", "NewConsumer", "NewExecutor", "NewWorker", "Nullable",
 		"Nullable.IsZero", "Nullable.MarshalJSON", "Nullable.Null", "Nullable.Set", "Nullable.UnmarshalJSON", "Nullable.Value",
 		"Observer", "Observer.Observe", "OperationSpan", "OperationSpan.End", "OperationSpan.Event", "OperationSpan.Link",
-		"OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown", "ProblemAttemptUnknown", "ProblemBodyTooLarge",
+		"OutcomeDone", "OutcomeFailed", "OutcomeNotDone", "OutcomeUnknown", "ProblemAttemptUnknown", "ProblemBodyTooLarge", "ProblemDeadlineExceeded",
 		"ProblemExpired", "ProblemFingerprint", "ProblemInProgress", "ProblemInternal", "ProblemInvalidBody", "ProblemKeyMalformed",
 		"ProblemKeyMissing", "ProblemMethodNotAllowed", "ProblemNaturalKeyExists", "ProblemRequestTimeout", "ProblemRequiresRecovery",
 		"ProblemResourceGone", "ProblemScopeBusy", "ProblemScopeUnavailable", "ProblemTypeBase", "ProblemUnavailable",

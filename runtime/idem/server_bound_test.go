@@ -126,7 +126,8 @@ func backendPID(t *testing.T, pool *pgxpool.Pool) int32 {
 // server ends the wait (SQLSTATE 55P03) near the deadline although the
 // request's context is not Done until the backstop, the backend waits no
 // longer and the connection is kept. The answer is the one a deadline the
-// client reaches gets: class timeout, a 500 (docs/problems.md). Before,
+// client reaches gets: class timeout, a 503 deadline-exceeded
+// (docs/problems.md). Before,
 // lock_timeout was the whole wait-timeout and only the client's deadline
 // ended the wait, by closing the connection (pgx sends a cancel request
 // as it closes).
@@ -169,8 +170,8 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 			if waiting != 0 {
 				t.Errorf("%d of the runtime's backends still wait on a lock after it answered", waiting)
 			}
-			if r.Status != http.StatusInternalServerError || problemType(t, r) != idem.ProblemInternal {
-				t.Errorf("status %d body %s, want the 500 of a request past its deadline", r.Status, r.Body)
+			if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {
+				t.Errorf("status %d body %s, want the 503 of a request past its deadline", r.Status, r.Body)
 			}
 			events := rec.all()
 			if last := events[len(events)-1]; last.Kind != idem.EventRolledBack || last.Class != idem.ClassTimeout {
@@ -187,8 +188,8 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 // still ends it on the server, although the runtime sets no bound there:
 // pgx closes a connection whose context ended mid-statement and, closing
 // it, sends PostgreSQL a cancel request, which ends the backend's wait
-// (pgconn's asyncClose, pgx v5.13). The answer is a 500 of class timeout
-// (docs/problems.md). The cancel request goes out from a goroutine of
+// (pgconn's asyncClose, pgx v5.13). The answer is a 503 deadline-exceeded
+// of class timeout (docs/problems.md). The cancel request goes out from a goroutine of
 // pgx's after the call returned, so nothing in this process marks its
 // arrival: the test polls pg_stat_activity for the backend's wait to end,
 // with a ceiling far past a cancel's round trip, while the barrier, which
@@ -208,8 +209,8 @@ func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := postWithin(h, 300*time.Millisecond, "tenant-a", "business-1", benchBody)
-	if r.Status != http.StatusInternalServerError || problemType(t, r) != idem.ProblemInternal {
-		t.Errorf("status %d body %s, want the 500 of a request past its deadline", r.Status, r.Body)
+	if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {
+		t.Errorf("status %d body %s, want the 503 of a request past its deadline", r.Status, r.Body)
 	}
 	if events := rec.all(); len(events) == 0 || events[len(events)-1].Class != idem.ClassTimeout {
 		t.Errorf("events %+v, want the last of class timeout", events)
