@@ -38,4 +38,6 @@ const (
 	ProblemWebhookFailed = ProblemTypeBase + "webhook-handler-failed"
 	// 405, with Allow: a webhook receiver takes POST only
 	ProblemMethodNotAllowed = ProblemTypeBase + "method-not-allowed"
+	// 401, with WWW-Authenticate: the ScopeFunc returned an *Unauthenticated
+	ProblemUnauthenticated = ProblemTypeBase + "authentication-required"
 )

@@ -26,6 +26,7 @@ const (
 	ProblemBodyTooLarge         = ProblemTypeBase + "request-body-too-large"
 	ProblemInvalidBody          = ProblemTypeBase + "request-body-invalid"
 	ProblemScopeUnavailable     = ProblemTypeBase + "scope-unavailable"
+	ProblemUnauthenticated      = ProblemTypeBase + "authentication-required"
 	ProblemScopeBusy            = ProblemTypeBase + "scope-busy"
 	ProblemFingerprint          = ProblemTypeBase + "idempotency-key-reused"
 	ProblemInProgress           = ProblemTypeBase + "operation-in-progress"
@@ -55,7 +56,8 @@ type Problem struct {
 	Violations []jsondecode.Violation `json:"violations,omitempty"`
 	retryAfter time.Duration
 	// accept lists the media types an unsupported-media-type request may
-	// have, sent in acceptHeader (Accept-Post or Accept-Patch).
+	// have, sent in acceptHeader (Accept-Post or Accept-Patch); or the
+	// methods of Allow, or the challenge of WWW-Authenticate.
 	accept       []string
 	acceptHeader string
 }
