@@ -38,15 +38,7 @@ func TestDeadlineInTheBusinessStepIsRetryable(t *testing.T) {
 			}
 			return createOrder(ctx, tx, op, req)
 		})
-	ctx := context.Background()
-	barrier, err := d.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(ctx) }()
-	if _, err := barrier.Exec(ctx, "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	barrier := lockTable(t, d, "orders")
 
 	deadline := faults.NewDeadline(backstop)
 	defer deadline.Pass()
@@ -81,7 +73,7 @@ func TestDeadlineInTheBusinessStepIsRetryable(t *testing.T) {
 		t.Fatalf("%d records after the deadline passed, want the key free", n)
 	}
 
-	if err := barrier.Rollback(ctx); err != nil {
+	if err := barrier.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	retry := post(h, "tenant-a", "deadline-1", body) // its business step's signal waits in reached's buffer

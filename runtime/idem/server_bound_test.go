@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -66,15 +67,7 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
 				}
 
-				ctx := context.Background()
-				barrier, err := d.pool.Begin(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() { _ = barrier.Rollback(ctx) }()
-				if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_record IN ACCESS EXCLUSIVE MODE"); err != nil {
-					t.Fatal(err)
-				}
+				lockTable(t, d, "idempotency_record")
 				r := postWithin(h, backstop, "tenant-a", "locked-1", benchBody)
 				if n := lockWaiters(t, d, app); n != 0 {
 					t.Errorf("%d of the runtime's backends still wait on a lock after it answered", n)
@@ -85,6 +78,22 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 			})
 		}
 	}
+}
+
+// lockTable locks table in ACCESS EXCLUSIVE mode from another connection
+// of d until the test ends or the returned transaction is rolled back: a
+// barrier every statement on the table waits at.
+func lockTable(t *testing.T, d *db, table string) pgx.Tx {
+	t.Helper()
+	barrier, err := d.pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
+	if _, err := barrier.Exec(t.Context(), "LOCK TABLE "+pgx.Identifier{table}.Sanitize()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return barrier
 }
 
 // onePool returns pool with at most one connection, opened anew from its
@@ -199,15 +208,7 @@ func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 	waiters, app := waiterPool(t, d)
 	rec := &recorder{}
 	h := newHandler(t, onePool(t, waiters), orderContract(), idem.Config{Observer: rec}, createOrder)
-	ctx := context.Background()
-	barrier, err := d.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(ctx) }()
-	if _, err := barrier.Exec(ctx, "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	lockTable(t, d, "orders")
 	r := postWithin(h, 300*time.Millisecond, "tenant-a", "business-1", benchBody)
 	if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {
 		t.Errorf("status %d body %s, want the 503 of a request past its deadline", r.Status, r.Body)
@@ -215,7 +216,7 @@ func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 	if events := rec.all(); len(events) == 0 || events[len(events)-1].Class != idem.ClassTimeout {
 		t.Errorf("events %+v, want the last of class timeout", events)
 	}
-	ceiling, cancel := context.WithTimeout(ctx, backstop)
+	ceiling, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
 	for lockWaiters(t, d, app) != 0 {
 		if ceiling.Err() != nil {
