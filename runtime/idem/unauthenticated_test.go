@@ -18,7 +18,8 @@ import (
 // detail, so that the client learns which credential is missing; any
 // other error, and an Unauthenticated without a challenge (a 401 must
 // carry one), stays the 403 scope-unavailable that sends nothing of the
-// error. Nothing runs or is kept either way.
+// error. Nothing runs or is kept either way. A status route answers the
+// same.
 func TestScopeFuncUnauthenticated(t *testing.T) {
 	d := newDB(t)
 	missing := &idem.Unauthenticated{Challenge: `Bearer realm="orders"`, Detail: "Send Authorization: Bearer <tenant>."}
@@ -41,27 +42,40 @@ func TestScopeFuncUnauthenticated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := idemimpl.NewHandler(exec, orderContract(), func(*http.Request) (string, error) { return "", tc.err },
-				countCalls(&calls, createOrder))
+			scope := func(*http.Request) (string, error) { return "", tc.err }
+			h, err := idemimpl.NewHandler(exec, orderContract(), scope, countCalls(&calls, createOrder))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := idemtest.Serve(h, idemtest.NewRequest(http.MethodPost, "/orders", "k-1", []byte(`{"customer":"c-1","amount":1}`)))
-			if r.Status != tc.status || problemType(t, r) != tc.typ {
-				t.Fatalf("status %d body %s, want %d %s", r.Status, r.Body, tc.status, tc.typ)
-			}
-			if got := r.Header.Get("WWW-Authenticate"); got != tc.challenge {
-				t.Errorf("WWW-Authenticate %q, want %q", got, tc.challenge)
-			}
-			var p struct{ Detail string }
-			if err := json.Unmarshal(r.Body, &p); err != nil {
+			status, err := idemimpl.NewStatusHandler(exec, idemimpl.StatusContract{Operation: "createOrder", Method: http.MethodGet,
+				Route: "/orders/attempts/{key}", Parameter: "key"}, scope)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Detail != tc.detail {
-				t.Errorf("detail %q, want %q", p.Detail, tc.detail)
-			}
-			if strings.Contains(string(r.Body), "tok_secret") {
-				t.Errorf("the answer discloses the ScopeFunc's error: %s", r.Body)
+			mux := http.NewServeMux()
+			mux.Handle("POST /orders", h)
+			mux.Handle("GET /orders/attempts/{key}", status)
+			for _, req := range []*http.Request{
+				idemtest.NewRequest(http.MethodPost, "/orders", "k-1", []byte(`{"customer":"c-1","amount":1}`)),
+				idemtest.NewRequest(http.MethodGet, "/orders/attempts/k-1", "", nil),
+			} {
+				r := idemtest.Serve(mux, req)
+				if r.Status != tc.status || problemType(t, r) != tc.typ {
+					t.Fatalf("%s %s: status %d body %s, want %d %s", req.Method, req.URL.Path, r.Status, r.Body, tc.status, tc.typ)
+				}
+				if got := r.Header.Get("WWW-Authenticate"); got != tc.challenge {
+					t.Errorf("%s %s: WWW-Authenticate %q, want %q", req.Method, req.URL.Path, got, tc.challenge)
+				}
+				var p struct{ Detail string }
+				if err := json.Unmarshal(r.Body, &p); err != nil {
+					t.Fatal(err)
+				}
+				if p.Detail != tc.detail {
+					t.Errorf("%s %s: detail %q, want %q", req.Method, req.URL.Path, p.Detail, tc.detail)
+				}
+				if strings.Contains(string(r.Body), "tok_secret") {
+					t.Errorf("%s %s: the answer discloses the ScopeFunc's error: %s", req.Method, req.URL.Path, r.Body)
+				}
 			}
 			if calls != 0 {
 				t.Errorf("business ran %d times, want 0", calls)
