@@ -87,16 +87,16 @@ func refusedBeforeBody(t *testing.T, s *testServer) {
 	}{
 		{"no key", "Authorization: Bearer tenant-a\r\n", http.StatusBadRequest},
 		{"malformed key", "Authorization: Bearer tenant-a\r\nIdempotency-Key: \"open\r\n", http.StatusBadRequest},
-		{"no caller", "Idempotency-Key: k-no-caller\r\n", http.StatusForbidden},
-		{"two callers", "Authorization: Bearer tenant-a\r\nAuthorization: Bearer tenant-b\r\nIdempotency-Key: k-two-callers\r\n", http.StatusForbidden},
+		{"no caller", "Idempotency-Key: k-no-caller\r\n", http.StatusUnauthorized},
+		{"two callers", "Authorization: Bearer tenant-a\r\nAuthorization: Bearer tenant-b\r\nIdempotency-Key: k-two-callers\r\n", http.StatusUnauthorized},
 		// The demo authentication is strict: exactly Bearer, one space
 		// and a token68, or no caller.
-		{"two spaces", "Authorization: Bearer  tenant-a\r\nIdempotency-Key: k-two-spaces\r\n", http.StatusForbidden},
-		{"token with a space", "Authorization: Bearer tenant a\r\nIdempotency-Key: k-token-space\r\n", http.StatusForbidden},
-		{"tab", "Authorization: Bearer\ttenant-a\r\nIdempotency-Key: k-tab\r\n", http.StatusForbidden},
-		{"no token", "Authorization: Bearer \r\nIdempotency-Key: k-no-token\r\n", http.StatusForbidden},
-		{"another scheme", "Authorization: Basic dGVuYW50LWE6eA==\r\nIdempotency-Key: k-basic\r\n", http.StatusForbidden},
-		{"token with a comma", "Authorization: Bearer tenant-a,tenant-b\r\nIdempotency-Key: k-comma\r\n", http.StatusForbidden},
+		{"two spaces", "Authorization: Bearer  tenant-a\r\nIdempotency-Key: k-two-spaces\r\n", http.StatusUnauthorized},
+		{"token with a space", "Authorization: Bearer tenant a\r\nIdempotency-Key: k-token-space\r\n", http.StatusUnauthorized},
+		{"tab", "Authorization: Bearer\ttenant-a\r\nIdempotency-Key: k-tab\r\n", http.StatusUnauthorized},
+		{"no token", "Authorization: Bearer \r\nIdempotency-Key: k-no-token\r\n", http.StatusUnauthorized},
+		{"another scheme", "Authorization: Basic dGVuYW50LWE6eA==\r\nIdempotency-Key: k-basic\r\n", http.StatusUnauthorized},
+		{"token with a comma", "Authorization: Bearer tenant-a,tenant-b\r\nIdempotency-Key: k-comma\r\n", http.StatusUnauthorized},
 		{"neither", "", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

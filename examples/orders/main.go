@@ -146,23 +146,26 @@ func newService(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (http
 // 9110 token68 (letters, digits and -._~+/, then any = padding) after
 // exactly one space, and refuses anything else ("Bearer  x" is not the
 // tenant " x", "Bearer a b" not "a b") and a request that names two
-// callers. A real service replaces it with the tenant its authentication
+// callers, with a 401 that tells the client what to send (missingTenant).
+// A real service replaces it with the tenant its authentication
 // middleware established; the scope must never come from the request
 // body. The generated handlers call it before they read the body, so a
 // request without a caller costs no more than its header.
 func demoTenant(r *http.Request) (string, error) {
 	if len(r.Header.Values("Authorization")) > 1 {
-		return "", errors.New("more than one Authorization field")
+		return "", missingTenant
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", errors.New("no bearer token")
-	}
-	if !token68(token) {
-		return "", errors.New("the bearer token is not a token68")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !token68(token) {
+		return "", missingTenant
 	}
 	return token, nil
 }
+
+// missingTenant answers a request without one usable bearer token: the
+// same words whatever was wrong with it, naming only what to send.
+var missingTenant = &idem.Unauthenticated{Challenge: `Bearer realm="orders"`,
+	Detail: "Send one Authorization field: Bearer <tenant>, the tenant a token68."}
 
 // token68 reports whether s is an RFC 9110 token68: one or more of
 // letters, digits and -._~+/, followed by any number of =.

@@ -318,8 +318,8 @@ func hostileCases() []hostile {
 	cs = append(cs,
 		hostile{name: "payment without key", path: "/payments", body: good, header: map[string]string{"Idempotency-Key": ""}, want: 400, field: "Idempotency-Key"},
 		hostile{name: "payment as text/plain", path: "/payments", body: good, header: map[string]string{"Content-Type": "text/plain"}, want: 415, field: "application/json"},
-		// The example's stand-in for authentication refuses the scope.
-		hostile{name: "payment without a caller", path: "/payments", body: good, header: map[string]string{"Authorization": ""}, want: 403, field: "scope"},
+		// The example's stand-in for authentication answers 401 naming what to send.
+		hostile{name: "payment without a caller", path: "/payments", body: good, header: map[string]string{"Authorization": ""}, want: 401, field: "Authorization"},
 	)
 	settled := settlement(settledType, paymentID)
 	for _, id := range []struct{ name, id string }{

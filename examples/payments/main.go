@@ -176,17 +176,23 @@ func createTables(ctx context.Context, pool *pgxpool.Pool) error {
 
 // demoMerchant is the example's stand-in for authentication: the merchant
 // from "Authorization: Bearer <merchant>", a token68, refusing anything
-// else. A real service takes the merchant its authentication established.
+// else with a 401 that tells the client what to send (missingMerchant).
+// A real service takes the merchant its authentication established.
 func demoMerchant(r *http.Request) (string, error) {
 	if len(r.Header.Values("Authorization")) > 1 {
-		return "", errors.New("more than one Authorization field")
+		return "", missingMerchant
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !token68(token) {
-		return "", errors.New("no bearer token")
+		return "", missingMerchant
 	}
 	return token, nil
 }
+
+// missingMerchant answers a request without one usable bearer token: the
+// same words whatever was wrong with it, naming only what to send.
+var missingMerchant = &idem.Unauthenticated{Challenge: `Bearer realm="payments"`,
+	Detail: "Send one Authorization field: Bearer <merchant>, the merchant a token68."}
 
 // token68 reports whether s is an RFC 9110 token68.
 func token68(s string) bool {

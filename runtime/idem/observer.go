@@ -57,7 +57,7 @@ const (
 	ClassConnection ErrorClass = "connection" // the connection to PostgreSQL could not be opened or broke (a restart, a failover): 503, retry; lost at COMMIT, the retry is answered from what committed
 	ClassTransient  ErrorClass = "transient"  // a deadlock or serialization failure (40P01, 40001), or a lease taken over (ErrFenced): 503, retry
 	ClassSaturated  ErrorClass = "saturated"  // no pool connection within Config.AcquireTimeout: 503, retry
-	ClassTimeout    ErrorClass = "timeout"    // the request's context deadline passed
+	ClassTimeout    ErrorClass = "timeout"    // the request's context deadline passed: 503, retry
 	ClassCanceled   ErrorClass = "canceled"   // the request's context was canceled: the client went away
 	ClassPanic      ErrorClass = "panic"      // the business method panicked
 	ClassInternal   ErrorClass = "internal"   // anything else: a bug in the runtime or the generated code

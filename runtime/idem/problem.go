@@ -24,6 +24,9 @@ const (
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	// 408, the request body did not arrive within the server's read timeout
 	ProblemRequestTimeout = ProblemTypeBase + "request-timeout"
+	// 503, with Retry-After: the request's deadline passed (error class
+	// timeout; the error wraps context.DeadlineExceeded), nothing kept
+	ProblemDeadlineExceeded = ProblemTypeBase + "deadline-exceeded"
 	// 429, ErrScopeBusy, with Retry-After
 	ProblemScopeBusy = ProblemTypeBase + "scope-busy"
 	// 410, ErrResourceGone: under replay: current, what the operation
@@ -35,4 +38,6 @@ const (
 	ProblemWebhookFailed = ProblemTypeBase + "webhook-handler-failed"
 	// 405, with Allow: a webhook receiver takes POST only
 	ProblemMethodNotAllowed = ProblemTypeBase + "method-not-allowed"
+	// 401, with WWW-Authenticate: the ScopeFunc returned an *Unauthenticated
+	ProblemUnauthenticated = ProblemTypeBase + "authentication-required"
 )

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
@@ -66,15 +67,7 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
 				}
 
-				ctx := context.Background()
-				barrier, err := d.pool.Begin(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() { _ = barrier.Rollback(ctx) }()
-				if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_record IN ACCESS EXCLUSIVE MODE"); err != nil {
-					t.Fatal(err)
-				}
+				lockTable(t, d, "idempotency_record")
 				r := postWithin(h, backstop, "tenant-a", "locked-1", benchBody)
 				if n := lockWaiters(t, d, app); n != 0 {
 					t.Errorf("%d of the runtime's backends still wait on a lock after it answered", n)
@@ -85,6 +78,22 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 			})
 		}
 	}
+}
+
+// lockTable locks table in ACCESS EXCLUSIVE mode from another connection
+// of d until the test ends or the returned transaction is rolled back: a
+// barrier every statement on the table waits at.
+func lockTable(t *testing.T, d *db, table string) pgx.Tx {
+	t.Helper()
+	barrier, err := d.pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
+	if _, err := barrier.Exec(t.Context(), "LOCK TABLE "+pgx.Identifier{table}.Sanitize()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return barrier
 }
 
 // onePool returns pool with at most one connection, opened anew from its
@@ -126,7 +135,8 @@ func backendPID(t *testing.T, pool *pgxpool.Pool) int32 {
 // server ends the wait (SQLSTATE 55P03) near the deadline although the
 // request's context is not Done until the backstop, the backend waits no
 // longer and the connection is kept. The answer is the one a deadline the
-// client reaches gets: class timeout, a 500 (docs/problems.md). Before,
+// client reaches gets: class timeout, a 503 deadline-exceeded
+// (docs/problems.md). Before,
 // lock_timeout was the whole wait-timeout and only the client's deadline
 // ended the wait, by closing the connection (pgx sends a cancel request
 // as it closes).
@@ -169,8 +179,8 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 			if waiting != 0 {
 				t.Errorf("%d of the runtime's backends still wait on a lock after it answered", waiting)
 			}
-			if r.Status != http.StatusInternalServerError || problemType(t, r) != idem.ProblemInternal {
-				t.Errorf("status %d body %s, want the 500 of a request past its deadline", r.Status, r.Body)
+			if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {
+				t.Errorf("status %d body %s, want the 503 of a request past its deadline", r.Status, r.Body)
 			}
 			events := rec.all()
 			if last := events[len(events)-1]; last.Kind != idem.EventRolledBack || last.Class != idem.ClassTimeout {
@@ -187,8 +197,8 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 // still ends it on the server, although the runtime sets no bound there:
 // pgx closes a connection whose context ended mid-statement and, closing
 // it, sends PostgreSQL a cancel request, which ends the backend's wait
-// (pgconn's asyncClose, pgx v5.13). The answer is a 500 of class timeout
-// (docs/problems.md). The cancel request goes out from a goroutine of
+// (pgconn's asyncClose, pgx v5.13). The answer is a 503 deadline-exceeded
+// of class timeout (docs/problems.md). The cancel request goes out from a goroutine of
 // pgx's after the call returned, so nothing in this process marks its
 // arrival: the test polls pg_stat_activity for the backend's wait to end,
 // with a ceiling far past a cancel's round trip, while the barrier, which
@@ -198,23 +208,15 @@ func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 	waiters, app := waiterPool(t, d)
 	rec := &recorder{}
 	h := newHandler(t, onePool(t, waiters), orderContract(), idem.Config{Observer: rec}, createOrder)
-	ctx := context.Background()
-	barrier, err := d.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(ctx) }()
-	if _, err := barrier.Exec(ctx, "LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	lockTable(t, d, "orders")
 	r := postWithin(h, 300*time.Millisecond, "tenant-a", "business-1", benchBody)
-	if r.Status != http.StatusInternalServerError || problemType(t, r) != idem.ProblemInternal {
-		t.Errorf("status %d body %s, want the 500 of a request past its deadline", r.Status, r.Body)
+	if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {
+		t.Errorf("status %d body %s, want the 503 of a request past its deadline", r.Status, r.Body)
 	}
 	if events := rec.all(); len(events) == 0 || events[len(events)-1].Class != idem.ClassTimeout {
 		t.Errorf("events %+v, want the last of class timeout", events)
 	}
-	ceiling, cancel := context.WithTimeout(ctx, backstop)
+	ceiling, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
 	for lockWaiters(t, d, app) != 0 {
 		if ceiling.Err() != nil {

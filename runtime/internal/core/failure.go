@@ -27,7 +27,7 @@ const (
 	ClassConnection ErrorClass = "connection" // the connection to PostgreSQL could not be opened or broke (a restart, a failover): 503, retry
 	ClassTransient  ErrorClass = "transient"  // a deadlock or serialization failure (40P01, 40001), or a lease taken over: 503, retry
 	ClassSaturated  ErrorClass = "saturated"  // no pool connection within the acquire timeout: 503, retry
-	ClassTimeout    ErrorClass = "timeout"    // the request's context deadline passed
+	ClassTimeout    ErrorClass = "timeout"    // the request's context deadline passed: 503, retry
 	ClassCanceled   ErrorClass = "canceled"   // the request's context was canceled: the client went away
 	ClassPanic      ErrorClass = "panic"      // the business function (or a step of the executor) panicked
 	ClassInternal   ErrorClass = "internal"   // anything else: a bug in the runtime or the generated code
@@ -121,13 +121,13 @@ func unavailable(err error) error {
 	return err
 }
 
-// logFailure logs a failed attempt once: at Error with the whole error
-// chain, or at Warn for what the client can simply retry (ErrUnavailable)
-// and for a client that went away.
+// logFailure logs a failed attempt once, with the whole error chain: at
+// Error, or at Warn for what the client can simply retry (ErrUnavailable,
+// a deadline that passed) and for a client that went away.
 func (e *Executor) logFailure(ctx context.Context, at *attempt, class ErrorClass, err error) {
 	level := slog.LevelError
 	switch class {
-	case ClassTransient, ClassSaturated, ClassConnection, ClassCanceled:
+	case ClassTransient, ClassSaturated, ClassConnection, ClassTimeout, ClassCanceled:
 		level = slog.LevelWarn
 	}
 	e.log.LogAttrs(ctx, level, "idempotent operation failed",

@@ -1,6 +1,7 @@
 // Package faults holds the executor's fault-injection points for the
 // runtime's own tests: the points (Point), the hooks a test sets on them
-// (Hooks), and the hooks tests build (Hold, FailFirst, Chain). A hook may
+// (Hooks), the hooks tests build (Hold, FailFirst, Chain), and Deadline, a
+// request context whose deadline passes when the test says. A hook may
 // block, to hold a request mid-transaction, or fail: before the commit
 // that rolls the transaction back; after it, the HTTP adapter drops the
 // response, as if it were lost on the way to the client.

@@ -136,7 +136,7 @@ func (h *handler) serve(r *http.Request) (*Response, bool, error) {
 	}
 	scope, err := h.scope(r)
 	if err != nil {
-		return nil, false, &unreadBodyError{fmt.Errorf("%w: %v", errScope, err)}
+		return nil, false, &unreadBodyError{scopeFailed(err)}
 	}
 	if err := checkScope(scope); err != nil {
 		return nil, false, &unreadBodyError{err}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -25,6 +26,7 @@ const (
 	ProblemBodyTooLarge         = ProblemTypeBase + "request-body-too-large"
 	ProblemInvalidBody          = ProblemTypeBase + "request-body-invalid"
 	ProblemScopeUnavailable     = ProblemTypeBase + "scope-unavailable"
+	ProblemUnauthenticated      = ProblemTypeBase + "authentication-required"
 	ProblemScopeBusy            = ProblemTypeBase + "scope-busy"
 	ProblemFingerprint          = ProblemTypeBase + "idempotency-key-reused"
 	ProblemInProgress           = ProblemTypeBase + "operation-in-progress"
@@ -33,6 +35,7 @@ const (
 	ProblemInternal             = ProblemTypeBase + "internal-error"
 	ProblemNaturalKeyExists     = ProblemTypeBase + "natural-key-exists"
 	ProblemUnavailable          = ProblemTypeBase + "temporarily-unavailable"
+	ProblemDeadlineExceeded     = ProblemTypeBase + "deadline-exceeded"
 	ProblemUnsupportedMediaType = ProblemTypeBase + "unsupported-media-type"
 	ProblemRequestTimeout       = ProblemTypeBase + "request-timeout"
 	ProblemResourceGone         = ProblemTypeBase + "resource-gone"
@@ -53,7 +56,8 @@ type Problem struct {
 	Violations []jsondecode.Violation `json:"violations,omitempty"`
 	retryAfter time.Duration
 	// accept lists the media types an unsupported-media-type request may
-	// have, sent in acceptHeader (Accept-Post or Accept-Patch).
+	// have, sent in acceptHeader (Accept-Post or Accept-Patch); or the
+	// methods of Allow, or the challenge of WWW-Authenticate.
 	accept       []string
 	acceptHeader string
 }
@@ -115,10 +119,32 @@ func problemFor(err error) *Problem {
 	case errors.Is(err, core.ErrUnavailable):
 		return &Problem{Type: ProblemUnavailable, Title: "Temporarily unavailable", Status: http.StatusServiceUnavailable,
 			Detail: "The request could not run now and nothing of it was kept. Retry the same request later.", retryAfter: time.Second}
+	case deadlineExceeded(err):
+		return deadlineProblem("The request's deadline passed before it was answered; nothing of it was kept. " +
+			"Retry the same request with the same idempotency key: it runs once.")
 	case errors.Is(err, errScope):
 		return &Problem{Type: ProblemScopeUnavailable, Title: "Scope unavailable", Status: http.StatusForbidden}
 	}
 	return &Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError}
+}
+
+// deadlineExceeded reports an error of class timeout: the request's own
+// deadline passed (its context, or the server's lock_timeout set from it),
+// as core classifies it: not a cancellation, and not a failure a retry
+// overcomes that wraps ErrUnavailable (tested before this).
+func deadlineExceeded(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+// deadlineProblem is the answer to a request whose deadline passed: a 503
+// the client retries with the same key, after a second as the other 503s.
+// The attempt rolled back, or gave its lease up, so the key is free at
+// once; the client's deadline, not the service's state, ended it, and
+// waiting longer (the wait-timeout, say) would not make a retry more
+// likely to run.
+func deadlineProblem(detail string) *Problem {
+	return &Problem{Type: ProblemDeadlineExceeded, Title: "Deadline exceeded", Status: http.StatusServiceUnavailable,
+		Detail: detail, retryAfter: time.Second}
 }
 
 // write sends p as application/problem+json.

@@ -106,8 +106,11 @@ func (e *scopeError) Unwrap() error { return errScope }
 func requestProblem(err error) *Problem {
 	var mt *mediaTypeError
 	var se *scopeError
+	var ua *Unauthenticated
 	var ve *jsondecode.Error
 	switch {
+	case errors.As(err, &ua):
+		return unauthenticatedProblem(ua)
 	case errors.As(err, &mt):
 		return &Problem{Type: ProblemUnsupportedMediaType, Title: "Unsupported media type", Status: http.StatusUnsupportedMediaType,
 			Detail: strings.TrimPrefix(mt.Error(), "idem: "), accept: mt.accept, acceptHeader: acceptHeader(mt.method)}

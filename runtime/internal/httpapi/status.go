@@ -120,7 +120,7 @@ func (s *statusHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	scope, err := s.scope(r)
 	if err != nil {
-		problemFor(fmt.Errorf("%w: %v", errScope, err)).write(w)
+		problemFor(scopeFailed(err)).write(w)
 		return
 	}
 	st, err := LookUp(r.Context(), s.exec, s.c.Operation, scope, key)

@@ -60,6 +60,7 @@ type WebhookFunc[T any] func(ctx context.Context, tx pgx.Tx, op *core.Operation,
 //	same id, other body    422 idempotency-key-reused
 //	a concurrent delivery  409 operation-in-progress, Retry-After
 //	database unavailable   503 temporarily-unavailable, Retry-After
+//	the deadline passed    503 deadline-exceeded, Retry-After
 //
 // It never answers 410 Gone, which senders (Svix) take as "disable this
 // endpoint".
@@ -123,7 +124,12 @@ func (wr *WebhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, err := wr.serve(r)
 	if err != nil {
 		closeIfUnread(w, r, err)
-		webhookProblem(err).write(w)
+		p := webhookProblem(err)
+		if p.Status >= http.StatusInternalServerError {
+			wr.log.WarnContext(r.Context(), "idem: webhook not processed", slog.String("webhook", wr.contract.Name),
+				slog.Int("status", p.Status), slog.String("error", err.Error()))
+		}
+		p.write(w)
 		return
 	}
 	switch res.Outcome {
@@ -211,6 +217,9 @@ func webhookProblem(err error) *Problem {
 	case errors.Is(err, ErrKeyMissing):
 		return &Problem{Type: ProblemKeyMissing, Title: "Webhook id missing", Status: http.StatusBadRequest,
 			Detail: strings.TrimPrefix(err.Error(), "idem: ")}
+	case !errors.Is(err, core.ErrUnavailable) && deadlineExceeded(err):
+		return deadlineProblem("The request's deadline passed before the webhook was processed; nothing of it was kept " +
+			"and no attempt was counted. Send it again.")
 	}
 	p := problemFor(err)
 	if p.Status == http.StatusInternalServerError {

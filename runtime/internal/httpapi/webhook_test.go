@@ -20,6 +20,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/internal/core"
+	"github.com/idemgen/idemgen/runtime/internal/faults"
 	"github.com/idemgen/idemgen/runtime/internal/httpapi"
 	"github.com/idemgen/idemgen/runtime/internal/stdwebhooks"
 	"github.com/idemgen/idemgen/runtime/pgtest"
@@ -55,6 +56,9 @@ type bankWebhooks struct {
 	receivers []*httpapi.WebhookReceiver
 	runs      atomic.Int32
 	fail      atomic.Bool // the handler fails while set
+	// reached, when set, receives a signal as the handler starts, if
+	// nothing waits in it already.
+	reached chan struct{}
 }
 
 // newBankWebhooks returns the service on instances pools, verifying with
@@ -106,6 +110,10 @@ func newBankWebhooks(t *testing.T, instances int, secrets ...string) *bankWebhoo
 // settle marks the payment settled and enqueues the settlement email.
 func (b *bankWebhooks) settle(ctx context.Context, tx pgx.Tx, op *core.Operation, s settlement) error {
 	b.runs.Add(1)
+	select {
+	case b.reached <- struct{}{}:
+	default:
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO settled VALUES ($1)`, s.PaymentID); err != nil {
 		return err
 	}
@@ -287,5 +295,58 @@ func TestWebhookPoisonDeadLetters(t *testing.T) {
 	}
 	if got, want := b.recorded(t), [3]int{0, 0, 1}; got != want || b.runs.Load() != 3 {
 		t.Errorf("settled, effects, inbox rows = %v, handler runs %d; want %v and 3", got, b.runs.Load(), want)
+	}
+}
+
+// TestWebhookDeadlineIsRetryable: a delivery whose request deadline
+// passes while its handler waits (on a lock another connection holds on
+// the ledger) is answered 503 deadline-exceeded with Retry-After, not a
+// 500: nothing is kept, no attempt is counted against the poison policy,
+// the cause is logged, and the sender's next delivery is processed once.
+func TestWebhookDeadlineIsRetryable(t *testing.T) {
+	b := newBankWebhooks(t, 1)
+	b.reached = make(chan struct{}, 1)
+	barrier, err := b.pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = barrier.Rollback(t.Context()) }()
+	if _, err := barrier.Exec(t.Context(), `LOCK TABLE settled IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	d := delivery{id: "msg_deadline", body: settledBody}
+	deadline := faults.NewDeadline(time.Minute)
+	defer deadline.Pass()
+	answered := make(chan *httptest.ResponseRecorder)
+	go func() {
+		rec := httptest.NewRecorder()
+		b.receivers[0].ServeHTTP(rec, d.request(t).WithContext(deadline))
+		answered <- rec
+	}()
+	<-b.reached
+	deadline.Pass() // the handler cannot get past the lock before this
+	rec := <-answered
+
+	var p struct{ Type string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusServiceUnavailable || p.Type != httpapi.ProblemDeadlineExceeded || rec.Header().Get("Retry-After") != "1" {
+		t.Fatalf("answered %d Retry-After %q %s, want 503 deadline-exceeded with Retry-After 1", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if err := barrier.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.recorded(t), [3]int{0, 0, 0}; got != want {
+		t.Errorf("settled, effects, inbox rows = %v after the deadline, want %v: nothing kept, no attempt counted", got, want)
+	}
+	if code := b.send(t, 0, d).Code; code != http.StatusNoContent {
+		t.Fatalf("the redelivery: %d, want 204", code)
+	}
+	if code := b.send(t, 0, d).Code; code != http.StatusNoContent {
+		t.Fatalf("a duplicate: %d, want 204", code)
+	}
+	if got, want := b.recorded(t), [3]int{1, 1, 1}; got != want || b.runs.Load() != 2 {
+		t.Errorf("settled, effects, inbox rows = %v, handler runs %d; want %v and 2", got, b.runs.Load(), want)
 	}
 }
