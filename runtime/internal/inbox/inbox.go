@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemgen/idemgen/runtime/defaults"
@@ -314,10 +313,10 @@ func readClaim(br pgx.BatchResults, attempts *int32) error {
 // deadline's error when ctx's deadline bounded it (byDeadline).
 func (c *Consumer) waitError(err error, byDeadline bool, d *delivery, what string) error {
 	switch {
-	case isLockTimeout(err) && byDeadline:
+	case pgstore.IsLockTimeout(err) && byDeadline:
 		return fmt.Errorf("idem: consumer %s: %s: %w (the server ended the wait at the deadline: %w)",
 			c.cfg.Name, what, context.DeadlineExceeded, err)
-	case isLockTimeout(err):
+	case pgstore.IsLockTimeout(err):
 		return fmt.Errorf("idem: consumer %s, message %q: %w (%s: %w)", c.cfg.Name, d.msg.ID, ErrBusy, what, err)
 	}
 	return fmt.Errorf("idem: consumer %s: %s: %w", c.cfg.Name, what, err)
@@ -405,11 +404,6 @@ func (d *delivery) decided(row sqlcdb.GetMessageRow) (Result, bool) {
 		return Result{}, false
 	}
 	return r, true
-}
-
-func isLockTimeout(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // rollback ends tx, bounded in time even when ctx has ended.
