@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 )
 
 // oneConnPool is a pool of one connection on cs, named app.
@@ -124,5 +125,106 @@ func TestAClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 	wg.Wait()
 	if diff := cmp.Diff([]string{"email:a:call:done", "sms:a:call:done"}, effectAttempts(t, pool)); diff != "" {
 		t.Errorf("attempts (-want +got): the email called once\n%s", diff)
+	}
+}
+
+// stuckProvider reports each call and returns only when its context ends.
+type stuckProvider struct{ called chan struct{} }
+
+func (p stuckProvider) Do(ctx context.Context, _ idem.EffectCall) idem.EffectOutcome {
+	p.called <- struct{}{}
+	<-ctx.Done()
+	return idem.EffectUnknown(ctx.Err())
+}
+
+// A stopping worker hands back the effects it claimed ahead and did not
+// call, waiting for a lock on the outbox table no longer than the lease's
+// tenth (three seconds here), on the server: the statement fails with
+// 55P03, logged, before the backstop, and no backend of the worker goes on
+// waiting; the effects are not lost: their leases hand them on, and a
+// worker calls each of them once. Before, the release waited until the
+// client's deadline, a second later, whose cancel request pgx sends after
+// the call returned.
+//
+// With one call slot, the sms's call ending behind a full claim makes the
+// worker claim the emails ahead: the first runs (and stays), the others
+// wait for the slot until the worker stops under the lock, the sms's
+// outcome recorded. The worker has one connection, on which the release's
+// statement is prepared.
+func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
+	cs, pool := newDB(t)
+	const app = "release-under-lock"
+	one := oneConnPool(t, cs, app)
+	// A statement's first preparation waits for a table's lock under the
+	// session's lock_timeout: a release of nothing prepares the worker's.
+	if _, err := sqlcdb.New(one).ReleaseEffects(t.Context(), sqlcdb.ReleaseEffectsParams{}); err != nil {
+		t.Fatal(err)
+	}
+	enqueueNamed(t, pool, "sms", 1, "retry")
+	enqueueNamed(t, pool, "email", 4, "retry")
+	stuck := stuckProvider{called: make(chan struct{}, 1)}
+	events := make(eventLog, 8)
+	failures := logFailures{message: "idem: handing back effects claimed ahead and not called; their leases will hand them on",
+		errs: make(chan error, 1)}
+	a, err := idem.NewWorker(idem.WorkerConfig{Pool: one, ID: "a", Providers: map[string]idem.Provider{"sms": doneProvider{}, "email": stuck},
+		Concurrency: 1, Lease: 30 * time.Second, PollInterval: time.Hour, GaugeInterval: time.Hour, ShutdownTimeout: time.Millisecond,
+		Observer: events, Logger: slog.New(failures)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = a.Run(ctx) })
+	<-stuck.called
+	if ev := <-events; ev.Effect != "sms" || ev.Kind != idem.EffectEventDone {
+		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
+	}
+	barrier, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = barrier.Rollback(context.Background()) }()
+	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err = <-failures.errs:
+	case <-time.After(10 * time.Second): // the backstop
+		t.Fatal("the release behind the table's lock did not end before the backstop")
+	}
+	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+		t.Errorf("the release behind the table's lock failed with %v, want the server's lock_timeout (55P03)", err)
+	}
+	if activity, locks := lockWaiters(t, pool, app); activity != 0 || locks != 0 {
+		t.Errorf("after the release failed, %d of the worker's backends wait on a lock (%d locks not granted), want none", activity, locks)
+	}
+	if err := barrier.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+
+	// The leases hand the emails on: once they have run out, b calls each.
+	expireLease(t, pool, "email")
+	done := &countKind{kind: idem.EffectEventDone, target: 4, all: make(chan struct{})}
+	ctx, cancel = context.WithCancel(t.Context())
+	defer cancel()
+	b, err := idem.NewWorker(idem.WorkerConfig{Pool: pool, ID: "b", Providers: map[string]idem.Provider{"email": doneProvider{}},
+		PollInterval: 10 * time.Millisecond, Observer: done})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Go(func() { _ = b.Run(ctx) })
+	<-done.all
+	cancel()
+	wg.Wait()
+	if n := count(t, pool, `SELECT count(*) FROM idempotency_outbox WHERE state = 'done'`); n != 5 {
+		t.Errorf("%d effects done, want all 5", n)
+	}
+	want := []string{"email:a:-:lost", "email:a:-:lost", "email:a:-:lost", "email:a:-:lost",
+		"email:b:call:done", "email:b:call:done", "email:b:call:done", "email:b:call:done", "sms:a:call:done"}
+	if diff := cmp.Diff(want, effectAttempts(t, pool)); diff != "" {
+		t.Errorf("attempts (-want +got): each email called once by b\n%s", diff)
 	}
 }
