@@ -121,6 +121,26 @@ func (lw *lockedWebhooks) serve(req *http.Request) *httptest.ResponseRecorder {
 	return rec
 }
 
+// checkInProgress checks that rec, a webhook's answer behind the inbox's
+// lock, is 409 operation-in-progress with Retry-After, and that none of
+// the receiver's backends still waits on a lock.
+func (lw *lockedWebhooks) checkInProgress(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code != http.StatusConflict || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), `"type":"`+httpapi.ProblemInProgress+`"`) {
+		t.Errorf("a webhook behind the inbox's lock: %d %v %s, want 409 operation-in-progress with Retry-After: 1",
+			rec.Code, rec.Header(), rec.Body)
+	}
+	var waiting int
+	if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedWebhookApp).Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting != 0 {
+		t.Errorf("%d of the receiver's backends still wait on a lock after it answered", waiting)
+	}
+}
+
 // lockInbox returns a transaction of pool that holds the inbox table in
 // SHARE mode: the reads that answer duplicates pass, writes wait.
 func lockInbox(ctx context.Context, pool *pgxpool.Pool) (pgx.Tx, error) {
@@ -199,19 +219,8 @@ func TestWebhookBehindATableLockIsInProgress(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("the webhook was answered at the backstop: %d %s", rec.Code, rec.Body)
 			}
-			if rec.Code != http.StatusConflict || rec.Header().Get("Retry-After") != "1" ||
-				!strings.Contains(rec.Body.String(), `"type":"`+httpapi.ProblemInProgress+`"`) {
-				t.Errorf("a webhook behind the inbox's lock: %d %v %s, want 409 operation-in-progress with Retry-After: 1",
-					rec.Code, rec.Header(), rec.Body)
-			}
-			var waiting, rows int
-			if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-				WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedWebhookApp).Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
-			if waiting != 0 {
-				t.Errorf("%d of the receiver's backends still wait on a lock after it answered", waiting)
-			}
+			lw.checkInProgress(t, rec)
+			var rows int
 			if err := barrier.Rollback(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -248,19 +257,8 @@ func TestWebhookReadBehindATableLockIsInProgress(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the webhook was answered at the backstop: %d %s", rec.Code, rec.Body)
 	}
-	if rec.Code != http.StatusConflict || rec.Header().Get("Retry-After") != "1" ||
-		!strings.Contains(rec.Body.String(), `"type":"`+httpapi.ProblemInProgress+`"`) {
-		t.Errorf("a webhook behind the inbox's lock: %d %v %s, want 409 operation-in-progress with Retry-After: 1",
-			rec.Code, rec.Header(), rec.Body)
-	}
-	var waiting, settled int
-	if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-		WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedWebhookApp).Scan(&waiting); err != nil {
-		t.Fatal(err)
-	}
-	if waiting != 0 {
-		t.Errorf("%d of the receiver's backends still wait on a lock after it answered", waiting)
-	}
+	lw.checkInProgress(t, rec)
+	var settled int
 	if err := barrier.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -32,6 +33,21 @@ func oneConnPool(t *testing.T, cs, app string) *pgxpool.Pool {
 	}
 	t.Cleanup(one.Close)
 	return one
+}
+
+// lockOutbox returns a transaction of pool that holds the outbox table in
+// SHARE mode (writes wait), which the test's cleanup ends.
+func lockOutbox(t *testing.T, pool *pgxpool.Pool) pgx.Tx {
+	t.Helper()
+	barrier, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
+	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return barrier
 }
 
 // lockWaiters counts app's backends that wait on a lock, as
@@ -86,14 +102,7 @@ func TestAClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 	wg.Wait()
 
 	enqueueNamed(t, pool, "email", 1, "retry")
-	barrier, err := pool.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(context.Background()) }()
-	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	barrier := lockOutbox(t, pool)
 	stop = run()
 	defer stop()
 	select {
@@ -180,14 +189,7 @@ func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
 	if ev := <-events; ev.Effect != "sms" || ev.Kind != idem.EffectEventDone {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
-	barrier, err := pool.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(context.Background()) }()
-	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	barrier := lockOutbox(t, pool)
 	cancel()
 	select {
 	case err = <-failures.errs:

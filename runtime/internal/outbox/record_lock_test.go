@@ -91,14 +91,7 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
 
-	barrier, err := pool.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(context.Background()) }()
-	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	barrier := lockOutbox(t, pool)
 	close(held.release) // the email's call returns done, to be recorded behind the lock
 	err = <-failures.errs
 	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
