@@ -215,7 +215,7 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 //
 // Each case has a consumer of its own: pgx drops the prepared statements
 // of a batch that failed, and their next preparation, a round trip before
-// the batch, waits for the table's lock unbounded (see lookup).
+// the batch, waits for the table's lock unbounded (see the package doc).
 func TestFirstReadWaitIsBoundedAgainstATableLock(t *testing.T) {
 	for _, tc := range boundCases {
 		for _, m := range []struct {
