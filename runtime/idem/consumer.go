@@ -37,7 +37,8 @@ type DeliveryResult = inbox.Result
 
 // ErrMessageBusy is returned by Deliver when another delivery of the same
 // message ran past ConsumerConfig.WaitTimeout, or a lock on the inbox
-// table outlasted it (the database ends that wait): nothing was done or
+// table outlasted it while the message was read, claimed or its failure
+// counted (the database ends that wait): nothing was done or
 // counted, redeliver.
 var ErrMessageBusy = inbox.ErrBusy
 

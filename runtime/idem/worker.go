@@ -117,7 +117,12 @@ type WorkerConfig struct {
 	// table's under DDL, VACUUM FULL, LOCK TABLE) no longer than the
 	// lease's last tenth, ended by the database; one that gives up records
 	// none of its outcomes, which are logged, and their leases hand the
-	// effects on.
+	// effects on. A claim (and a reading of the oldest due effect) waits
+	// for a table's lock no longer than PollInterval or the lease's tenth,
+	// whichever is shorter: it then claims nothing, says so in the log,
+	// and the next poll claims again. Handing back effects claimed ahead
+	// and not called waits no longer than the lease's tenth; their leases
+	// hand them on if it gives up.
 	RecordBatch int           // outcomes recorded in one statement at most; 100
 	RecordDelay time.Duration // how long an outcome may wait for others to share its statement; 10ms
 }

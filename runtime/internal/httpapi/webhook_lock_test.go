@@ -121,14 +121,40 @@ func (lw *lockedWebhooks) serve(req *http.Request) *httptest.ResponseRecorder {
 	return rec
 }
 
+// checkInProgress checks that rec, a webhook's answer behind the inbox's
+// lock, is 409 operation-in-progress with Retry-After, and that none of
+// the receiver's backends still waits on a lock.
+func (lw *lockedWebhooks) checkInProgress(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code != http.StatusConflict || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), `"type":"`+httpapi.ProblemInProgress+`"`) {
+		t.Errorf("a webhook behind the inbox's lock: %d %v %s, want 409 operation-in-progress with Retry-After: 1",
+			rec.Code, rec.Header(), rec.Body)
+	}
+	var waiting int
+	if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedWebhookApp).Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting != 0 {
+		t.Errorf("%d of the receiver's backends still wait on a lock after it answered", waiting)
+	}
+}
+
 // lockInbox returns a transaction of pool that holds the inbox table in
 // SHARE mode: the reads that answer duplicates pass, writes wait.
 func lockInbox(ctx context.Context, pool *pgxpool.Pool) (pgx.Tx, error) {
+	return lockInboxIn(ctx, pool, "SHARE")
+}
+
+// lockInboxIn returns a transaction of pool that holds the inbox table in
+// mode.
+func lockInboxIn(ctx context.Context, pool *pgxpool.Pool, mode string) (pgx.Tx, error) {
 	barrier, err := pool.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_inbox IN SHARE MODE"); err != nil {
+	if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_inbox IN "+mode+" MODE"); err != nil {
 		_ = barrier.Rollback(context.Background())
 		return nil, err
 	}
@@ -193,19 +219,8 @@ func TestWebhookBehindATableLockIsInProgress(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("the webhook was answered at the backstop: %d %s", rec.Code, rec.Body)
 			}
-			if rec.Code != http.StatusConflict || rec.Header().Get("Retry-After") != "1" ||
-				!strings.Contains(rec.Body.String(), `"type":"`+httpapi.ProblemInProgress+`"`) {
-				t.Errorf("a webhook behind the inbox's lock: %d %v %s, want 409 operation-in-progress with Retry-After: 1",
-					rec.Code, rec.Header(), rec.Body)
-			}
-			var waiting, rows int
-			if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-				WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedWebhookApp).Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
-			if waiting != 0 {
-				t.Errorf("%d of the receiver's backends still wait on a lock after it answered", waiting)
-			}
+			lw.checkInProgress(t, rec)
+			var rows int
 			if err := barrier.Rollback(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -217,6 +232,44 @@ func TestWebhookBehindATableLockIsInProgress(t *testing.T) {
 				t.Errorf("the inbox kept the webhook (%d rows), want nothing", rows)
 			}
 		})
+	}
+}
+
+// A webhook whose first read of the inbox, which answers duplicates,
+// waits for an ACCESS EXCLUSIVE lock on the inbox table (ALTER TABLE,
+// VACUUM FULL) longer than the webhook's wait-timeout is answered 409
+// operation-in-progress with Retry-After, before the request's backstop,
+// with no backend left waiting: the sender retries, and once the lock is
+// gone the retry of a duplicate is answered as one (204, the handler not
+// run again). The request's context has no deadline. Before, the read
+// waited until the request's context ended.
+func TestWebhookReadBehindATableLockIsInProgress(t *testing.T) {
+	lw := newLockedWebhooks(t)
+	barrier, err := lockInboxIn(t.Context(), lw.admin, "ACCESS EXCLUSIVE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = barrier.Rollback(context.Background()) }()
+	ctx, cancel := context.WithCancel(t.Context())
+	stop := time.AfterFunc(10*time.Second, cancel) // the backstop
+	defer func() { stop.Stop(); cancel() }()
+	rec := lw.send(t, ctx, "pay_warm") // a duplicate of the warm-up's
+	if ctx.Err() != nil {
+		t.Fatalf("the webhook was answered at the backstop: %d %s", rec.Code, rec.Body)
+	}
+	lw.checkInProgress(t, rec)
+	var settled int
+	if err := barrier.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if rec := lw.send(t, t.Context(), "pay_warm"); rec.Code != http.StatusNoContent {
+		t.Errorf("the retry once the lock is gone: %d %s, want 204", rec.Code, rec.Body)
+	}
+	if err := lw.admin.QueryRow(t.Context(), `SELECT count(*) FROM settled WHERE payment_id = 'pay_warm'`).Scan(&settled); err != nil {
+		t.Fatal(err)
+	}
+	if settled != 1 {
+		t.Errorf("the payment was settled %d times, want once", settled)
 	}
 }
 

@@ -8,7 +8,8 @@
 // same transaction, so the row exists exactly when the changes do:
 //
 //   - a message already processed is answered Duplicate without running
-//     the handler (one read, no transaction);
+//     the handler (one round trip: the bound and the read, an implicit
+//     transaction of their own);
 //   - a handler that fails leaves nothing of its changes; the attempt is
 //     counted in the inbox row in a short transaction of its own, and the
 //     message is to be redelivered (Retry) until the consumer's
@@ -22,8 +23,9 @@
 //     then finds the first one's row. The primary key stays the final
 //     arbiter.
 //
-// Every lock wait of the claim and of counting a failed attempt, for a
-// concurrent delivery and for a lock on the inbox table itself (DDL,
+// Every lock wait of the first read, of the claim and of counting a
+// failed attempt, for a concurrent delivery and for a lock on the inbox
+// table itself (DDL,
 // VACUUM FULL, LOCK TABLE in another session), is bounded on the server:
 // lock_timeout, set by pgstore's BoundLockWaits first in the same round
 // trip, is WaitTimeout, or less when the delivery's deadline is nearer
@@ -31,10 +33,16 @@
 // answered ErrBusy (the deadline's error when the deadline bounded it):
 // nothing was done or counted, the message is to be redelivered. A
 // broker adapter's context has no end, and a webhook's only the client's
-// going away: neither ends a wait the server does not.
+// going away: neither ends a wait the server does not. One wait is not
+// bounded: pgx drops the prepared statements of a batch that failed
+// (55P03 included), and prepares them again on their next use, in a round
+// trip of its own before the bound, which waits for an ACCESS EXCLUSIVE
+// lock, or for a SHARE lock when it prepares the claim's INSERT, under
+// the session's lock_timeout; so does a statement's first preparation on
+// a connection.
 //
 // A new message takes four round trips besides the handler's statements:
-// the read that answers duplicates, BEGIN, one batch of the bound, the
+// the bound and the read that answers duplicates, BEGIN, one batch of the bound, the
 // lock and the inbox row's INSERT that claims the message under the lock
 // before the handler runs (a row decided meanwhile is not claimed, and
 // read for the answer; the INSERT puts the previous lock_timeout back for

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemgen/idemgen/runtime/defaults"
@@ -28,7 +27,7 @@ const DefaultWaitTimeout = 30 * time.Second
 // ErrBusy is returned by Deliver when another delivery of the message held
 // it past the wait timeout, or a lock on the inbox table (DDL, VACUUM
 // FULL, LOCK TABLE in another session) outlasted it while the message was
-// claimed or its failed attempt counted: nothing was done (no attempt
+// read, claimed or its failed attempt counted: nothing was done (no attempt
 // counted), the message is to be redelivered.
 var ErrBusy = errors.New("idem: another delivery of the message is running")
 
@@ -79,7 +78,8 @@ type Config struct {
 	// retry horizon.
 	Retention time.Duration
 	// WaitTimeout bounds each wait for a concurrent delivery of the same
-	// message and for a lock on the inbox table (then ErrBusy); 0 means
+	// message and for a lock on the inbox table, reading, claiming or
+	// counting a failure (then ErrBusy); 0 means
 	// DefaultWaitTimeout.
 	WaitTimeout time.Duration
 	// MaxIDLength is the longest message id accepted, in bytes (the
@@ -97,7 +97,7 @@ type Consumer struct {
 	schemaOK atomic.Bool
 
 	// The statements sent in batches, in the executor's schema.
-	lockMessage, claimMessage, recordFailure string
+	getMessage, lockMessage, claimMessage, recordFailure string
 }
 
 // New returns the Consumer of cfg, registered with its executor so that
@@ -126,7 +126,8 @@ func New(cfg Config) (*Consumer, error) {
 		cfg.MaxIDLength = defaults.KeyMaxLength
 	}
 	name := core.SchemaOf(cfg.Executor)
-	c := &Consumer{cfg: cfg, tables: tables.NewSchema(name), lockMessage: tables.Qualify(name, sqlcdb.LockMessage),
+	c := &Consumer{cfg: cfg, tables: tables.NewSchema(name), getMessage: tables.Qualify(name, sqlcdb.GetMessage),
+		lockMessage:  tables.Qualify(name, sqlcdb.LockMessage),
 		claimMessage: tables.Qualify(name, sqlcdb.ClaimMessage), recordFailure: tables.Qualify(name, sqlcdb.RecordFailure)}
 	if err := core.RegisterMessageRedriver(cfg.Executor, cfg.Name, c.redriveAll); err != nil {
 		return nil, err
@@ -153,16 +154,39 @@ func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
 		return Result{}, err
 	}
 	d := delivery{consumer: c.cfg.Name, msg: &m, fingerprint: sha256.Sum256(m.Body), id: operationID(m.Source, c.cfg.Name, m.ID)}
-	if r, ok, err := c.lookup(ctx, sqlcdb.New(c.tables.On(core.PoolOf(c.cfg.Executor))), &d); ok || err != nil {
+	if r, ok, err := c.lookup(ctx, core.PoolOf(c.cfg.Executor), &d); ok || err != nil {
 		return r, err
 	}
 	return c.run(ctx, &d)
 }
 
+// batchSender sends a batch: the pool, outside any transaction, or the
+// claim's transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // lookup reads d's inbox row and returns the answer it gives, ok false
 // when the handler is to run.
-func (c *Consumer) lookup(ctx context.Context, q *sqlcdb.Queries, d *delivery) (r Result, ok bool, err error) {
-	row, err := q.GetMessage(ctx, d.key())
+//
+// One round trip: BoundLockWaits and GetMessage, an implicit transaction
+// of their own on the pool, so that the bound ends with it. GetMessage
+// waits for no row, but for the inbox table's lock when a session holds
+// it ACCESS EXCLUSIVE (ALTER TABLE, VACUUM FULL): that wait lasts at most
+// WaitTimeout, and no longer than ctx's deadline allows, as claim's do,
+// and the server ends it (55P03), answered as claim answers it: ErrBusy,
+// or the deadline's error. Before the bound a broker consumer's read,
+// whose context has no end, waited as long as the lock lasted.
+func (c *Consumer) lookup(ctx context.Context, s batchSender, d *delivery) (r Result, ok bool, err error) {
+	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	b := &pgx.Batch{}
+	pgstore.QueueBoundLockWaits(b, wait)
+	b.Queue(c.getMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
+	br := s.SendBatch(ctx, b)
+	row, err := readMessage(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	switch {
 	case err == nil:
 		r, ok = d.decided(row)
@@ -170,7 +194,17 @@ func (c *Consumer) lookup(ctx context.Context, q *sqlcdb.Queries, d *delivery) (
 	case errors.Is(err, pgx.ErrNoRows):
 		return Result{}, false, nil
 	}
-	return Result{}, false, fmt.Errorf("idem: consumer %s: reading the inbox: %w", c.cfg.Name, err)
+	return Result{}, false, c.waitError(err, byDeadline, d, "reading the inbox")
+}
+
+// readMessage reads the results of lookup's batch: pgx.ErrNoRows when the
+// inbox has no row of the message.
+func readMessage(br pgx.BatchResults) (row sqlcdb.GetMessageRow, err error) {
+	if _, err := br.Exec(); err != nil { // BoundLockWaits
+		return row, err
+	}
+	err = br.QueryRow().Scan(&row.State, &row.Fingerprint, &row.Attempts, &row.OperationID)
+	return row, err
 }
 
 // requireSchema checks once that the schema has the inbox.
@@ -254,7 +288,7 @@ func (c *Consumer) claim(ctx context.Context, tx pgx.Tx, d *delivery) (attempts 
 	case !errors.Is(err, pgx.ErrNoRows):
 		return 0, Result{}, false, c.waitError(err, byDeadline, d, "claiming the message")
 	}
-	r, ok, err := c.lookup(ctx, sqlcdb.New(c.tables.On(tx)), d)
+	r, ok, err := c.lookup(ctx, tx, d)
 	if err == nil && !ok {
 		err = fmt.Errorf("idem: consumer %s, message %q: the inbox row is neither claimable nor decided", c.cfg.Name, d.msg.ID)
 	}
@@ -279,10 +313,10 @@ func readClaim(br pgx.BatchResults, attempts *int32) error {
 // deadline's error when ctx's deadline bounded it (byDeadline).
 func (c *Consumer) waitError(err error, byDeadline bool, d *delivery, what string) error {
 	switch {
-	case isLockTimeout(err) && byDeadline:
+	case pgstore.IsLockTimeout(err) && byDeadline:
 		return fmt.Errorf("idem: consumer %s: %s: %w (the server ended the wait at the deadline: %w)",
 			c.cfg.Name, what, context.DeadlineExceeded, err)
-	case isLockTimeout(err):
+	case pgstore.IsLockTimeout(err):
 		return fmt.Errorf("idem: consumer %s, message %q: %w (%s: %w)", c.cfg.Name, d.msg.ID, ErrBusy, what, err)
 	}
 	return fmt.Errorf("idem: consumer %s: %s: %w", c.cfg.Name, what, err)
@@ -310,7 +344,7 @@ func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, e
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent delivery decided the message meanwhile.
-		r, _, err := c.lookup(ctx, sqlcdb.New(c.tables.On(pool)), d)
+		r, _, err := c.lookup(ctx, pool, d)
 		return r, err
 	}
 	if err != nil {
@@ -347,10 +381,6 @@ type delivery struct {
 	id          [16]byte // the operation id
 }
 
-func (d *delivery) key() sqlcdb.GetMessageParams {
-	return sqlcdb.GetMessageParams{Source: d.msg.Source, Consumer: d.consumer, MessageID: d.msg.ID}
-}
-
 func (d *delivery) uuid() pgtype.UUID { return pgtype.UUID{Bytes: d.id, Valid: true} }
 
 func (d *delivery) operationID() string {
@@ -374,11 +404,6 @@ func (d *delivery) decided(row sqlcdb.GetMessageRow) (Result, bool) {
 		return Result{}, false
 	}
 	return r, true
-}
-
-func isLockTimeout(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // rollback ends tx, bounded in time even when ctx has ended.

@@ -82,12 +82,19 @@ func newLockedInbox(t *testing.T, waitTimeout time.Duration) *lockedInbox {
 	return li
 }
 
-// lockTable locks the inbox table against writes (SHARE: the reads that
-// answer duplicates still pass) in a transaction that the test's cleanup
-// ends, and returns that transaction.
-func (li *lockedInbox) lockTable(t *testing.T) pgx.Tx {
+// The modes the tests lock the inbox table in: SHARE, against writes (the
+// reads that answer duplicates still pass), and ACCESS EXCLUSIVE, as
+// ALTER TABLE and VACUUM FULL do, against reads too.
+const (
+	shareMode           = "SHARE"
+	accessExclusiveMode = "ACCESS EXCLUSIVE"
+)
+
+// lockTable locks the inbox table in mode in a transaction that the
+// test's cleanup ends, and returns that transaction.
+func (li *lockedInbox) lockTable(t *testing.T, mode string) pgx.Tx {
 	t.Helper()
-	barrier, err := lockTable(t.Context(), li.admin)
+	barrier, err := lockTable(t.Context(), li.admin, mode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +103,13 @@ func (li *lockedInbox) lockTable(t *testing.T) pgx.Tx {
 }
 
 // lockTable returns a transaction of pool that holds the inbox table in
-// SHARE mode.
-func lockTable(ctx context.Context, pool *pgxpool.Pool) (pgx.Tx, error) {
+// mode.
+func lockTable(ctx context.Context, pool *pgxpool.Pool, mode string) (pgx.Tx, error) {
 	barrier, err := pool.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_inbox IN SHARE MODE"); err != nil {
+	if _, err := barrier.Exec(ctx, "LOCK TABLE idempotency_inbox IN "+mode+" MODE"); err != nil {
 		_ = barrier.Rollback(context.Background())
 		return nil, err
 	}
@@ -171,7 +178,7 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 	for _, tc := range boundCases {
 		t.Run(tc.name, func(t *testing.T) {
 			li := newLockedInbox(t, tc.waitTimeout)
-			barrier := li.lockTable(t)
+			barrier := li.lockTable(t, shareMode)
 			ctx := deliveryContext(t, tc.deadline)
 			_, err := li.consumer.Deliver(ctx, msg("msg_1", "{}"))
 			if context.Cause(ctx) != nil {
@@ -193,6 +200,53 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 				t.Errorf("the redelivery once the lock is gone: %+v, %v; want processed at attempt 1", r, err)
 			}
 		})
+	}
+}
+
+// The first read of a delivery, which answers duplicates outside any
+// transaction, waits for an ACCESS EXCLUSIVE lock on the inbox table
+// (ALTER TABLE, VACUUM FULL) no longer than the consumer's bound, on the
+// server: a duplicate's delivery, and a new message's, is answered ErrBusy
+// (or its deadline's error), to be redelivered, before the backstop, with
+// no backend left waiting and nothing kept; once the lock is gone the
+// duplicate is answered as one and the new message processed. Before, the
+// read waited under the session's lock_timeout (none) until the context
+// ended: never for a broker consumer, whose context has no end.
+//
+// Each case has a consumer of its own: pgx drops the prepared statements
+// of a batch that failed, and their next preparation, a round trip before
+// the batch, waits for the table's lock unbounded (see the package doc).
+func TestFirstReadWaitIsBoundedAgainstATableLock(t *testing.T) {
+	for _, tc := range boundCases {
+		for _, m := range []struct {
+			id   string
+			want inbox.Outcome
+		}{{"warm", inbox.Duplicate}, {"msg_1", inbox.Processed}} {
+			t.Run(tc.name+"/"+m.id, func(t *testing.T) {
+				li := newLockedInbox(t, tc.waitTimeout)
+				barrier := li.lockTable(t, accessExclusiveMode)
+				ctx := deliveryContext(t, tc.deadline)
+				_, err := li.consumer.Deliver(ctx, msg(m.id, "{}"))
+				if context.Cause(ctx) != nil {
+					t.Fatalf("the delivery lasted until the backstop: %v", err)
+				}
+				if !errors.Is(err, tc.want) {
+					t.Errorf("a delivery behind the table's lock: %v, want %v", err, tc.want)
+				}
+				if n := li.waiters(t); n != 0 {
+					t.Errorf("%d of the consumer's backends still wait on a lock after it answered", n)
+				}
+				if err := barrier.Rollback(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if n, want := li.attempts(t, m.id), map[inbox.Outcome]int{inbox.Duplicate: 1, inbox.Processed: -1}[m.want]; n != want {
+					t.Errorf("the inbox counted %d attempts of the message, want %d (-1: no row)", n, want)
+				}
+				if r, err := li.consumer.Deliver(t.Context(), msg(m.id, "{}")); err != nil || r.Outcome != m.want || r.Attempts != 1 {
+					t.Errorf("the redelivery once the lock is gone: %+v, %v; want %v of attempt 1", r, err, m.want)
+				}
+			})
+		}
 	}
 }
 
@@ -224,7 +278,7 @@ func TestFailureCountWaitIsBoundedAgainstATableLock(t *testing.T) {
 			}
 			locked := make(chan lock, 1)
 			go func() {
-				barrier, err := lockTable(t.Context(), li.admin)
+				barrier, err := lockTable(t.Context(), li.admin, shareMode)
 				locked <- lock{barrier, err}
 			}()
 			waitForTableLock(t, li.admin)

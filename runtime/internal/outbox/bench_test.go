@@ -34,25 +34,31 @@ func (noopProvider) Do(context.Context, idem.EffectCall) idem.EffectOutcome { re
 // and pgx.BatchTracer).
 type statements struct{ claims, probes, records atomic.Int64 }
 
-func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+// count counts sql if it is a claim or a record statement.
+func (s *statements) count(sql string) {
 	switch {
-	case strings.HasPrefix(d.SQL, "-- name: ClaimEffects "):
+	case strings.HasPrefix(sql, "-- name: ClaimEffects "):
 		s.claims.Add(1)
 		s.probes.Add(1)
-	case strings.HasPrefix(d.SQL, "-- name: ClaimOldestEffects "):
+	case strings.HasPrefix(sql, "-- name: ClaimOldestEffects "):
 		s.claims.Add(1)
+	case strings.HasPrefix(sql, "-- name: RecordOutcomes "):
+		s.records.Add(1)
 	}
+}
+
+// TraceQueryStart counts the statements sent alone (the bare loop's).
+func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.count(d.SQL)
 	return ctx
 }
 
 func (*statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// TraceBatchQuery counts the record statements, which go in a batch after
-// BoundLockWaits.
+// TraceBatchQuery counts the worker's claim and record statements, which
+// go in a batch after BoundLockWaits.
 func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	if strings.HasPrefix(d.SQL, "-- name: RecordOutcomes ") {
-		s.records.Add(1)
-	}
+	s.count(d.SQL)
 }
 
 func (*statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {

@@ -6,11 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
-	"github.com/idemgen/idemgen/runtime/internal/pgstore"
 )
 
 // finished is an attempt whose call ended, with the verdict to record.
@@ -185,7 +183,7 @@ func (r *recorder) record(batch []finished) {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, w.cfg.Lease/10+time.Second)
 	defer cancel()
-	rows, err := w.recordOutcomes(ctx, w.cfg.Lease/10, p)
+	rows, err := w.bounded(w.cfg.Lease/10).RecordOutcomes(ctx, p)
 	if err != nil {
 		for i := range batch {
 			w.attemptLog(batch[i].c).Error("idem: recording an effect's outcome; the lease will hand it on",
@@ -205,38 +203,6 @@ func (r *recorder) record(batch []finished) {
 		}
 	}
 	w.cfg.Logger.Debug("idem: recorded effect outcomes in one statement", "outcomes", len(batch), "fenced", len(batch)-len(rows))
-}
-
-// recordOutcomes runs RecordOutcomes after BoundLockWaits at wait, in
-// one round trip and one implicit transaction.
-func (w *Worker) recordOutcomes(ctx context.Context, wait time.Duration, p sqlcdb.RecordOutcomesParams) ([]sqlcdb.RecordOutcomesRow, error) {
-	b := &pgx.Batch{}
-	pgstore.QueueBoundLockWaits(b, wait)
-	b.Queue(w.recordStmt, p.Scopes, p.OperationIds, p.Seqs, p.FencingTokens, p.States, p.Delays, p.Outcomes, p.Errors,
-		p.Kinds, p.FinishedAts)
-	br := w.cfg.Pool.SendBatch(ctx, b)
-	rows, err := readRecorded(br)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return rows, err
-}
-
-// readRecorded reads the results of recordOutcomes' batch: the rows
-// recorded.
-func readRecorded(br pgx.BatchResults) ([]sqlcdb.RecordOutcomesRow, error) {
-	if _, err := br.Exec(); err != nil { // BoundLockWaits
-		return nil, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlcdb.RecordOutcomesRow, error) {
-		var i sqlcdb.RecordOutcomesRow
-		err := row.Scan(&i.Scope, &i.OperationID, &i.Seq, &i.FencingToken)
-		return i, err
-	})
 }
 
 // storableText is s as PostgreSQL text can hold it: a provider's error

@@ -16,27 +16,36 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 )
 
-// recordFailures forwards the error of each batch whose record failed,
-// from a worker's log.
-type recordFailures chan error
+// logFailures forwards the error of each line of a worker's log whose
+// message is message.
+type logFailures struct {
+	message string
+	errs    chan error
+}
 
-func (h recordFailures) Enabled(context.Context, slog.Level) bool { return true }
+// recordFailures returns the logFailures of the batches whose record
+// failed.
+func recordFailures() logFailures {
+	return logFailures{message: "idem: recording an effect's outcome; the lease will hand it on", errs: make(chan error, 1)}
+}
 
-func (h recordFailures) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "idem: recording an effect's outcome; the lease will hand it on" {
+func (h logFailures) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h logFailures) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != h.message {
 		return nil
 	}
 	r.Attrs(func(a slog.Attr) bool {
 		if err, ok := a.Value.Any().(error); ok && a.Key == "err" {
-			h <- err
+			h.errs <- err
 		}
 		return true
 	})
 	return nil
 }
 
-func (h recordFailures) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h recordFailures) WithGroup(string) slog.Handler      { return h }
+func (h logFailures) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h logFailures) WithGroup(string) slog.Handler      { return h }
 
 // doneProvider returns done at once.
 type doneProvider struct{}
@@ -62,23 +71,13 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	enqueueNamed(t, pool, "sms", 1, "retry")
 	enqueueNamed(t, pool, "email", 1, "retry")
-	pc, err := pgxpool.ParseConfig(cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc.MaxConns = 1
 	const app = "worker-under-lock"
-	pc.ConnConfig.RuntimeParams["application_name"] = app
-	one, err := pgxpool.NewWithConfig(t.Context(), pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(one.Close)
+	one := oneConnPool(t, cs, app)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	held := &heldProvider{called: make(chan string, 1), release: make(chan struct{})}
-	events, failures := make(eventLog, 8), make(recordFailures, 1)
+	events, failures := make(eventLog, 8), recordFailures()
 	a, err := idem.NewWorker(idem.WorkerConfig{Pool: one, ID: "a", Providers: map[string]idem.Provider{"sms": doneProvider{}, "email": held},
 		Concurrency: 3, Lease: 10 * time.Second, PollInterval: time.Hour, GaugeInterval: time.Hour,
 		Observer: events, Logger: slog.New(failures)})
@@ -92,16 +91,9 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
 
-	barrier, err := pool.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = barrier.Rollback(context.Background()) }()
-	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	barrier := lockOutbox(t, pool)
 	close(held.release) // the email's call returns done, to be recorded behind the lock
-	err = <-failures
+	err = <-failures.errs
 	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
 		t.Errorf("the record behind the table's lock failed with %v, want the server's lock_timeout (55P03)", err)
 	}

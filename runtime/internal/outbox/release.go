@@ -26,7 +26,7 @@ func (w *Worker) release(ctx context.Context, cs []claimed, why string) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Lease/10+time.Second)
 	defer cancel()
-	rows, err := w.q.ReleaseEffects(ctx, p)
+	rows, err := w.bounded(w.cfg.Lease/10).ReleaseEffects(ctx, p)
 	if err != nil {
 		w.cfg.Logger.Error("idem: handing back effects claimed ahead and not called; their leases will hand them on",
 			"effects", len(cs), "why", why, "err", err)

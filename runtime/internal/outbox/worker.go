@@ -67,9 +67,7 @@ const resumeBefore = 100 * time.Millisecond
 type Worker struct {
 	cfg     Config
 	effects []string
-	q       *sqlcdb.Queries // on the pool, in cfg.Schema
-	// recordStmt is RecordOutcomes in cfg.Schema, sent in a batch.
-	recordStmt string
+	schema  *tables.Schema // cfg.Schema: every statement goes out in it, its lock waits bounded (see bounded)
 	// The claims' fairness state, under fair (two claims may be in flight,
 	// each reading it when sent and updating it when it returns): the due
 	// time after which the next probe reads, whether the next claim is one
@@ -127,12 +125,11 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Backoff = Backoff
 	}
 	return &Worker{
-		cfg:        cfg,
-		effects:    slices.Sorted(maps.Keys(cfg.Providers)),
-		q:          sqlcdb.New(tables.NewSchema(cfg.Schema).On(cfg.Pool)),
-		recordStmt: tables.Qualify(cfg.Schema, sqlcdb.RecordOutcomes),
-		probe:      probeFromStart,
-		others:     true,
+		cfg:     cfg,
+		effects: slices.Sorted(maps.Keys(cfg.Providers)),
+		schema:  tables.NewSchema(cfg.Schema),
+		probe:   probeFromStart,
+		others:  true,
 	}, nil
 }
 
@@ -299,13 +296,14 @@ var probeFromStart = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinit
 func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 	start := time.Now()
 	recordBy := start.Add(w.cfg.Lease - w.cfg.Lease/10)
+	wait := w.claimWait()
 	w.fair.Lock()
 	probing := w.probing && w.others
 	w.probing = !w.probing
 	after := w.probe
 	w.fair.Unlock()
 	if !probing {
-		rows, err := w.q.ClaimOldestEffects(ctx, sqlcdb.ClaimOldestEffectsParams{Effects: w.effects,
+		rows, err := w.bounded(wait).ClaimOldestEffects(ctx, sqlcdb.ClaimOldestEffectsParams{Effects: w.effects,
 			MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID})
 		if len(rows) > 0 { // none: nothing due that a probe could find either
 			w.fair.Lock()
@@ -323,13 +321,13 @@ func (w *Worker) claimDue(ctx context.Context, n int) ([]claimed, error) {
 				Attempts: r.Attempts, FencingToken: r.FencingToken, LastOutcome: r.LastOutcome, TraceContext: r.TraceContext,
 				DueAt: r.DueAt}, start, recordBy)
 		}
-		return out, err
+		return out, claimError(err, wait)
 	}
-	rows, err := w.q.ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
+	rows, err := w.bounded(wait).ClaimEffects(ctx, sqlcdb.ClaimEffectsParams{Effects: w.effects,
 		MaxClaims: int32(n), LeaseSeconds: w.cfg.Lease.Seconds(), Worker: w.cfg.ID,
 		ProbeAfter: after, ProbeWindow: probeWindow})
 	if err != nil {
-		return nil, err
+		return nil, claimError(err, wait)
 	}
 	next := probeFromStart // nothing claimed: nothing due past the cursor either, or everything locked
 	if len(rows) > 0 {
@@ -359,7 +357,7 @@ func claimedOf(r sqlcdb.ClaimEffectsRow, claimedAt, recordBy time.Time) claimed 
 // readGauge reports the age of the oldest due effect; failures go to
 // failures.
 func (w *Worker) readGauge(ctx context.Context, failures *outageLog) {
-	seconds, err := w.q.OldestDueAge(ctx)
+	seconds, err := w.bounded(w.claimWait()).OldestDueAge(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			failures.fail(err)

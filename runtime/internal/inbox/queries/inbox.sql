@@ -10,7 +10,9 @@
 SELECT pg_advisory_xact_lock(1768842872, hashtext(@source::text || chr(31) || @consumer::text || chr(31) || @message_id::text));
 
 -- name: GetMessage :one
--- Reads what the inbox knows of a message.
+-- Reads what the inbox knows of a message. pgstore's BoundLockWaits,
+-- before it in the same round trip and implicit transaction, bounds its
+-- wait for the inbox table's lock (ALTER TABLE, VACUUM FULL).
 SELECT state, fingerprint, attempts, operation_id
 FROM idempotency_inbox
 WHERE source = @source AND consumer = @consumer AND message_id = @message_id;

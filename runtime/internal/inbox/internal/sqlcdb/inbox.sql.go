@@ -89,7 +89,9 @@ type GetMessageRow struct {
 	OperationID pgtype.UUID
 }
 
-// Reads what the inbox knows of a message.
+// Reads what the inbox knows of a message. pgstore's BoundLockWaits,
+// before it in the same round trip and implicit transaction, bounds its
+// wait for the inbox table's lock (ALTER TABLE, VACUUM FULL).
 func (q *Queries) GetMessage(ctx context.Context, arg GetMessageParams) (GetMessageRow, error) {
 	row := q.db.QueryRow(ctx, GetMessage, arg.Source, arg.Consumer, arg.MessageID)
 	var i GetMessageRow

@@ -1,0 +1,127 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/idemgen/idemgen/runtime/internal/tables"
+)
+
+// BatchSender sends a pgx.Batch: *pgxpool.Pool, *pgx.Conn and pgx.Tx.
+type BatchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Bounded returns a tables.DBTX, for sqlc's generated code, that sends
+// each statement after BoundLockWaits at d in one batch of db's: one round
+// trip, and on a pool outside a transaction one implicit transaction, so
+// that every lock wait of the statement, a table's lock included, ends at
+// d on the server (SQLSTATE 55P03) and the bound ends with the
+// transaction.
+func Bounded(db BatchSender, d time.Duration) tables.DBTX { return bounded{db: db, wait: d} }
+
+// IsLockTimeout reports whether err is the server ending a lock wait at
+// its lock_timeout (SQLSTATE 55P03), as BoundLockWaits bounds it.
+func IsLockTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
+}
+
+// bounded is Bounded's DBTX.
+type bounded struct {
+	db   BatchSender
+	wait time.Duration
+}
+
+// send sends sql after BoundLockWaits and reads BoundLockWaits' result;
+// the caller reads the statement's and closes the results.
+func (b bounded) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	batch := &pgx.Batch{}
+	QueueBoundLockWaits(batch, b.wait)
+	batch.Queue(sql, args...)
+	br := b.db.SendBatch(ctx, batch)
+	if _, err := br.Exec(); err != nil {
+		return nil, errors.Join(err, br.Close())
+	}
+	return br, nil
+}
+
+func (b bounded) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	br, err := b.send(ctx, sql, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+func (b bounded) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	br, err := b.send(ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		rows.Close()
+		return nil, errors.Join(err, br.Close())
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+func (b bounded) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	br, err := b.send(ctx, sql, args)
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{row: br.QueryRow(), br: br}
+}
+
+// batchRows are the rows of a bounded statement: closing them closes the
+// batch's results too, whose error Err reports.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// batchRow is the row of a bounded statement: scanning it closes the
+// batch's results.
+type batchRow struct {
+	row pgx.Row
+	br  pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// errRow is a row whose statement was not sent.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
