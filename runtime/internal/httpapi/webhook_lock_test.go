@@ -15,6 +15,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/httpapi"
+	"github.com/idemgen/idemgen/runtime/internal/locktest"
 	"github.com/idemgen/idemgen/runtime/internal/stdwebhooks"
 	"github.com/idemgen/idemgen/runtime/pgtest"
 )
@@ -206,7 +207,7 @@ func TestWebhookBehindATableLockIsInProgress(t *testing.T) {
 					b, err := lockInbox(t.Context(), lw.admin)
 					locked <- lock{b, err}
 				}()
-				waitForInboxLock(t, lw.admin)
+				locktest.WaitForRelationLock(t, lw.admin, "idempotency_inbox", "ShareLock")
 				close(lw.proceed)
 				rec = <-done
 				l := <-locked
@@ -270,26 +271,5 @@ func TestWebhookReadBehindATableLockIsInProgress(t *testing.T) {
 	}
 	if settled != 1 {
 		t.Errorf("the payment was settled %d times, want once", settled)
-	}
-}
-
-// waitForInboxLock returns once a session waits to lock the inbox table in
-// SHARE mode; it polls pg_locks, the only place that state is visible.
-func waitForInboxLock(t *testing.T, pool *pgxpool.Pool) {
-	t.Helper()
-	for {
-		var waiting bool
-		if err := pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted
-			AND locktype = 'relation' AND mode = 'ShareLock' AND relation = 'idempotency_inbox'::regclass)`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			return
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(time.Millisecond): // polling the server's view, not ordering goroutines
-		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemgen/idemgen/runtime/internal/core"
 	"github.com/idemgen/idemgen/runtime/internal/inbox"
+	"github.com/idemgen/idemgen/runtime/internal/locktest"
 )
 
 // backstop ends the deliveries of the tests below: far past every bound
@@ -281,7 +282,7 @@ func TestFailureCountWaitIsBoundedAgainstATableLock(t *testing.T) {
 				barrier, err := lockTable(t.Context(), li.admin, shareMode)
 				locked <- lock{barrier, err}
 			}()
-			waitForTableLock(t, li.admin)
+			locktest.WaitForRelationLock(t, li.admin, "idempotency_inbox", "ShareLock")
 			close(li.proceed)
 			got := <-done
 			l := <-locked
@@ -306,26 +307,5 @@ func TestFailureCountWaitIsBoundedAgainstATableLock(t *testing.T) {
 				t.Errorf("the inbox counted %d attempts of the message, want no row", n)
 			}
 		})
-	}
-}
-
-// waitForTableLock returns once a session waits to lock the inbox table in
-// SHARE mode; it polls pg_locks, the only place that state is visible.
-func waitForTableLock(t *testing.T, pool *pgxpool.Pool) {
-	t.Helper()
-	for {
-		var waiting bool
-		if err := pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted
-			AND locktype = 'relation' AND mode = 'ShareLock' AND relation = 'idempotency_inbox'::regclass)`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			return
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(time.Millisecond): // polling the server's view, not ordering goroutines
-		}
 	}
 }
