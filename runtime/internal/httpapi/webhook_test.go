@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -59,6 +60,37 @@ type bankWebhooks struct {
 	// reached, when set, receives a signal as the handler starts, if
 	// nothing waits in it already.
 	reached chan struct{}
+	// logs holds what the executors log, as JSON lines.
+	logs logBuffer
+}
+
+// logBuffer is a buffer the executors' loggers write to from several
+// goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// lines returns the JSON lines logged so far, decoded.
+func (l *logBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.Lines(l.buf.String()) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // newBankWebhooks returns the service on instances pools, verifying with
@@ -93,7 +125,7 @@ func newBankWebhooks(t *testing.T, instances int, secrets ...string) *bankWebhoo
 				t.Fatal(err)
 			}
 		}
-		exec, err := idem.NewExecutor(idem.Config{Pool: pool})
+		exec, err := idem.NewExecutor(idem.Config{Pool: pool, Logger: slog.New(slog.NewJSONHandler(&b.logs, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,6 +365,23 @@ func TestWebhookDeadlineIsRetryable(t *testing.T) {
 	}
 	if rec.Code != http.StatusServiceUnavailable || p.Type != httpapi.ProblemDeadlineExceeded || rec.Header().Get("Retry-After") != "1" {
 		t.Fatalf("answered %d Retry-After %q %s, want 503 deadline-exceeded with Retry-After 1", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	// The 503 is logged with its cause, at Warn: the sender retries it.
+	var logged bool
+	for _, l := range b.logs.lines(t) {
+		if l["level"] == "ERROR" {
+			t.Errorf("logged at Error: %v", l)
+		}
+		if l["msg"] == "idem: webhook not processed" {
+			logged = true
+			if l["level"] != "WARN" || l["status"] != float64(http.StatusServiceUnavailable) || l["webhook"] != "bankSettlement" ||
+				!strings.Contains(fmt.Sprint(l["error"]), context.DeadlineExceeded.Error()) {
+				t.Errorf("logged %v, want a Warn line of webhook bankSettlement, status 503 and the deadline as the cause", l)
+			}
+		}
+	}
+	if !logged {
+		t.Errorf("the 503 was not logged: %v", b.logs.lines(t))
 	}
 	if err := barrier.Rollback(t.Context()); err != nil {
 		t.Fatal(err)
