@@ -13,6 +13,7 @@ import (
 	"github.com/idemgen/idemgen/runtime/idemimpl"
 	"github.com/idemgen/idemgen/runtime/idemtest"
 	"github.com/idemgen/idemgen/runtime/internal/faults"
+	"github.com/idemgen/idemgen/runtime/internal/locktest"
 )
 
 // backstop is the request context's deadline in the tests below: far
@@ -27,12 +28,6 @@ func postWithin(h http.Handler, d time.Duration, tenant, key, body string) idemt
 	req := idemtest.NewRequest(http.MethodPost, "/orders", key, []byte(body)).WithContext(ctx)
 	req.Header.Set("X-Tenant", tenant)
 	return idemtest.Serve(h, req)
-}
-
-// lockWaiters counts the sessions named app that wait on a lock.
-func lockWaiters(t *testing.T, d *db, app string) int {
-	t.Helper()
-	return d.count(t, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app)
 }
 
 // A claim's wait is bounded on the server, in the round trip of the claim,
@@ -69,7 +64,7 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 
 				lockTable(t, d, "idempotency_record")
 				r := postWithin(h, backstop, "tenant-a", "locked-1", benchBody)
-				if n := lockWaiters(t, d, app); n != 0 {
+				if n := locktest.LockWaiters(t, d.pool, app); n != 0 {
 					t.Errorf("%d of the runtime's backends still wait on a lock after it answered", n)
 				}
 				if r.Status != http.StatusConflict || problemType(t, r) != idem.ProblemInProgress {
@@ -167,7 +162,7 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 			req.Header.Set("X-Tenant", "tenant-a")
 			r := idemtest.Serve(dup, req)
 			beforeBackstop := parent.Err() == nil
-			waiting := lockWaiters(t, d, app)
+			waiting := locktest.LockWaiters(t, d.pool, app)
 			hold.Release()
 			if f := <-firstDone; f.Status != http.StatusCreated {
 				t.Fatalf("first: status %d %s", f.Status, f.Body)
@@ -218,7 +213,7 @@ func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 	}
 	ceiling, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
-	for lockWaiters(t, d, app) != 0 {
+	for locktest.LockWaiters(t, d.pool, app) != 0 {
 		if ceiling.Err() != nil {
 			t.Fatal("the business statement still waits on the server after the request's deadline")
 		}

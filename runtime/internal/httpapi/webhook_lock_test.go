@@ -50,17 +50,7 @@ func newLockedWebhooks(t *testing.T) *lockedWebhooks {
 	if _, err := admin.Exec(t.Context(), `CREATE TABLE settled (payment_id text PRIMARY KEY)`); err != nil {
 		t.Fatal(err)
 	}
-	pc, err := pgxpool.ParseConfig(cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc.MaxConns = 1
-	pc.ConnConfig.RuntimeParams["application_name"] = lockedWebhookApp
-	pool, err := pgxpool.NewWithConfig(t.Context(), pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := locktest.OneConnPool(t, cs, lockedWebhookApp)
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
 	if err != nil {
 		t.Fatal(err)

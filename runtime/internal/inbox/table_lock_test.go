@@ -43,17 +43,7 @@ func newLockedInbox(t *testing.T, waitTimeout time.Duration) *lockedInbox {
 	t.Helper()
 	li := &lockedInbox{cs: newDB(t), inFail: make(chan struct{}, 1), proceed: make(chan struct{})}
 	li.admin = newPool(t, li.cs)
-	pc, err := pgxpool.ParseConfig(li.cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc.MaxConns = 1
-	pc.ConnConfig.RuntimeParams["application_name"] = lockedApp
-	pool, err := pgxpool.NewWithConfig(t.Context(), pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := locktest.OneConnPool(t, li.cs, lockedApp)
 	e, err := core.New(core.Config{Pool: pool})
 	if err != nil {
 		t.Fatal(err)
@@ -120,12 +110,7 @@ func lockTable(ctx context.Context, pool *pgxpool.Pool, mode string) (pgx.Tx, er
 // waiters counts the consumer's backends that wait on a lock.
 func (li *lockedInbox) waiters(t *testing.T) int {
 	t.Helper()
-	var n int
-	if err := li.admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-		WHERE application_name = $1 AND wait_event_type = 'Lock'`, lockedApp).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return locktest.LockWaiters(t, li.admin, lockedApp)
 }
 
 // attempts returns the attempts the inbox counted for message id, -1 for

@@ -33,3 +33,34 @@ func WaitForRelationLock(t testing.TB, pool *pgxpool.Pool, relation, mode string
 		}
 	}
 }
+
+// OneConnPool returns a pool of one connection on cs whose session is
+// named app (application_name), so that LockWaiters can tell its backend
+// from the test's own; the test's cleanup closes it.
+func OneConnPool(t testing.TB, cs, app string) *pgxpool.Pool {
+	t.Helper()
+	pc, err := pgxpool.ParseConfig(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.MaxConns = 1
+	pc.ConnConfig.RuntimeParams["application_name"] = app
+	pool, err := pgxpool.NewWithConfig(t.Context(), pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// LockWaiters counts the sessions named app that wait on a lock, as
+// pg_stat_activity sees them, asking through pool.
+func LockWaiters(t testing.TB, pool *pgxpool.Pool, app string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM pg_catalog.pg_stat_activity
+		WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

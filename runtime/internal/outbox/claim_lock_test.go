@@ -15,25 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/locktest"
 	"github.com/idemgen/idemgen/runtime/internal/outbox/internal/sqlcdb"
 )
-
-// oneConnPool is a pool of one connection on cs, named app.
-func oneConnPool(t *testing.T, cs, app string) *pgxpool.Pool {
-	t.Helper()
-	pc, err := pgxpool.ParseConfig(cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc.MaxConns = 1
-	pc.ConnConfig.RuntimeParams["application_name"] = app
-	one, err := pgxpool.NewWithConfig(t.Context(), pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(one.Close)
-	return one
-}
 
 // lockOutbox returns a transaction of pool that holds the outbox table in
 // SHARE mode (writes wait), which the test's cleanup ends.
@@ -54,7 +38,7 @@ func lockOutbox(t *testing.T, pool *pgxpool.Pool) pgx.Tx {
 // pg_stat_activity and pg_locks see them.
 func lockWaiters(t *testing.T, pool *pgxpool.Pool, app string) (activity, locks int) {
 	t.Helper()
-	activity = count(t, pool, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app)
+	activity = locktest.LockWaiters(t, pool, app)
 	locks = count(t, pool, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
 		WHERE a.application_name = $1 AND NOT l.granted`, app)
 	return activity, locks
@@ -77,7 +61,7 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool, app string) (activity, locks 
 func TestAClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	const app = "claim-under-lock"
-	one := oneConnPool(t, cs, app)
+	one := locktest.OneConnPool(t, cs, app)
 	providers := map[string]idem.Provider{"sms": doneProvider{}, "email": doneProvider{}}
 	events := make(eventLog, 8)
 	failures := logFailures{message: "idem: claiming effects", errs: make(chan error, 1)}
@@ -163,7 +147,7 @@ func (p stuckProvider) Do(ctx context.Context, _ idem.EffectCall) idem.EffectOut
 func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	const app = "release-under-lock"
-	one := oneConnPool(t, cs, app)
+	one := locktest.OneConnPool(t, cs, app)
 	// A statement's first preparation waits for a table's lock under the
 	// session's lock_timeout: a release of nothing prepares the worker's.
 	if _, err := sqlcdb.New(one).ReleaseEffects(t.Context(), sqlcdb.ReleaseEffectsParams{}); err != nil {

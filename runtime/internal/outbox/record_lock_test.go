@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
+	"github.com/idemgen/idemgen/runtime/internal/locktest"
 )
 
 // logFailures forwards the error of each line of a worker's log whose
@@ -72,7 +73,7 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 	enqueueNamed(t, pool, "sms", 1, "retry")
 	enqueueNamed(t, pool, "email", 1, "retry")
 	const app = "worker-under-lock"
-	one := oneConnPool(t, cs, app)
+	one := locktest.OneConnPool(t, cs, app)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -97,7 +98,7 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
 		t.Errorf("the record behind the table's lock failed with %v, want the server's lock_timeout (55P03)", err)
 	}
-	if n := count(t, pool, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app); n != 0 {
+	if n := locktest.LockWaiters(t, pool, app); n != 0 {
 		t.Errorf("%d of the worker's backends still wait on a lock after the record failed", n)
 	}
 	if err := barrier.Rollback(t.Context()); err != nil {
