@@ -119,9 +119,19 @@ func Respond[R any](op *Operation, res R, err error, render func(R) Answer) (*Re
 	case err != nil:
 		return nil, err
 	case any(res) == nil:
-		return nil, errors.New(opName(op) + " returned no answer")
+		return nil, noAnswer(op)
 	}
-	out, err := render(res).Render()
+	a := render(res)
+	return a.respond(op)
+}
+
+// respond is the rest of Respond once the answer is rendered, kept out of
+// line so that it is compiled once, not in each of Respond's instances
+// (one per operation's response interface).
+//
+//go:noinline
+func (a *Answer) respond(op *Operation) (*Response, error) {
+	out, err := a.Render()
 	if err != nil {
 		return nil, renderError(op, err)
 	}
@@ -134,6 +144,14 @@ func opName(op *Operation) string {
 		return "the operation"
 	}
 	return op.Name
+}
+
+// noAnswer is Respond's error for a nil answer, kept out of Respond's
+// per-type instances.
+//
+//go:noinline
+func noAnswer(op *Operation) error {
+	return errors.New(opName(op) + " returned no answer")
 }
 
 // renderError is Respond's error for an answer that does not render,

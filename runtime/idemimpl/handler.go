@@ -33,12 +33,12 @@ var errNoExecutor = errors.New("idem: a handler needs an executor and a scope fu
 // NewTypedHandler returns the net/http handler of a generated operation,
 // run by exec in the scope scope gives each request.
 func NewTypedHandler[T any](exec *idem.Executor, t Typed[T], scope idem.ScopeFunc, opts ...HandlerOption) (http.Handler, error) {
-	return newErasedHandler(exec, httpapi.Erase(t), scope, opts)
+	return newErasedHandler(exec, httpapi.Erase(&t), scope, opts)
 }
 
 // newErasedHandler is NewTypedHandler once its request type is erased,
 // compiled once rather than for each operation's request type.
-func newErasedHandler(exec *idem.Executor, t httpapi.Erased, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
+func newErasedHandler(exec *idem.Executor, t *httpapi.Erased, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
 	if exec == nil {
 		return nil, errNoExecutor
 	}

@@ -57,14 +57,14 @@ type Binding struct {
 
 // Bind pairs the typed operation t with how it mounts (see Mount).
 func Bind[T any](t Typed[T], mount func(http.Handler) (string, http.Handler)) Binding {
-	return bindErased(httpapi.Erase(t), mount)
+	return bindErased(httpapi.Erase(&t), mount)
 }
 
 // bindErased is Bind once the request type is erased. It is kept out of
 // line so that its closure is compiled once, not in each instance of Bind.
 //
 //go:noinline
-func bindErased(t httpapi.Erased, mount func(http.Handler) (string, http.Handler)) Binding {
+func bindErased(t *httpapi.Erased, mount func(http.Handler) (string, http.Handler)) Binding {
 	return Binding{mount: mount, handler: func(exec *idem.Executor, scope idem.ScopeFunc, opts []HandlerOption) (http.Handler, error) {
 		return newErasedHandler(exec, t, scope, opts)
 	}}

@@ -48,16 +48,17 @@ type CurrentFunc[T any] func(ctx context.Context, tx pgx.Tx, stored *StoredAnswe
 // erasedCurrent is a CurrentFunc whose body is a *T held in an any.
 type erasedCurrent func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body any) (*Response, error)
 
-// eraseCurrent erases fn's request type; nil stays nil. It is kept out of
-// line so that Erase does not carry a second copy of its closure.
+// eraseCurrent erases the request type of fn, a CurrentFunc[T] given as
+// its func type with P = *T (see erase); nil stays nil. It is kept out of
+// line so that the callers do not carry a copy of its closure.
 //
 //go:noinline
-func eraseCurrent[T any](fn CurrentFunc[T]) erasedCurrent {
+func eraseCurrent[P any](fn func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body P) (*Response, error)) erasedCurrent {
 	if fn == nil {
 		return nil
 	}
 	return func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body any) (*Response, error) {
-		return fn(ctx, tx, stored, req, body.(*T))
+		return fn(ctx, tx, stored, req, body.(P))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/jackc/pgx/v5"
 
@@ -57,13 +58,13 @@ type Typed[T any] struct {
 // docs/problems.md; a business error asRejection recognises answers with
 // its problem (nil recognises none).
 func NewTypedHandler[T any](exec core.Holder, t Typed[T], scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
-	return NewErasedHandler(exec, Erase(t), scope, asRejection, opts...)
+	return NewErasedHandler(exec, Erase(&t), scope, asRejection, opts...)
 }
 
 // Erased is a Typed with its request type erased: the body is a *T held
 // in an any. Erase builds one; NewErasedHandler serves it. It exists so
-// that a generated package instantiates only Erase's few small closures
-// per operation, and the handler's logic is compiled once, here.
+// that the handler's logic is compiled once, here, and not in each
+// generated package for each operation's request type.
 type Erased struct {
 	contract    Contract
 	decode      func(req *Request) (any, error)
@@ -75,34 +76,53 @@ type Erased struct {
 
 // Erase erases t's request type. Its funcs that are nil stay nil; a nil
 // Decode gives every request a new zero T.
-func Erase[T any](t Typed[T]) Erased {
-	// The closures capture single funcs, not t, so that t stays on the
-	// stack: each instance of Erase is then a few moves, not a copy of t
-	// to the heap.
-	e := Erased{contract: t.Contract, current: eraseCurrent(t.Current)}
-	if decode := t.Decode; decode != nil {
+//
+// Erase itself only hands t's funcs on to erase, instantiated with the
+// pointer type *T: every pointer type has the same GC shape, so a
+// generated package compiles erase's closures once for all of its
+// operations, where instantiating them with T (a struct, a shape of its
+// own) compiled them once per operation. It takes and returns pointers so
+// that an instance copies no contract.
+func Erase[T any](t *Typed[T]) *Erased {
+	return erase(&t.Contract, t.Decode, t.Fingerprint, t.NaturalKey, t.Run, t.Current)
+}
+
+// erase is Erase on the pointer type P = *T, so that all its instances
+// share one GC shape. The closures capture single funcs, so that nothing
+// else is copied to the heap.
+func erase[P any](
+	contract *Contract,
+	decode func(req *Request) (P, error),
+	fp func(body P, params map[string]string) (fingerprint.Sum, error),
+	nk func(body P) (string, error),
+	run func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request, body P) (*Response, error),
+	cur func(ctx context.Context, tx pgx.Tx, stored *StoredAnswer, req *Request, body P) (*Response, error),
+) *Erased {
+	e := &Erased{contract: *contract, current: eraseCurrent(cur)}
+	if decode != nil {
 		e.decode = func(req *Request) (any, error) { return decode(req) }
 	} else {
-		e.decode = func(*Request) (any, error) { return new(T), nil }
+		zero := reflect.TypeFor[P]().Elem()
+		e.decode = func(*Request) (any, error) { return reflect.New(zero).Interface(), nil }
 	}
-	if fp := t.Fingerprint; fp != nil {
+	if fp != nil {
 		e.fingerprint = func(body any, params map[string]string) (fingerprint.Sum, error) {
-			return fp(body.(*T), params)
+			return fp(body.(P), params)
 		}
 	}
-	if nk := t.NaturalKey; nk != nil {
-		e.naturalKey = func(body any) (string, error) { return nk(body.(*T)) }
+	if nk != nil {
+		e.naturalKey = func(body any) (string, error) { return nk(body.(P)) }
 	}
-	if run := t.Run; run != nil {
+	if run != nil {
 		e.run = func(ctx context.Context, tx pgx.Tx, op *core.Operation, req *Request, body any) (*Response, error) {
-			return run(ctx, tx, op, req, body.(*T))
+			return run(ctx, tx, op, req, body.(P))
 		}
 	}
 	return e
 }
 
 // NewErasedHandler is NewTypedHandler on an erased operation.
-func NewErasedHandler(exec core.Holder, t Erased, scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
+func NewErasedHandler(exec core.Holder, t *Erased, scope func(*http.Request) (string, error), asRejection AsRejection, opts ...HandlerOption) (http.Handler, error) {
 	if t.fingerprint == nil || t.run == nil {
 		return nil, errors.New("idem: NewTypedHandler needs a fingerprint and a business function")
 	}
