@@ -28,24 +28,33 @@ type Answer struct {
 }
 
 // Body is the body of an Answer and its media type, sent as Content-Type.
-type Body struct {
+// It is a pointer, so that an Answer stays small: each generated response
+// type builds one, and a value method's answer is copied to its caller
+// and through its pointer wrapper.
+type Body struct{ b *body }
+
+// body is a Body's content: value is encoded as JSON when encode is set;
+// raw is sent as it is otherwise.
+type body struct {
 	contentType string
-	// value is encoded as JSON when encode is set; raw is sent as it is
-	// otherwise.
-	value  any
-	encode bool
-	raw    []byte
+	value       any
+	encode      bool
+	raw         []byte
 }
 
 // JSONBody is the body v, encoded with encoding/json, of media type
 // contentType (application/json, or a +json type the spec names).
+//
+//go:noinline
 func JSONBody(contentType string, v any) Body {
-	return Body{contentType: contentType, value: v, encode: true}
+	return Body{&body{contentType: contentType, value: v, encode: true}}
 }
 
 // RawBody is the body b, sent as it is, of media type contentType.
+//
+//go:noinline
 func RawBody(contentType string, b []byte) Body {
-	return Body{contentType: contentType, raw: b}
+	return Body{&body{contentType: contentType, raw: b}}
 }
 
 // AnswerHeader is one typed header of an Answer: its name and, when it is
@@ -89,16 +98,19 @@ func (a Answer) Render() (*Response, error) {
 	case a.Class != 0 && a.Status/100 != a.Class:
 		return nil, fmt.Errorf("status %d is not %dxx", a.Status, a.Class)
 	}
-	res := &Response{Status: a.Status, Header: http.Header{}, Body: a.Body.raw}
-	if a.Body.encode {
-		b, err := json.Marshal(a.Body.value)
-		if err != nil {
-			return nil, err
+	res := &Response{Status: a.Status, Header: http.Header{}}
+	if b := a.Body.b; b != nil {
+		res.Body = b.raw
+		if b.encode {
+			v, err := json.Marshal(b.value)
+			if err != nil {
+				return nil, err
+			}
+			res.Body = v
 		}
-		res.Body = b
-	}
-	if a.Body.contentType != "" {
-		res.Header.Set("Content-Type", a.Body.contentType)
+		if b.contentType != "" {
+			res.Header.Set("Content-Type", b.contentType)
+		}
 	}
 	for _, h := range a.Headers {
 		res.Typed = append(res.Typed, h.name)
