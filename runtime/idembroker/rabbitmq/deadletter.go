@@ -87,7 +87,7 @@ func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
 	case e := <-p.closes:
 		return closed("the channel was closed", e)
 	default:
-		return errors.New("the broker did not confirm it")
+		return errors.New("the broker nacked it")
 	}
 }
 
