@@ -13,9 +13,11 @@
 // idem.ErrInvalidMessage: a message whose id the consumer refuses (empty,
 // longer than the contract's key.max-length, not UTF-8, a control
 // character) can never be processed, so the adapter drops it, reported
-// and never redelivered: dead-lettered where its broker can (RabbitMQ
-// rejects it to the queue's dead-letter exchange, JetStream terminates it)
-// and skipped where it cannot (Kafka commits past it). The broker's
+// and never redelivered: dead-lettered with the reason where its broker
+// can (RabbitMQ publishes it to the adapter's DeadLetter exchange with a
+// reason header, or else rejects it to the queue's dead-letter exchange;
+// JetStream terminates it with the reason) and skipped where it cannot
+// (Kafka commits past it). The broker's
 // own delivery counters are hints only: attempts are counted in the inbox
 // row.
 package idembroker

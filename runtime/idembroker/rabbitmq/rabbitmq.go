@@ -3,8 +3,10 @@
 // after its outcome committed, and a delivery to retry is negatively
 // acknowledged, alone, and requeued. When the connection is lost (a
 // broker restart, a network cut) it dials again with a bounded backoff
-// and resumes. It links amqp091-go, so it is a package of its own (see
-// idembroker).
+// and resumes. A delivery that can never be processed (its message-id
+// missing or refused) is published, with why, to the DeadLetter the
+// Config names, or rejected to the queue's dead-letter exchange. It links
+// amqp091-go, so it is a package of its own (see idembroker).
 package rabbitmq
 
 import (
@@ -61,10 +63,23 @@ type Config struct {
 	// ReconnectDelay and MaxReconnectDelay bound the backoff between
 	// dials; 0 means DefaultReconnectDelay and DefaultMaxReconnectDelay.
 	ReconnectDelay, MaxReconnectDelay time.Duration
+	// DeadLetter, if set, is where a delivery that can never be
+	// processed goes, with why: Run publishes it there (body, headers,
+	// properties, and ReasonHeader and SourceQueueHeader added) on a
+	// channel in confirm mode, mandatory, and acknowledges it once the
+	// broker confirmed it routed it. If the publish fails (the exchange
+	// does not exist, routes it nowhere, the broker refuses it or the
+	// channel is lost), the delivery is rejected as without DeadLetter,
+	// and the failure reported. Nil rejects such a delivery without
+	// requeueing, to the queue's dead-letter exchange if it has one,
+	// where RabbitMQ says only that it was rejected. Declare may declare
+	// the exchange and its queue.
+	DeadLetter *DeadLetter
 	// OnError, if set, gets the errors that do not stop Run: a lost
 	// connection and why, a failed dial, a failed ack (the message comes
-	// back and is answered as a duplicate) or a delivery that decided
-	// nothing (it is requeued).
+	// back and is answered as a duplicate), a delivery that decided
+	// nothing (it is requeued) or one that can never be processed, and
+	// a dead letter that could not be published.
 	OnError func(error)
 }
 
@@ -85,14 +100,22 @@ type Config struct {
 //
 // The message's id is its message-id property; a delivery without one, or
 // whose id the consumer refuses (idem.ErrInvalidMessage: too long, not
-// UTF-8, a control character), can never be processed and is rejected
-// without requeueing (to the queue's dead-letter exchange, if it has one)
-// and reported. The broker's delivery counts
-// (redelivered, x-delivery-count) are not used: attempts are counted in
-// the inbox row.
+// UTF-8, a control character), can never be processed and is reported.
+// With a DeadLetter it is published there with the refusal in
+// ReasonHeader and acknowledged once the broker confirmed the publish;
+// without one, or when that publish fails, it is rejected without
+// requeueing (to the queue's dead-letter exchange, if it has one, which
+// records only that it was rejected). A connection lost between the
+// confirm and the ack brings the delivery back, and it is published
+// again: a dead letter arrives at least once, under its message-id. The
+// broker's delivery counts (redelivered, x-delivery-count) are not used:
+// attempts are counted in the inbox row.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Dial == nil || cfg.Queue == "" || cfg.Deliverer == nil {
 		return errors.New("rabbitmq: Run needs Dial, a Queue and a Deliverer")
+	}
+	if dl := cfg.DeadLetter; dl != nil && dl.Exchange == "" && cfg.deadLetterKey() == cfg.Queue {
+		return errors.New("rabbitmq: the DeadLetter routes to the queue consumed: name an Exchange or another RoutingKey")
 	}
 	cfg.defaults()
 	delay := cfg.ReconnectDelay
@@ -162,6 +185,10 @@ func (cfg *Config) session(ctx context.Context) (consumed bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	var dl *deadLetterer
+	if cfg.DeadLetter != nil {
+		dl = &deadLetterer{cfg: cfg, conn: conn}
+	}
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
@@ -180,7 +207,7 @@ func (cfg *Config) session(ctx context.Context) (consumed bool, err error) {
 			cfg.requeue(&d)
 			continue
 		}
-		cfg.deliver(ctx, &d)
+		cfg.deliver(ctx, &d, dl)
 	}
 	if ctx.Err() != nil {
 		return true, nil
@@ -207,15 +234,15 @@ func closed(what string, reason *amqp.Error) error {
 }
 
 // deliver hands d to the Deliverer and acknowledges it, or requeues it
-// after the retry delay.
-func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery) {
+// after the retry delay; one that can never be processed goes to dl (nil
+// without a DeadLetter).
+func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery, dl *deadLetterer) {
 	trace, _ := d.Headers["traceparent"].(string)
 	res, err := cfg.Deliverer.Deliver(context.WithoutCancel(ctx),
 		idem.Message{Source: cfg.Queue, ID: d.MessageId, Body: d.Body, TraceContext: trace})
 	switch {
 	case errors.Is(err, idem.ErrInvalidMessage):
-		cfg.report(fmt.Errorf("rabbitmq: a delivery of %s, rejected: its message-id: %w", cfg.Queue, err))
-		cfg.report(d.Reject(false))
+		cfg.unusable(d, dl, err)
 		return
 	case err != nil:
 		cfg.report(fmt.Errorf("rabbitmq: message %s of %s: %w", d.MessageId, cfg.Queue, err))
@@ -231,6 +258,28 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery) {
 	case <-ctx.Done():
 	}
 	cfg.requeue(d)
+}
+
+// unusable dead-letters d, which can never be processed because the
+// Deliverer refused its message-id with why, to dl, or rejects it
+// without requeueing when dl is nil or the publish failed.
+func (cfg *Config) unusable(d *amqp.Delivery, dl *deadLetterer, why error) {
+	if dl != nil {
+		err := dl.publish(d, "its message-id: "+why.Error())
+		if err == nil {
+			cfg.report(fmt.Errorf("rabbitmq: a delivery of %s, dead-lettered to %q with key %q: its message-id: %w",
+				cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey(), why))
+			if err := d.Ack(false); err != nil {
+				cfg.report(fmt.Errorf("rabbitmq: acknowledging a dead-lettered delivery of %s (it comes back, "+
+					"dead-lettered again): %w", cfg.Queue, err))
+			}
+			return
+		}
+		cfg.report(fmt.Errorf("rabbitmq: dead-lettering a delivery of %s to %q with key %q, rejecting it instead: %w",
+			cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey(), err))
+	}
+	cfg.report(fmt.Errorf("rabbitmq: a delivery of %s, rejected: its message-id: %w", cfg.Queue, why))
+	cfg.report(d.Reject(false))
 }
 
 // requeue hands d back to the queue; when its channel is gone, the broker
