@@ -366,11 +366,11 @@ func TestProgressWaitsAreBoundedAgainstATableLock(t *testing.T) {
 		call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
 	}{
 		{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			_, err := s.TakeOver(ctx, conn, "s", "k", []byte{1}, time.Minute, wait)
+			_, err := s.TakeOver(ctx, conn.Conn(), "s", "k", []byte{1}, time.Minute, wait)
 			return err
 		}},
 		{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			return s.GiveUpLease(ctx, conn, "s", "k", 1, 0, wait)
+			return s.GiveUpLease(ctx, conn.Conn(), "s", "k", 1, 0, wait)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
