@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -39,18 +40,52 @@ func WaitForRelationLock(t testing.TB, pool *pgxpool.Pool, relation, mode string
 // from the test's own; the test's cleanup closes it.
 func OneConnPool(t testing.TB, cs, app string) *pgxpool.Pool {
 	t.Helper()
+	return OneConnPoolIn(t, cs, app, pgx.QueryExecModeCacheStatement)
+}
+
+// ExecModes are the query exec modes a test of a bound runs under: pgx's
+// default, which prepares each statement in a round trip before the batch
+// that sends it, and the simple protocol, which prepares nothing (one of
+// the modes a transaction-mode pooler such as PgBouncer needs).
+var ExecModes = []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol}
+
+// OneConnPoolIn is OneConnPool whose connection sends statements in
+// mode.
+func OneConnPoolIn(t testing.TB, cs, app string, mode pgx.QueryExecMode) *pgxpool.Pool {
+	t.Helper()
 	pc, err := pgxpool.ParseConfig(cs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pc.MaxConns = 1
 	pc.ConnConfig.RuntimeParams["application_name"] = app
+	pc.ConnConfig.DefaultQueryExecMode = mode
 	pool, err := pgxpool.NewWithConfig(t.Context(), pc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// FreshConn closes pool's connections, so that its next one is new and
+// has prepared nothing, and returns that connection's backend (pid), by
+// which a test tells that its later calls ran on that same connection.
+func FreshConn(t testing.TB, pool *pgxpool.Pool) int32 {
+	t.Helper()
+	pool.Reset()
+	return BackendPID(t, pool)
+}
+
+// BackendPID is the backend of the connection pool's next query runs on:
+// of a one-connection pool, its connection's.
+func BackendPID(t testing.TB, pool *pgxpool.Pool) int32 {
+	t.Helper()
+	var pid int32
+	if err := pool.QueryRow(t.Context(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }
 
 // LockWaiters counts the sessions named app that wait on a lock, as
