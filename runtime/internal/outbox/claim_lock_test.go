@@ -55,9 +55,10 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool, app string) (activity, locks 
 // lock lasted: Run's context has no deadline.
 //
 // The worker has one connection, on which a first run prepared the
-// statements (a statement's first preparation waits for a table's lock
-// under the session's lock_timeout), and claims on its poll only (an
-// hour): its one claim under the lock is the one its Run sends at once.
+// statements (a new connection's are
+// TestAClaimsPreparationIsBoundedAgainstATableLock's), and claims on its
+// poll only (an hour): its one claim under the lock is the one its Run
+// sends at once.
 func TestAClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	const app = "claim-under-lock"
@@ -148,8 +149,7 @@ func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	const app = "release-under-lock"
 	one := locktest.OneConnPool(t, cs, app)
-	// A statement's first preparation waits for a table's lock under the
-	// session's lock_timeout: a release of nothing prepares the worker's.
+	// A release of nothing prepares the worker's statements.
 	if _, err := sqlcdb.New(one).ReleaseEffects(t.Context(), sqlcdb.ReleaseEffectsParams{}); err != nil {
 		t.Fatal(err)
 	}

@@ -352,8 +352,8 @@ func TestDeadlinesAreTheDatabases(t *testing.T) {
 // TABLE in another session): the table is locked when the statement is
 // bound, before a bound set inside it would run, so BoundLockWaits goes
 // first in the same round trip. The connection is warmed by a first call,
-// as a pool's are: a statement's first preparation on a connection waits
-// under the session's lock_timeout.
+// as a busy pool's are (a new connection's:
+// TestProgressPreparationIsBoundedAgainstATableLock).
 func TestProgressWaitsAreBoundedAgainstATableLock(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
