@@ -13,8 +13,13 @@ import (
 )
 
 // preparedKey names, in a connection's pgconn.PgConn.CustomData, the set
-// of statements PrepareBounded prepared on it.
+// of statements PrepareBounded prepared on it (map[string]bool), or
+// notPreparing under an exec mode it prepares nothing in.
 const preparedKey = "idemgen/pgstore.prepared"
+
+// notPreparing marks a connection whose exec mode PrepareBounded
+// prepares nothing in.
+type notPreparing struct{}
 
 // PrepareBounded prepares on conn, by name, BoundLockWaits and those of
 // sqls it has not prepared there yet, in a transaction of their own whose
@@ -32,45 +37,86 @@ const preparedKey = "idemgen/pgstore.prepared"
 // batch before that cache and is never dropped by a failed one; a
 // prepared statement outlives the transaction that prepared it.
 //
-// Once conn has them all, PrepareBounded is a lookup in the connection's
-// CustomData, without a round trip; the first time it costs two round
-// trips and one per statement. It prepares nothing inside a transaction
-// (then it fails), and nothing under any exec mode but pgx's default:
-// under QueryExecModeExec and QueryExecModeSimpleProtocol a statement is
-// parsed in the batch's own pipeline, after BoundLockWaits has run, and
-// under QueryExecModeCacheDescribe and QueryExecModeDescribeExec, the
-// modes a transaction-mode pooler such as PgBouncer needs, a named
-// statement would not follow the session from one server connection to
-// the next: their description round trip waits under the session's
-// lock_timeout (a pooler's users bound it with that setting).
+// Once conn has them all, PrepareBounded is a few lookups in the
+// connection's CustomData, without a round trip or an allocation; the
+// first time it costs two round trips and one per statement. It prepares
+// nothing inside a transaction (then it fails), and nothing under any
+// exec mode but pgx's default: under QueryExecModeExec and
+// QueryExecModeSimpleProtocol a statement is parsed in the batch's own
+// pipeline, after BoundLockWaits has run, and under
+// QueryExecModeCacheDescribe and QueryExecModeDescribeExec, the modes a
+// transaction-mode pooler such as PgBouncer needs, a named statement
+// would not follow the session from one server connection to the next:
+// their description round trip waits under the session's lock_timeout (a
+// pooler's users bound it with that setting).
 func PrepareBounded(ctx context.Context, conn *pgx.Conn, d time.Duration, sqls ...string) error {
-	if conn.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+	prepared := preparedOn(conn)
+	if prepared == nil {
 		return nil
 	}
+	missing := !prepared[sqlcdb.BoundLockWaits]
+	for _, sql := range sqls {
+		missing = missing || !prepared[sql]
+	}
+	if !missing {
+		return nil
+	}
+	return prepare(ctx, conn, d, prepared, sqls)
+}
+
+// PrepareBatch is PrepareBounded of the statements queued in b, which
+// goes on conn next.
+func PrepareBatch(ctx context.Context, conn *pgx.Conn, d time.Duration, b *pgx.Batch) error {
+	prepared := preparedOn(conn)
+	if prepared == nil {
+		return nil
+	}
+	missing := !prepared[sqlcdb.BoundLockWaits]
+	for _, q := range b.QueuedQueries {
+		missing = missing || !prepared[q.SQL]
+	}
+	if !missing {
+		return nil
+	}
+	sqls := make([]string, len(b.QueuedQueries))
+	for i, q := range b.QueuedQueries {
+		sqls[i] = q.SQL
+	}
+	return prepare(ctx, conn, d, prepared, sqls)
+}
+
+// preparedOn returns the statements PrepareBounded prepared on conn, nil
+// when its exec mode is not pgx's default. It reads the mode once per
+// connection: pgx.Conn.Config copies the configuration.
+func preparedOn(conn *pgx.Conn) map[string]bool {
 	data := conn.PgConn().CustomData()
-	prepared, _ := data[preparedKey].(map[string]bool)
-	var missing []string
-	for _, sql := range append([]string{sqlcdb.BoundLockWaits}, sqls...) {
-		if !prepared[sql] {
-			missing = append(missing, sql)
+	v, ok := data[preparedKey]
+	if !ok {
+		v = notPreparing{}
+		if conn.Config().DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+			v = map[string]bool{}
 		}
+		data[preparedKey] = v
 	}
-	if len(missing) == 0 {
-		return nil
-	}
+	prepared, _ := v.(map[string]bool)
+	return prepared
+}
+
+// prepare prepares on conn BoundLockWaits and those of sqls not in
+// prepared, in a transaction bounded at d, and adds each to prepared.
+func prepare(ctx context.Context, conn *pgx.Conn, d time.Duration, prepared map[string]bool, sqls []string) error {
 	if conn.PgConn().TxStatus() != 'I' {
 		return errors.New("pgstore: statements to prepare inside a transaction")
-	}
-	if prepared == nil {
-		prepared = map[string]bool{}
-		data[preparedKey] = prepared
 	}
 	// TimeoutSetting's digits and unit need no quoting; the simple
 	// protocol sends both statements in one round trip.
 	if _, err := conn.PgConn().Exec(ctx, "BEGIN; SET LOCAL lock_timeout = '"+TimeoutSetting(d)+"'").ReadAll(); err != nil {
 		return errors.Join(fmt.Errorf("pgstore: bound the preparation: %w", err), endPreparation(ctx, conn))
 	}
-	for _, sql := range missing {
+	for _, sql := range append([]string{sqlcdb.BoundLockWaits}, sqls...) {
+		if prepared[sql] {
+			continue
+		}
 		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
 			return errors.Join(fmt.Errorf("pgstore: prepare: %w", err), endPreparation(ctx, conn))
 		}
@@ -79,8 +125,8 @@ func PrepareBounded(ctx context.Context, conn *pgx.Conn, d time.Duration, sqls .
 	return endPreparation(ctx, conn)
 }
 
-// endPreparation rolls back PrepareBounded's transaction, which changed
-// nothing but its lock_timeout, also when ctx has ended.
+// endPreparation rolls back prepare's transaction, which changed nothing
+// but its lock_timeout, also when ctx has ended.
 func endPreparation(ctx context.Context, conn *pgx.Conn) error {
 	if conn.PgConn().TxStatus() == 'I' {
 		return nil
@@ -91,16 +137,6 @@ func endPreparation(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("pgstore: end the preparation: %w", err)
 	}
 	return nil
-}
-
-// PrepareBatch is PrepareBounded of the statements queued in b, which
-// goes on conn next.
-func PrepareBatch(ctx context.Context, conn *pgx.Conn, d time.Duration, b *pgx.Batch) error {
-	sqls := make([]string, len(b.QueuedQueries))
-	for i, q := range b.QueuedQueries {
-		sqls[i] = q.SQL
-	}
-	return PrepareBounded(ctx, conn, d, sqls...)
 }
 
 // SendBounded sends b, a batch of BoundLockWaits at d and the statements
