@@ -34,14 +34,14 @@
 // nothing was done or counted, the message is to be redelivered. A
 // broker adapter's context has no end, and a webhook's only the client's
 // going away: neither ends a wait the server does not. The statements'
-// preparation is bounded alike: under pgx's default exec mode a
-// delivery's first bounded statement on a connection that has not
-// prepared the consumer's statements prepares them all there, by name,
-// in a transaction bounded at the same wait (pgstore.PrepareBounded), and
-// a failed batch does not drop them, so neither a new connection nor a
-// redelivery after a wait the server ended waits for an ACCESS EXCLUSIVE
-// lock, or for a SHARE lock (the claim's INSERT), in a preparation round
-// trip of pgx's. Under QueryExecModeExec and the simple protocol a
+// preparation is bounded alike: under pgx's default exec mode each
+// bounded batch of a delivery, the first time a connection sends it,
+// prepares its statements there, by name, in a transaction bounded at the
+// same wait (pgstore.PrepareBounded; the claim's before the claim's
+// transaction), and a failed batch does not drop them, so neither a new
+// connection nor a redelivery after a wait the server ended waits for an
+// ACCESS EXCLUSIVE lock, or for a SHARE lock (the claim's INSERT), in a
+// preparation round trip of pgx's. Under QueryExecModeExec and the simple protocol a
 // statement is parsed after the bound, in the same round trip; under
 // QueryExecModeCacheDescribe and QueryExecModeDescribeExec its
 // description round trip still waits under the session's lock_timeout.

@@ -173,13 +173,11 @@ type batchSender interface {
 }
 
 // send sends b, BoundLockWaits at wait and the statements it bounds,
-// through s on conn, once the consumer's statements are prepared on conn
-// under the same bound (pgstore.PrepareBounded): all of them the first
-// time a delivery's bounded statement goes out on conn, outside its
-// transaction, so that the claim's, in the transaction, are prepared
-// already.
+// through s, once its statements are prepared on conn under the same
+// bound (pgstore.PrepareBatch): the first time conn sends them, outside
+// any transaction; run prepares the claim's before its transaction.
 func (c *Consumer) send(ctx context.Context, conn *pgx.Conn, s batchSender, wait time.Duration, b *pgx.Batch) pgx.BatchResults {
-	if err := pgstore.PrepareBounded(ctx, conn, wait, c.getMessage, c.lockMessage, c.claimMessage, c.recordFailure); err != nil {
+	if err := pgstore.PrepareBatch(ctx, conn, wait, b); err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
 	return s.SendBatch(ctx, b)
@@ -196,8 +194,7 @@ func (c *Consumer) send(ctx context.Context, conn *pgx.Conn, s batchSender, wait
 // and the server ends it (55P03), answered as claim answers it: ErrBusy,
 // or the deadline's error. Before the bound a broker consumer's read,
 // whose context has no end, waited as long as the lock lasted. The
-// first read on conn prepares the consumer's statements, bounded alike
-// (send).
+// first read on conn prepares its statement, bounded alike (send).
 func (c *Consumer) lookup(ctx context.Context, conn *pgx.Conn, s batchSender, d *delivery) (r Result, ok bool, err error) {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
 	b := &pgx.Batch{}
@@ -242,7 +239,14 @@ func (c *Consumer) requireSchema(ctx context.Context) error {
 }
 
 // run delivers d on conn in a transaction holding the message's lock.
+// The claim's statements are prepared on conn first, outside the
+// transaction, under the claim's bound (pgstore.PrepareBounded: a lookup
+// once conn has them).
 func (c *Consumer) run(ctx context.Context, conn *pgx.Conn, d *delivery) (Result, error) {
+	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	if err := pgstore.PrepareBounded(ctx, conn, wait, c.lockMessage, c.claimMessage); err != nil {
+		return Result{}, c.waitError(err, byDeadline, d, "claiming the message")
+	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, err)

@@ -55,6 +55,14 @@ func TestPreparationWaitIsBoundedAgainstATableLock(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
+				if tc.lock == shareMode {
+					// Reads pass a SHARE lock: a duplicate is answered, on
+					// a new connection too (the claim's statements, which
+					// would wait, are not prepared for it).
+					if r, err := consumer.Deliver(deliveryContext(t, false), msg("warm", "{}")); err != nil || r.Outcome != inbox.Duplicate {
+						t.Errorf("a duplicate behind a SHARE lock: %+v, %v; want %v", r, err, inbox.Duplicate)
+					}
+				}
 				for _, attempt := range []string{"first", "second"} {
 					ctx := deliveryContext(t, false)
 					_, err := consumer.Deliver(ctx, msg("msg_1", "{}"))
