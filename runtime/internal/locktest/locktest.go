@@ -45,9 +45,12 @@ func OneConnPool(t testing.TB, cs, app string) *pgxpool.Pool {
 
 // ExecModes are the query exec modes a test of a bound runs under: pgx's
 // default, which prepares each statement in a round trip before the batch
-// that sends it, and the simple protocol, which prepares nothing (one of
-// the modes a transaction-mode pooler such as PgBouncer needs).
-var ExecModes = []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol}
+// that sends it, and exec and the simple protocol, which parse each
+// statement in the batch's own round trip and prepare nothing (the simple
+// protocol is one of the modes a transaction-mode pooler such as
+// PgBouncer needs). Under cache_describe and describe_exec a statement's
+// description round trip still waits under the session's lock_timeout.
+var ExecModes = []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
 
 // OneConnPoolIn is OneConnPool whose connection sends statements in
 // mode.
