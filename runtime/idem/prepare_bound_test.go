@@ -23,38 +23,33 @@ import (
 // request's context ended at the backstop. Under the simple protocol
 // nothing is prepared.
 func TestClaimPreparationIsBoundedAgainstATableLock(t *testing.T) {
-	for _, mode := range locktest.ExecModes {
-		for _, p := range []idem.Protocol{idem.ProtocolAdvisory, idem.ProtocolClaimFirst} {
-			for _, conn := range []string{"new", "warm"} {
-				t.Run(mode.String()+"/"+p.String()+"/"+conn, func(t *testing.T) {
-					d := newDB(t)
-					c := orderContract()
-					c.WaitTimeout = 150 * time.Millisecond
-					const app = "claim-prepare-under-lock"
-					pool := locktest.OneConnPoolIn(t, d.connString, app, mode)
-					h := newHandler(t, pool, c, idem.Config{Protocol: p}, createOrder)
-					if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
-						t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
+	for _, p := range []idem.Protocol{idem.ProtocolAdvisory, idem.ProtocolClaimFirst} {
+		t.Run(p.String(), func(t *testing.T) {
+			locktest.ConnCases(t, func(t *testing.T, tc locktest.ConnCase) {
+				d := newDB(t)
+				c := orderContract()
+				c.WaitTimeout = 150 * time.Millisecond
+				const app = "claim-prepare-under-lock"
+				pool := locktest.OneConnPoolIn(t, d.connString, app, tc.Mode)
+				h := newHandler(t, pool, c, idem.Config{Protocol: p}, createOrder)
+				if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
+					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
+				}
+				pid := tc.Backend(t, pool)
+				lockTable(t, d, "idempotency_record")
+				for _, key := range []string{"locked-1", "locked-2"} {
+					r := postWithin(h, backstop, "tenant-a", key, benchBody)
+					if n := locktest.LockWaiters(t, d.pool, app); n != 0 {
+						t.Errorf("%s: %d of the runtime's backends still wait on a lock after it answered", key, n)
 					}
-					pid := locktest.BackendPID(t, pool)
-					if conn == "new" {
-						pid = locktest.FreshConn(t, pool)
+					if r.Status != http.StatusConflict || problemType(t, r) != idem.ProblemInProgress {
+						t.Errorf("%s: status %d body %s, want the wait-timeout's 409", key, r.Status, r.Body)
 					}
-					lockTable(t, d, "idempotency_record")
-					for _, key := range []string{"locked-1", "locked-2"} {
-						r := postWithin(h, backstop, "tenant-a", key, benchBody)
-						if n := locktest.LockWaiters(t, d.pool, app); n != 0 {
-							t.Errorf("%s: %d of the runtime's backends still wait on a lock after it answered", key, n)
-						}
-						if r.Status != http.StatusConflict || problemType(t, r) != idem.ProblemInProgress {
-							t.Errorf("%s: status %d body %s, want the wait-timeout's 409", key, r.Status, r.Body)
-						}
-					}
-					if got := locktest.BackendPID(t, pool); got != pid {
-						t.Errorf("backend %d after the requests, %d before: they did not all run on one connection", got, pid)
-					}
-				})
-			}
-		}
+				}
+				if got := locktest.BackendPID(t, pool); got != pid {
+					t.Errorf("backend %d after the requests, %d before: they did not all run on one connection", got, pid)
+				}
+			})
+		})
 	}
 }

@@ -26,14 +26,12 @@ import (
 // for the lock under the session's lock_timeout (none) until the
 // backstop. Under the simple protocol nothing is prepared.
 func TestPreparationWaitIsBoundedAgainstATableLock(t *testing.T) {
-	for _, mode := range locktest.ExecModes {
-		for _, tc := range []struct {
-			conn, lock string
-		}{{"new", accessExclusiveMode}, {"new", shareMode}, {"warm", accessExclusiveMode}, {"warm", shareMode}} {
-			t.Run(mode.String()+"/"+tc.conn+"/"+tc.lock, func(t *testing.T) {
+	for _, lock := range []string{accessExclusiveMode, shareMode} {
+		t.Run(lock, func(t *testing.T) {
+			locktest.ConnCases(t, func(t *testing.T, tc locktest.ConnCase) {
 				cs := newDB(t)
 				admin := newPool(t, cs)
-				pool := locktest.OneConnPoolIn(t, cs, lockedApp, mode)
+				pool := locktest.OneConnPoolIn(t, cs, lockedApp, tc.Mode)
 				e, err := core.New(core.Config{Pool: pool})
 				if err != nil {
 					t.Fatal(err)
@@ -46,16 +44,13 @@ func TestPreparationWaitIsBoundedAgainstATableLock(t *testing.T) {
 				if r, err := consumer.Deliver(t.Context(), msg("warm", "{}")); err != nil || r.Outcome != inbox.Processed {
 					t.Fatalf("warm-up: %+v, %v", r, err)
 				}
-				pid := locktest.BackendPID(t, pool)
-				if tc.conn == "new" {
-					pid = locktest.FreshConn(t, pool)
-				}
-				barrier, err := lockTable(t.Context(), admin, tc.lock)
+				pid := tc.Backend(t, pool)
+				barrier, err := lockTable(t.Context(), admin, lock)
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
-				if tc.lock == shareMode {
+				if lock == shareMode {
 					// Reads pass a SHARE lock: a duplicate is answered, on
 					// a new connection too (the claim's statements, which
 					// would wait, are not prepared for it).
@@ -87,6 +82,6 @@ func TestPreparationWaitIsBoundedAgainstATableLock(t *testing.T) {
 					t.Errorf("the redelivery once the lock is gone: %+v, %v; want processed at attempt 1", r, err)
 				}
 			})
-		}
+		})
 	}
 }

@@ -71,12 +71,40 @@ func OneConnPoolIn(t testing.TB, cs, app string, mode pgx.QueryExecMode) *pgxpoo
 	return pool
 }
 
-// FreshConn closes pool's connections, so that its next one is new and
-// has prepared nothing, and returns that connection's backend (pid), by
-// which a test tells that its later calls ran on that same connection.
-func FreshConn(t testing.TB, pool *pgxpool.Pool) int32 {
+// ConnCase is a case of a test of a bound: the exec mode of its pool's
+// one connection, and whether that connection is new (it has prepared
+// nothing) or warm (a first call has prepared the statements) when the
+// calls under test begin.
+type ConnCase struct {
+	Mode pgx.QueryExecMode
+	New  bool
+}
+
+// ConnCases runs f as a subtest for each exec mode of ExecModes and each
+// connection, new and warm, named mode/new or mode/warm.
+func ConnCases(t *testing.T, f func(t *testing.T, c ConnCase)) {
 	t.Helper()
-	pool.Reset()
+	for _, mode := range ExecModes {
+		for _, fresh := range []bool{true, false} {
+			c := ConnCase{Mode: mode, New: fresh}
+			name := mode.String() + "/warm"
+			if fresh {
+				name = mode.String() + "/new"
+			}
+			t.Run(name, func(t *testing.T) { f(t, c) })
+		}
+	}
+}
+
+// Backend returns the backend (pid) of pool's one connection, after the
+// warm-up: for a new case it first closes pool's connections, so that
+// its next one is new and has prepared nothing. By it a test tells that
+// its later calls ran on that same connection.
+func (c ConnCase) Backend(t testing.TB, pool *pgxpool.Pool) int32 {
+	t.Helper()
+	if c.New {
+		pool.Reset()
+	}
 	return BackendPID(t, pool)
 }
 

@@ -91,7 +91,7 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
 
-	barrier := lockOutbox(t, pool)
+	barrier := lockOutbox(t, pool, "SHARE")
 	close(held.release) // the email's call returns done, to be recorded behind the lock
 	err = <-failures.errs
 	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {

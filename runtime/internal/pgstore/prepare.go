@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
 )
@@ -137,33 +136,4 @@ func endPreparation(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("pgstore: end the preparation: %w", err)
 	}
 	return nil
-}
-
-// SendBounded sends b, a batch of BoundLockWaits at d and the statements
-// it bounds, on a connection of pool, once PrepareBounded has prepared
-// them there under the same bound (PrepareBatch); closing the results releases the
-// connection, as pgxpool.Pool.SendBatch's do.
-func SendBounded(ctx context.Context, pool *pgxpool.Pool, d time.Duration, b *pgx.Batch) pgx.BatchResults {
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		return pgx.FailedBatchResults(b, err)
-	}
-	if err := PrepareBatch(ctx, c.Conn(), d, b); err != nil {
-		c.Release()
-		return pgx.FailedBatchResults(b, err)
-	}
-	return &releasingResults{BatchResults: c.SendBatch(ctx, b), c: c}
-}
-
-// releasingResults are the results of a batch sent on c, which closing
-// them releases.
-type releasingResults struct {
-	pgx.BatchResults
-	c *pgxpool.Conn
-}
-
-func (r *releasingResults) Close() error {
-	err := r.BatchResults.Close()
-	r.c.Release() // a no-op after the first
-	return err
 }

@@ -25,85 +25,82 @@ import (
 // under the session's lock_timeout (none) until the backstop. Under the
 // simple protocol nothing is prepared.
 func TestProgressPreparationIsBoundedAgainstATableLock(t *testing.T) {
-	s := pgstore.New("")
-	for _, mode := range locktest.ExecModes {
-		for _, tc := range []struct {
-			name string
-			call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
-		}{
-			{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-				_, err := s.TakeOver(ctx, conn.Conn(), "s", "k", []byte{1}, time.Minute, wait)
-				return err
-			}},
-			{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-				return s.GiveUpLease(ctx, conn.Conn(), "s", "k", 1, 0, wait)
-			}},
-		} {
-			for _, fresh := range []bool{true, false} {
-				name := mode.String() + "/" + tc.name + "/warm"
-				if fresh {
-					name = mode.String() + "/" + tc.name + "/new"
+	for _, tc := range progressCalls(pgstore.New("")) {
+		t.Run(tc.name, func(t *testing.T) {
+			locktest.ConnCases(t, func(t *testing.T, cc locktest.ConnCase) {
+				cs := pgtest.ConnString(t)
+				const app = "progress-prepare-under-lock"
+				pool := locktest.OneConnPoolIn(t, cs, app, cc.Mode)
+				if err := schema.Migrate(t.Context(), pool, ""); err != nil {
+					t.Fatal(err)
 				}
-				t.Run(name, func(t *testing.T) {
-					cs := pgtest.ConnString(t)
-					const app = "progress-prepare-under-lock"
-					pool := locktest.OneConnPoolIn(t, cs, app, mode)
-					if err := schema.Migrate(t.Context(), pool, ""); err != nil {
-						t.Fatal(err)
+				admin, err := pgxpool.New(t.Context(), cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer admin.Close()
+				conn, err := pool.Acquire(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = tc.call(t.Context(), conn, time.Second)
+				conn.Release()
+				if err != nil {
+					t.Fatalf("warm-up on no operation: %v", err)
+				}
+				pid := cc.Backend(t, pool)
+				barrier, err := admin.Begin(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = barrier.Rollback(context.Background()) }()
+				if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_progress IN ACCESS EXCLUSIVE MODE"); err != nil {
+					t.Fatal(err)
+				}
+				conn, err = pool.Acquire(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Release()
+				if got := conn.Conn().PgConn().PID(); got != uint32(pid) {
+					t.Fatalf("backend %d, want the test's connection %d", got, pid)
+				}
+				for _, call := range []string{"first", "second"} {
+					backstop, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+					err := tc.call(backstop, conn, 50*time.Millisecond)
+					cancel()
+					if !pgstore.IsLockTimeout(err) {
+						t.Errorf("the %s call behind a table lock: %v, want SQLSTATE 55P03 from the server", call, err)
 					}
-					admin, err := pgxpool.New(t.Context(), cs)
-					if err != nil {
-						t.Fatal(err)
+					if n := locktest.LockWaiters(t, admin, app); n != 0 {
+						t.Errorf("%d backends still wait on a lock after the %s call", n, call)
 					}
-					defer admin.Close()
-					if !fresh {
-						conn, err := pool.Acquire(t.Context())
-						if err != nil {
-							t.Fatal(err)
-						}
-						err = tc.call(t.Context(), conn, time.Second)
-						conn.Release()
-						if err != nil {
-							t.Fatalf("warm-up on no operation: %v", err)
-						}
-					}
-					pid := locktest.BackendPID(t, pool)
-					if fresh {
-						pid = locktest.FreshConn(t, pool)
-					}
-					barrier, err := admin.Begin(t.Context())
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer func() { _ = barrier.Rollback(context.Background()) }()
-					if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_progress IN ACCESS EXCLUSIVE MODE"); err != nil {
-						t.Fatal(err)
-					}
-					conn, err := pool.Acquire(t.Context())
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer conn.Release()
-					if got := conn.Conn().PgConn().PID(); got != uint32(pid) {
-						t.Fatalf("backend %d, want the test's connection %d", got, pid)
-					}
-					for _, call := range []string{"first", "second"} {
-						backstop, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-						err := tc.call(backstop, conn, 50*time.Millisecond)
-						cancel()
-						if !pgstore.IsLockTimeout(err) {
-							t.Errorf("the %s call behind a table lock: %v, want SQLSTATE 55P03 from the server", call, err)
-						}
-						if n := locktest.LockWaiters(t, admin, app); n != 0 {
-							t.Errorf("%d backends still wait on a lock after the %s call", n, call)
-						}
-					}
-					if conn.Conn().IsClosed() {
-						t.Error("the connection was closed: the calls did not both end on the server")
-					}
-				})
-			}
-		}
+				}
+				if conn.Conn().IsClosed() {
+					t.Error("the connection was closed: the calls did not both end on the server")
+				}
+			})
+		})
+	}
+}
+
+// progressCall is a call of s that waits for the progress table.
+type progressCall struct {
+	name string
+	call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
+}
+
+// progressCalls are the takeover and the lease's release of s, on an
+// operation that does not exist.
+func progressCalls(s *pgstore.Store) []progressCall {
+	return []progressCall{
+		{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
+			_, err := s.TakeOver(ctx, conn.Conn(), "s", "k", []byte{1}, time.Minute, wait)
+			return err
+		}},
+		{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
+			return s.GiveUpLease(ctx, conn.Conn(), "s", "k", 1, 0, wait)
+		}},
 	}
 }
 

@@ -360,19 +360,7 @@ func TestProgressWaitsAreBoundedAgainstATableLock(t *testing.T) {
 	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		t.Fatal(err)
 	}
-	s := pgstore.New("")
-	for _, tc := range []struct {
-		name string
-		call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
-	}{
-		{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			_, err := s.TakeOver(ctx, conn.Conn(), "s", "k", []byte{1}, time.Minute, wait)
-			return err
-		}},
-		{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			return s.GiveUpLease(ctx, conn.Conn(), "s", "k", 1, 0, wait)
-		}},
-	} {
+	for _, tc := range progressCalls(pgstore.New("")) {
 		t.Run(tc.name, func(t *testing.T) {
 			conn, err := pool.Acquire(ctx)
 			if err != nil {
