@@ -53,9 +53,9 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 					c.Concurrency = idemimpl.ConcurrencyReject
 				}
 				// One connection, warmed by a first request, so that the
-				// duplicate's statements are prepared: a statement's first
-				// preparation on a connection waits under the session's
-				// lock_timeout, before any statement of the runtime can bound it.
+				// duplicate's statements are prepared, as a busy pool's are
+				// (a new connection's:
+				// TestClaimPreparationIsBoundedAgainstATableLock).
 				pool, app := waiterPool(t, d)
 				h := newHandler(t, onePool(t, pool), c, idem.Config{Protocol: p}, createOrder)
 				if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {

@@ -22,11 +22,11 @@ import (
 // with COMMIT (see run).
 func (e *Executor) advisory(ctx context.Context, at *attempt, fn Func) (*Result, error) {
 	opts := pgstore.OpenOptions{LockTimeout: at.lockTimeout(ctx), Try: at.Policy.Concurrency == ConcurrencyReject, Savepoint: at.Policy.StoresFailures}
-	if err := e.store.PrepareOpen(ctx, at.conn, opts); err != nil {
-		return nil, e.takeFailed(ctx, at, "open", err)
-	}
 	var b pgx.Batch
 	e.store.QueueOpen(&b, at.Scope, at.Key, opts)
+	if err := pgstore.PrepareBatch(ctx, at.conn, opts.LockTimeout, &b); err != nil {
+		return nil, e.takeFailed(ctx, at, "open", err)
+	}
 	sent := time.Now()
 	br := at.conn.SendBatch(ctx, &b)
 	opened, err := e.store.ReadOpen(br, opts)

@@ -76,9 +76,9 @@ func newLockedWebhooks(t *testing.T) *lockedWebhooks {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A statement's first preparation waits for a table's lock under the
-	// session's lock_timeout, before any statement of the runtime can
-	// bound it: one delivery of each kind prepares them.
+	// One delivery of each kind prepares the statements, as a busy
+	// pool's are (a new connection's preparation is bounded alike; see
+	// the inbox's TestPreparationWaitIsBoundedAgainstATableLock).
 	for _, w := range []struct {
 		id   string
 		want int

@@ -33,13 +33,20 @@
 // answered ErrBusy (the deadline's error when the deadline bounded it):
 // nothing was done or counted, the message is to be redelivered. A
 // broker adapter's context has no end, and a webhook's only the client's
-// going away: neither ends a wait the server does not. One wait is not
-// bounded: pgx drops the prepared statements of a batch that failed
-// (55P03 included), and prepares them again on their next use, in a round
-// trip of its own before the bound, which waits for an ACCESS EXCLUSIVE
-// lock, or for a SHARE lock when it prepares the claim's INSERT, under
-// the session's lock_timeout; so does a statement's first preparation on
-// a connection.
+// going away: neither ends a wait the server does not. The statements'
+// preparation is bounded alike: under pgx's default exec mode each
+// bounded batch of a delivery, the first time a connection sends it,
+// prepares its statements there, by name, in a transaction bounded at the
+// same wait (pgstore.PrepareBounded; the claim's before the claim's
+// transaction), and a failed batch does not drop them, so neither a new
+// connection nor a redelivery after a wait the server ended waits for an
+// ACCESS EXCLUSIVE lock, or for a SHARE lock (the claim's INSERT), in a
+// preparation round trip of pgx's. Under QueryExecModeExec and the simple protocol a
+// statement is parsed after the bound, in the same round trip; under
+// QueryExecModeCacheDescribe and QueryExecModeDescribeExec its
+// description round trip still waits under the session's lock_timeout.
+// A delivery holds one pool connection from its first read to its last
+// statement.
 //
 // A new message takes four round trips besides the handler's statements:
 // the bound and the read that answers duplicates, BEGIN, one batch of the bound, the

@@ -154,35 +154,53 @@ func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
 		return Result{}, err
 	}
 	d := delivery{consumer: c.cfg.Name, msg: &m, fingerprint: sha256.Sum256(m.Body), id: operationID(m.Source, c.cfg.Name, m.ID)}
-	if r, ok, err := c.lookup(ctx, core.PoolOf(c.cfg.Executor), &d); ok || err != nil {
+	pc, err := core.PoolOf(c.cfg.Executor).Acquire(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, err)
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+	if r, ok, err := c.lookup(ctx, conn, conn, &d); ok || err != nil {
 		return r, err
 	}
-	return c.run(ctx, &d)
+	return c.run(ctx, conn, &d)
 }
 
-// batchSender sends a batch: the pool, outside any transaction, or the
-// claim's transaction.
+// batchSender sends a batch: the delivery's connection, outside any
+// transaction, or the claim's transaction on it.
 type batchSender interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// send sends b, BoundLockWaits at wait and the statements it bounds,
+// through s, once its statements are prepared on conn under the same
+// bound (pgstore.PrepareBatch): the first time conn sends them, outside
+// any transaction; run prepares the claim's before its transaction.
+func (c *Consumer) send(ctx context.Context, conn *pgx.Conn, s batchSender, wait time.Duration, b *pgx.Batch) pgx.BatchResults {
+	if err := pgstore.PrepareBatch(ctx, conn, wait, b); err != nil {
+		return pgx.FailedBatchResults(b, err)
+	}
+	return s.SendBatch(ctx, b)
 }
 
 // lookup reads d's inbox row and returns the answer it gives, ok false
 // when the handler is to run.
 //
 // One round trip: BoundLockWaits and GetMessage, an implicit transaction
-// of their own on the pool, so that the bound ends with it. GetMessage
+// of their own outside the claim's, so that the bound ends with it. GetMessage
 // waits for no row, but for the inbox table's lock when a session holds
 // it ACCESS EXCLUSIVE (ALTER TABLE, VACUUM FULL): that wait lasts at most
 // WaitTimeout, and no longer than ctx's deadline allows, as claim's do,
 // and the server ends it (55P03), answered as claim answers it: ErrBusy,
 // or the deadline's error. Before the bound a broker consumer's read,
-// whose context has no end, waited as long as the lock lasted.
-func (c *Consumer) lookup(ctx context.Context, s batchSender, d *delivery) (r Result, ok bool, err error) {
+// whose context has no end, waited as long as the lock lasted. The
+// first read on conn prepares its statement, bounded alike (send).
+func (c *Consumer) lookup(ctx context.Context, conn *pgx.Conn, s batchSender, d *delivery) (r Result, ok bool, err error) {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.getMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
-	br := s.SendBatch(ctx, b)
+	br := c.send(ctx, conn, s, wait, b)
 	row, err := readMessage(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -220,10 +238,16 @@ func (c *Consumer) requireSchema(ctx context.Context) error {
 	return nil
 }
 
-// run delivers d in a transaction holding the message's lock.
-func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
-	pool := core.PoolOf(c.cfg.Executor)
-	tx, err := pool.Begin(ctx)
+// run delivers d on conn in a transaction holding the message's lock.
+// The claim's statements are prepared on conn first, outside the
+// transaction, under the claim's bound (pgstore.PrepareBounded: a lookup
+// once conn has them).
+func (c *Consumer) run(ctx context.Context, conn *pgx.Conn, d *delivery) (Result, error) {
+	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	if err := pgstore.PrepareBounded(ctx, conn, wait, c.lockMessage, c.claimMessage); err != nil {
+		return Result{}, c.waitError(err, byDeadline, d, "claiming the message")
+	}
+	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, err)
 	}
@@ -233,7 +257,7 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 			rollback(ctx, tx)
 		}
 	}()
-	attempts, r, claimed, err := c.claim(ctx, tx, d)
+	attempts, r, claimed, err := c.claim(ctx, conn, tx, d)
 	if !claimed || err != nil {
 		return r, err
 	}
@@ -247,7 +271,7 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 	if herr != nil {
 		done = true
 		rollback(ctx, tx)
-		return c.fail(ctx, d, herr)
+		return c.fail(ctx, conn, d, herr)
 	}
 	done = true
 	if err := tx.Commit(ctx); err != nil {
@@ -270,14 +294,14 @@ func (c *Consumer) run(ctx context.Context, d *delivery) (Result, error) {
 // deadline allows (core.WaitBound): the server ends it then (55P03), and
 // that is ErrBusy, or the deadline's error when the deadline bounded it,
 // as when the client's own deadline ends the wait.
-func (c *Consumer) claim(ctx context.Context, tx pgx.Tx, d *delivery) (attempts int32, r Result, claimed bool, err error) {
+func (c *Consumer) claim(ctx context.Context, conn *pgx.Conn, tx pgx.Tx, d *delivery) (attempts int32, r Result, claimed bool, err error) {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.lockMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
 	b.Queue(c.claimMessage, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), d.fingerprint[:], int32(c.cfg.MaxAttempts),
 		c.cfg.Retention.Seconds())
-	br := tx.SendBatch(ctx, b)
+	br := c.send(ctx, conn, tx, wait, b)
 	err = readClaim(br, &attempts)
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -288,7 +312,7 @@ func (c *Consumer) claim(ctx context.Context, tx pgx.Tx, d *delivery) (attempts 
 	case !errors.Is(err, pgx.ErrNoRows):
 		return 0, Result{}, false, c.waitError(err, byDeadline, d, "claiming the message")
 	}
-	r, ok, err := c.lookup(ctx, tx, d)
+	r, ok, err := c.lookup(ctx, conn, tx, d)
 	if err == nil && !ok {
 		err = fmt.Errorf("idem: consumer %s, message %q: the inbox row is neither claimable nor decided", c.cfg.Name, d.msg.ID)
 	}
@@ -327,24 +351,23 @@ func (c *Consumer) waitError(err error, byDeadline bool, d *delivery, what strin
 // transaction), its lock waits bounded as claim's are; the handler's has
 // rolled back. A context that ended is no failure of the message, nor is
 // a wait the server ended: nothing is counted and the error is returned.
-func (c *Consumer) fail(ctx context.Context, d *delivery, herr error) (Result, error) {
+func (c *Consumer) fail(ctx context.Context, conn *pgx.Conn, d *delivery, herr error) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, context.Cause(ctx))
 	}
-	pool := core.PoolOf(c.cfg.Executor)
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.recordFailure, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), int32(c.cfg.MaxAttempts), d.fingerprint[:],
 		herr.Error(), d.msg.Body)
-	br := pool.SendBatch(ctx, b)
+	br := c.send(ctx, conn, conn, wait, b)
 	row, err := readFailure(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent delivery decided the message meanwhile.
-		r, _, err := c.lookup(ctx, pool, d)
+		r, _, err := c.lookup(ctx, conn, conn, d)
 		return r, err
 	}
 	if err != nil {

@@ -36,9 +36,8 @@ type lockedInbox struct {
 // waitTimeout, whose handler settles a message and fails one whose id
 // starts with fail (after inFail and proceed, but for the warm-up's).
 // A delivery of each kind has run on its one connection, so that its
-// statements are prepared: a statement's first preparation waits for a
-// table's lock under the session's lock_timeout, before any statement of
-// the runtime can bound it.
+// statements are prepared, as a busy pool's are (a new connection's are
+// bounded alike: TestPreparationWaitIsBoundedAgainstATableLock).
 func newLockedInbox(t *testing.T, waitTimeout time.Duration) *lockedInbox {
 	t.Helper()
 	li := &lockedInbox{cs: newDB(t), inFail: make(chan struct{}, 1), proceed: make(chan struct{})}
@@ -199,9 +198,8 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 // read waited under the session's lock_timeout (none) until the context
 // ended: never for a broker consumer, whose context has no end.
 //
-// Each case has a consumer of its own: pgx drops the prepared statements
-// of a batch that failed, and their next preparation, a round trip before
-// the batch, waits for the table's lock unbounded (see the package doc).
+// Each case has a consumer of its own (a redelivery on the same
+// connection is TestPreparationWaitIsBoundedAgainstATableLock's).
 func TestFirstReadWaitIsBoundedAgainstATableLock(t *testing.T) {
 	for _, tc := range boundCases {
 		for _, m := range []struct {

@@ -12,9 +12,10 @@ import (
 // BoundLockWaits at wait in one round trip and one implicit transaction,
 // so that the server ends every lock wait of the statement at wait, a
 // wait for a table's lock (DDL, VACUUM FULL, LOCK TABLE in another
-// session) included, with SQLSTATE 55P03. Run's context has no deadline,
-// and a worker's statements would otherwise wait under the session's
-// lock_timeout (none by default) as long as such a lock lasts.
+// session) included, with SQLSTATE 55P03, also a wait of the statement's
+// preparation on the connection (pgstore.Bounded). Run's context has no
+// deadline, and a worker's statements would otherwise wait under the
+// session's lock_timeout (none by default) as long as such a lock lasts.
 func (w *Worker) bounded(wait time.Duration) *sqlcdb.Queries {
 	return sqlcdb.New(w.schema.On(pgstore.Bounded(w.cfg.Pool, wait)))
 }

@@ -20,15 +20,16 @@ import (
 )
 
 // lockOutbox returns a transaction of pool that holds the outbox table in
-// SHARE mode (writes wait), which the test's cleanup ends.
-func lockOutbox(t *testing.T, pool *pgxpool.Pool) pgx.Tx {
+// mode (SHARE: writes wait; ACCESS EXCLUSIVE: reads too), which the
+// test's cleanup ends.
+func lockOutbox(t *testing.T, pool *pgxpool.Pool, mode string) pgx.Tx {
 	t.Helper()
 	barrier, err := pool.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = barrier.Rollback(context.Background()) })
-	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN SHARE MODE"); err != nil {
+	if _, err := barrier.Exec(t.Context(), "LOCK TABLE idempotency_outbox IN "+mode+" MODE"); err != nil {
 		t.Fatal(err)
 	}
 	return barrier
@@ -46,7 +47,7 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool, app string) (activity, locks 
 
 // A worker's claim waits for a lock on the outbox table (DDL, VACUUM
 // FULL, LOCK TABLE in another session) no longer than its bound, the poll
-// interval or the lease's tenth, whichever is shorter (a second here), on
+// interval or the lease's tenth, whichever is shorter (200 ms here), on
 // the server: the claim fails with lock_timeout's SQLSTATE 55P03, logged
 // as nothing claimed, before the backstop; no backend of the worker goes
 // on waiting, and the effect is neither attempted nor lost: once the lock
@@ -54,70 +55,89 @@ func lockWaiters(t *testing.T, pool *pgxpool.Pool, app string) (activity, locks 
 // the claim waited under the session's lock_timeout (none) as long as the
 // lock lasted: Run's context has no deadline.
 //
-// The worker has one connection, on which a first run prepared the
-// statements (a statement's first preparation waits for a table's lock
-// under the session's lock_timeout), and claims on its poll only (an
-// hour): its one claim under the lock is the one its Run sends at once.
+// So does its preparation: the claim on a connection that has not
+// prepared the worker's statements yet (new), and the next claim on that
+// same connection, after a claim the server ended, also on a connection
+// that had prepared them (warm). Before, pgx prepared the claim in a
+// round trip of its own before the bounded batch, the first time a
+// connection sent it and again after a batch of it failed (pgx then drops
+// it), and that preparation waited for the lock under the session's
+// lock_timeout until the backstop. Under exec and the simple protocol
+// nothing is prepared.
+//
+// The worker has one connection and claims on its poll only (an hour):
+// each Run sends one claim at once.
 func TestAClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
-	cs, pool := newDB(t)
-	const app = "claim-under-lock"
-	one := locktest.OneConnPool(t, cs, app)
-	providers := map[string]idem.Provider{"sms": doneProvider{}, "email": doneProvider{}}
-	events := make(eventLog, 8)
-	failures := logFailures{message: "idem: claiming effects", errs: make(chan error, 1)}
-	a, err := idem.NewWorker(idem.WorkerConfig{Pool: one, ID: "a", Providers: providers, Lease: 10 * time.Second,
-		PollInterval: time.Hour, GaugeInterval: time.Hour, Observer: events, Logger: slog.New(failures)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	run := func() context.CancelFunc {
-		ctx, cancel := context.WithCancel(t.Context())
-		wg.Go(func() { _ = a.Run(ctx) })
-		return cancel
-	}
+	for _, lock := range []string{"SHARE", "ACCESS EXCLUSIVE"} {
+		t.Run(lock, func(t *testing.T) {
+			locktest.ConnCases(t, func(t *testing.T, tc locktest.ConnCase) {
+				cs, pool := newDB(t)
+				const app = "claim-under-lock"
+				one := locktest.OneConnPoolIn(t, cs, app, tc.Mode)
+				events := make(eventLog, 8)
+				failures := logFailures{message: "idem: claiming effects", errs: make(chan error, 1)}
+				a, err := idem.NewWorker(idem.WorkerConfig{Pool: one, ID: "a", Providers: map[string]idem.Provider{"sms": doneProvider{}, "email": doneProvider{}},
+					Lease: 2 * time.Second, PollInterval: time.Hour, GaugeInterval: time.Hour, Observer: events, Logger: slog.New(failures)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var wg sync.WaitGroup
+				run := func() context.CancelFunc {
+					ctx, cancel := context.WithCancel(t.Context())
+					wg.Go(func() { _ = a.Run(ctx) })
+					return cancel
+				}
 
-	enqueueNamed(t, pool, "sms", 1, "retry")
-	stop := run() // the warm-up
-	if ev := <-events; ev.Effect != "sms" || ev.Kind != idem.EffectEventDone {
-		t.Fatalf("the warm-up's event: %s of %s, want done of sms", ev.Kind, ev.Effect)
-	}
-	stop()
-	wg.Wait()
+				enqueueNamed(t, pool, "sms", 1, "retry")
+				stop := run() // the warm-up
+				if ev := <-events; ev.Effect != "sms" || ev.Kind != idem.EffectEventDone {
+					t.Fatalf("the warm-up's event: %s of %s, want done of sms", ev.Kind, ev.Effect)
+				}
+				stop()
+				wg.Wait()
+				pid := tc.Backend(t, one)
 
-	enqueueNamed(t, pool, "email", 1, "retry")
-	barrier := lockOutbox(t, pool)
-	stop = run()
-	defer stop()
-	select {
-	case err = <-failures.errs:
-	case <-time.After(10 * time.Second): // the backstop
-		t.Fatal("the claim behind the table's lock did not end before the backstop")
-	}
-	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" || !strings.Contains(err.Error(), "nothing claimed") {
-		t.Errorf("the claim behind the table's lock failed with %v, want the server's lock_timeout (55P03), nothing claimed", err)
-	}
-	if activity, locks := lockWaiters(t, pool, app); activity != 0 || locks != 0 {
-		t.Errorf("after the claim failed, %d of the worker's backends wait on a lock (%d locks not granted), want none", activity, locks)
-	}
-	if err := barrier.Rollback(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	stop()
-	wg.Wait()
-	if diff := cmp.Diff([]string{"sms:a:call:done"}, effectAttempts(t, pool)); diff != "" {
-		t.Errorf("attempts while the table was locked (-want +got): the email must not be attempted\n%s", diff)
-	}
+				enqueueNamed(t, pool, "email", 1, "retry")
+				barrier := lockOutbox(t, pool, lock)
+				for _, claim := range []string{"first", "second"} {
+					stop = run()
+					select {
+					case err = <-failures.errs:
+					case <-time.After(10 * time.Second): // the backstop
+						t.Fatalf("the %s claim behind the table's lock did not end before the backstop", claim)
+					}
+					if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" || !strings.Contains(err.Error(), "nothing claimed") {
+						t.Errorf("the %s claim behind the table's lock failed with %v, want the server's lock_timeout (55P03), nothing claimed", claim, err)
+					}
+					if activity, locks := lockWaiters(t, pool, app); activity != 0 || locks != 0 {
+						t.Errorf("after the %s claim failed, %d of the worker's backends wait on a lock (%d locks not granted), want none",
+							claim, activity, locks)
+					}
+					stop()
+					wg.Wait()
+				}
+				if got := locktest.BackendPID(t, one); got != pid {
+					t.Errorf("backend %d after the claims, %d before: they did not all run on one connection", got, pid)
+				}
+				if err := barrier.Rollback(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]string{"sms:a:call:done"}, effectAttempts(t, pool)); diff != "" {
+					t.Errorf("attempts while the table was locked (-want +got): the email must not be attempted\n%s", diff)
+				}
 
-	// The lock is gone: the worker's next claim takes the email and calls it once.
-	stop = run()
-	if ev := <-events; ev.Effect != "email" || ev.Kind != idem.EffectEventDone || ev.Attempt != 1 {
-		t.Errorf("the event once the lock is gone: %s of %s at attempt %d, want done of email at attempt 1", ev.Kind, ev.Effect, ev.Attempt)
-	}
-	stop()
-	wg.Wait()
-	if diff := cmp.Diff([]string{"email:a:call:done", "sms:a:call:done"}, effectAttempts(t, pool)); diff != "" {
-		t.Errorf("attempts (-want +got): the email called once\n%s", diff)
+				// The lock is gone: the worker's next claim takes the email and calls it once.
+				stop = run()
+				if ev := <-events; ev.Effect != "email" || ev.Kind != idem.EffectEventDone || ev.Attempt != 1 {
+					t.Errorf("the event once the lock is gone: %s of %s at attempt %d, want done of email at attempt 1", ev.Kind, ev.Effect, ev.Attempt)
+				}
+				stop()
+				wg.Wait()
+				if diff := cmp.Diff([]string{"email:a:call:done", "sms:a:call:done"}, effectAttempts(t, pool)); diff != "" {
+					t.Errorf("attempts (-want +got): the email called once\n%s", diff)
+				}
+			})
+		})
 	}
 }
 
@@ -148,8 +168,7 @@ func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
 	cs, pool := newDB(t)
 	const app = "release-under-lock"
 	one := locktest.OneConnPool(t, cs, app)
-	// A statement's first preparation waits for a table's lock under the
-	// session's lock_timeout: a release of nothing prepares the worker's.
+	// A release of nothing prepares the worker's statements.
 	if _, err := sqlcdb.New(one).ReleaseEffects(t.Context(), sqlcdb.ReleaseEffectsParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +192,7 @@ func TestAReleaseWaitIsBoundedAgainstATableLock(t *testing.T) {
 	if ev := <-events; ev.Effect != "sms" || ev.Kind != idem.EffectEventDone {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
-	barrier := lockOutbox(t, pool)
+	barrier := lockOutbox(t, pool, "SHARE")
 	cancel()
 	select {
 	case err = <-failures.errs:

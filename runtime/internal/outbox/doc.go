@@ -10,9 +10,15 @@
 // round trip (see Worker.bounded), so that a lock on its tables (DDL,
 // VACUUM FULL, LOCK TABLE in another session) holds a claim, a gauge
 // reading, a record or a release no longer than its bound, ended by the
-// server: Run's context has no deadline. The bound does not reach a
-// statement's preparation, which pgx sends in a round trip of its own the
-// first time a connection uses it and again after a statement of it
-// failed (pgx then drops the prepared statements of the failed batch):
-// that waits for a table's lock under the session's lock_timeout.
+// server: Run's context has no deadline. The bound reaches the
+// statement's preparation too: under pgx's default exec mode the worker
+// prepares each statement by name on a connection the first time it
+// sends it there, in a transaction bounded alike (pgstore.PrepareBounded),
+// and a failed batch does not drop it, so neither a new connection nor a
+// retry after a wait the server ended waits for a table's lock in a
+// preparation round trip of pgx's. Under QueryExecModeExec and the simple
+// protocol the statement is parsed after the bound, in the same round
+// trip; under QueryExecModeCacheDescribe and QueryExecModeDescribeExec
+// its description round trip still waits under the session's
+// lock_timeout.
 package outbox

@@ -64,8 +64,7 @@ func (doneProvider) Do(context.Context, idem.EffectCall) idem.EffectOutcome { re
 // pgx sends after the call returned.
 //
 // The worker has one connection, on which a first effect's record
-// prepared the statements (a statement's first preparation waits for a
-// table's lock under the session's lock_timeout), claims on its poll only
+// prepared the statements, claims on its poll only
 // (an hour: the claim that took both effects came back short), so that
 // no claim holds the connection while the record needs it.
 func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
@@ -92,7 +91,7 @@ func TestARecordWaitIsBoundedAgainstATableLock(t *testing.T) {
 		t.Fatalf("the first event: %s of %s, want done of sms", ev.Kind, ev.Effect)
 	}
 
-	barrier := lockOutbox(t, pool)
+	barrier := lockOutbox(t, pool, "SHARE")
 	close(held.release) // the email's call returns done, to be recorded behind the lock
 	err = <-failures.errs
 	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -86,30 +85,6 @@ func LockKey(scope, key string) int64 {
 	return int64(h.Sum64())
 }
 
-// PrepareOpen prepares on conn, once per connection, the statements of
-// QueueOpen under their own SQL as names (pgx.Conn.Prepare). A replay's
-// opening pipeline fails on purpose, and pgx drops the statements of a
-// failed batch from its statement caches, which would cost the next
-// operation on the connection a round trip to prepare them again; a
-// statement prepared by name is not in those caches. It does so only
-// under pgx's default QueryExecModeCacheStatement, which names prepared
-// statements per connection anyway: under every other mode (exec,
-// cache_describe, describe_exec, simple_protocol, the modes a
-// transaction-mode pooler such as PgBouncer needs, since the server
-// connection changes between transactions) it prepares nothing, and the
-// store keeps no statement or session state a pooler cannot carry.
-func (s *Store) PrepareOpen(ctx context.Context, conn *pgx.Conn, o OpenOptions) error {
-	if conn.Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
-		return nil
-	}
-	for _, sql := range s.openStatements(o) {
-		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
-			return fmt.Errorf("pgstore: prepare: %w", err)
-		}
-	}
-	return nil
-}
-
 // openStatements are the statements QueueOpen queues, in order.
 func (s *Store) openStatements(o OpenOptions) []string {
 	open := s.open
@@ -124,10 +99,15 @@ func (s *Store) openStatements(o OpenOptions) []string {
 }
 
 // QueueOpen appends the opening pipeline for (scope, key) to b, which must
-// be empty; call PrepareOpen on the connection first. The batch begins a
-// transaction (pgx.Batch.BeginTx) whose first statement is BoundLockWaits, so the
-// pgx.Tx of the BatchResults is the transaction the pipeline's BEGIN
-// opens, and is closed when the pipeline rolled back by itself. Read the
+// be empty. The batch begins a transaction (pgx.Batch.BeginTx) whose
+// first statement is BoundLockWaits, so the pgx.Tx of the BatchResults is
+// the transaction the pipeline's BEGIN opens, and is closed when the
+// pipeline rolled back by itself. Prepare b on the connection with
+// PrepareBatch at o.LockTimeout before sending it: that bounds the
+// preparation's lock waits too, and spares the next operation on the
+// connection a round trip to prepare the statements again after a
+// replay's pipeline failed on purpose (pgx drops the statements of a
+// failed batch from its cache, not those prepared by name). Read the
 // results with ReadOpen.
 func (s *Store) QueueOpen(b *pgx.Batch, scope, key string, o OpenOptions) {
 	sqls := s.openStatements(o)

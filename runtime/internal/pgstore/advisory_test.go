@@ -31,11 +31,11 @@ func TestKeyHashIsStable(t *testing.T) {
 
 // openRecord sends the opening pipeline for key on conn.
 func openRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, key string, o pgstore.OpenOptions) (pgstore.Opened, pgx.Tx, error) {
-	if err := s.PrepareOpen(ctx, conn.Conn(), o); err != nil {
-		return pgstore.Opened{}, nil, err
-	}
 	var b pgx.Batch
 	s.QueueOpen(&b, "s", key, o)
+	if err := pgstore.PrepareBatch(ctx, conn.Conn(), o.LockTimeout, &b); err != nil {
+		return pgstore.Opened{}, nil, err
+	}
 	br := conn.SendBatch(ctx, &b)
 	opened, err := s.ReadOpen(br, o)
 	return opened, br.Tx(), err

@@ -7,22 +7,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/internal/tables"
 )
 
-// BatchSender sends a pgx.Batch: *pgxpool.Pool, *pgx.Conn and pgx.Tx.
-type BatchSender interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
 // Bounded returns a tables.DBTX, for sqlc's generated code, that sends
-// each statement after BoundLockWaits at d in one batch of db's: one round
-// trip, and on a pool outside a transaction one implicit transaction, so
-// that every lock wait of the statement, a table's lock included, ends at
-// d on the server (SQLSTATE 55P03) and the bound ends with the
-// transaction.
-func Bounded(db BatchSender, d time.Duration) tables.DBTX { return bounded{db: db, wait: d} }
+// each statement after BoundLockWaits at d in one batch on a connection of
+// pool (SendBounded): one round trip and one implicit transaction, so that
+// every lock wait of the statement, a table's lock included, ends at d on
+// the server (SQLSTATE 55P03) and the bound ends with the transaction.
+// The statement's preparation on the connection is bounded at d too
+// (PrepareBounded).
+func Bounded(pool *pgxpool.Pool, d time.Duration) tables.DBTX { return bounded{pool: pool, wait: d} }
 
 // IsLockTimeout reports whether err is the server ending a lock wait at
 // its lock_timeout (SQLSTATE 55P03), as BoundLockWaits bounds it.
@@ -33,7 +30,7 @@ func IsLockTimeout(err error) bool {
 
 // bounded is Bounded's DBTX.
 type bounded struct {
-	db   BatchSender
+	pool *pgxpool.Pool
 	wait time.Duration
 }
 
@@ -43,7 +40,7 @@ func (b bounded) send(ctx context.Context, sql string, args []any) (pgx.BatchRes
 	batch := &pgx.Batch{}
 	QueueBoundLockWaits(batch, b.wait)
 	batch.Queue(sql, args...)
-	br := b.db.SendBatch(ctx, batch)
+	br := SendBounded(ctx, b.pool, b.wait, batch)
 	if _, err := br.Exec(); err != nil {
 		return nil, errors.Join(err, br.Close())
 	}
@@ -125,3 +122,32 @@ func (r batchRow) Scan(dest ...any) error {
 type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
+
+// SendBounded sends b, a batch of BoundLockWaits at d and the statements
+// it bounds, on a connection of pool, once PrepareBounded has prepared
+// them there under the same bound (PrepareBatch); closing the results releases the
+// connection, as pgxpool.Pool.SendBatch's do.
+func SendBounded(ctx context.Context, pool *pgxpool.Pool, d time.Duration, b *pgx.Batch) pgx.BatchResults {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return pgx.FailedBatchResults(b, err)
+	}
+	if err := PrepareBatch(ctx, c.Conn(), d, b); err != nil {
+		c.Release()
+		return pgx.FailedBatchResults(b, err)
+	}
+	return &releasingResults{BatchResults: c.SendBatch(ctx, b), c: c}
+}
+
+// releasingResults are the results of a batch sent on c, which closing
+// them releases.
+type releasingResults struct {
+	pgx.BatchResults
+	c *pgxpool.Conn
+}
+
+func (r *releasingResults) Close() error {
+	err := r.BatchResults.Close()
+	r.c.Release() // a no-op after the first
+	return err
+}

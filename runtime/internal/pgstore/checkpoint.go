@@ -125,12 +125,6 @@ func (s *Store) ReadHalt(br pgx.BatchResults) error {
 	return err
 }
 
-// Batcher sends a batch of statements in one round trip; *pgx.Conn,
-// *pgxpool.Pool and pgx.Tx are Batchers.
-type Batcher interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
 // Takeover is what an attempt that took an operation over resumes from.
 type Takeover struct {
 	OperationID [16]byte
@@ -146,18 +140,22 @@ type Takeover struct {
 	TraceContext string
 }
 
-// TakeOver takes over, through db in autocommit, the operation in
+// TakeOver takes over, on conn in autocommit, the operation in
 // progress that holds (scope, key) with fingerprint when its lease has run
 // out on the database's clock, giving it a new fencing token and lease.
 // It waits at most lockTimeout for a step that holds the operation's
 // progress row, or for a lock on the tables (SQLSTATE 55P03 past it:
 // BoundLockWaits and the takeover share the round trip and the implicit
-// transaction), and returns nil when the lease still runs.
-func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
+// transaction; its preparation is bounded alike, see PrepareBounded), and
+// returns nil when the lease still runs.
+func (s *Store) TakeOver(ctx context.Context, conn *pgx.Conn, scope, key string, fingerprint []byte, lease, lockTimeout time.Duration) (*Takeover, error) {
 	var b pgx.Batch
 	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.takeOver, lease.Seconds(), scope, key, fingerprint)
-	br := db.SendBatch(ctx, &b)
+	if err := PrepareBatch(ctx, conn, lockTimeout, &b); err != nil {
+		return nil, fmt.Errorf("pgstore: take over: %w", err)
+	}
+	br := conn.SendBatch(ctx, &b)
 	var t Takeover
 	var id pgtype.UUID
 	_, err := br.Exec()
@@ -178,16 +176,20 @@ func (s *Store) TakeOver(ctx context.Context, db Batcher, scope, key string, fin
 }
 
 // GiveUpLease lets the lease of the operation held under token run out
-// after delay (0: at once), through db in autocommit, so that a retry or
+// after delay (0: at once), on conn in autocommit, so that a retry or
 // the completer may take it over then. It waits at most lockTimeout for a
 // lock (SQLSTATE 55P03 past it; BoundLockWaits first in the same round
-// trip), so that an attempt that gave up on it leaves no statement behind
-// that would still end the lease later.
-func (s *Store) GiveUpLease(ctx context.Context, db Batcher, scope, key string, token int64, delay, lockTimeout time.Duration) error {
+// trip; its preparation is bounded alike, see PrepareBounded), so that an
+// attempt that gave up on it leaves no statement behind that would still
+// end the lease later.
+func (s *Store) GiveUpLease(ctx context.Context, conn *pgx.Conn, scope, key string, token int64, delay, lockTimeout time.Duration) error {
 	var b pgx.Batch
 	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.giveUpLease, delay.Seconds(), scope, key, token)
-	br := db.SendBatch(ctx, &b)
+	if err := PrepareBatch(ctx, conn, lockTimeout, &b); err != nil {
+		return fmt.Errorf("pgstore: give up the lease: %w", err)
+	}
+	br := conn.SendBatch(ctx, &b)
 	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()

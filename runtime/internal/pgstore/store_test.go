@@ -352,27 +352,15 @@ func TestDeadlinesAreTheDatabases(t *testing.T) {
 // TABLE in another session): the table is locked when the statement is
 // bound, before a bound set inside it would run, so BoundLockWaits goes
 // first in the same round trip. The connection is warmed by a first call,
-// as a pool's are: a statement's first preparation on a connection waits
-// under the session's lock_timeout.
+// as a busy pool's are (a new connection's:
+// TestProgressPreparationIsBoundedAgainstATableLock).
 func TestProgressWaitsAreBoundedAgainstATableLock(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
 	if err := schema.Migrate(ctx, pool, ""); err != nil {
 		t.Fatal(err)
 	}
-	s := pgstore.New("")
-	for _, tc := range []struct {
-		name string
-		call func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error
-	}{
-		{"take over", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			_, err := s.TakeOver(ctx, conn, "s", "k", []byte{1}, time.Minute, wait)
-			return err
-		}},
-		{"give up the lease", func(ctx context.Context, conn *pgxpool.Conn, wait time.Duration) error {
-			return s.GiveUpLease(ctx, conn, "s", "k", 1, 0, wait)
-		}},
-	} {
+	for _, tc := range progressCalls(pgstore.New("")) {
 		t.Run(tc.name, func(t *testing.T) {
 			conn, err := pool.Acquire(ctx)
 			if err != nil {
