@@ -31,6 +31,9 @@ func TestClaimPreparationIsBoundedAgainstATableLock(t *testing.T) {
 				c.WaitTimeout = 150 * time.Millisecond
 				const app = "claim-prepare-under-lock"
 				pool := locktest.OneConnPoolIn(t, d.connString, app, tc.Mode)
+				// Opened before the warm-up, whose acquire the wait-timeout
+				// bounds too: a dial under load may not fit in it.
+				locktest.BackendPID(t, pool)
 				h := newHandler(t, pool, c, idem.Config{Protocol: p}, createOrder)
 				if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
 					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)

@@ -56,8 +56,12 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 				// duplicate's statements are prepared, as a busy pool's are
 				// (a new connection's:
 				// TestClaimPreparationIsBoundedAgainstATableLock).
+				// The connection is opened before the warm-up, whose acquire
+				// the wait-timeout bounds too: a dial under load may not fit.
 				pool, app := waiterPool(t, d)
-				h := newHandler(t, onePool(t, pool), c, idem.Config{Protocol: p}, createOrder)
+				one := onePool(t, pool)
+				backendPID(t, one)
+				h := newHandler(t, one, c, idem.Config{Protocol: p}, createOrder)
 				if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
 					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
 				}

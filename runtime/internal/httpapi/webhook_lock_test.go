@@ -51,6 +51,9 @@ func newLockedWebhooks(t *testing.T) *lockedWebhooks {
 		t.Fatal(err)
 	}
 	pool := locktest.OneConnPool(t, cs, lockedWebhookApp)
+	// Opened before the warm-ups, whose acquire the wait-timeout may
+	// bound: a dial under load may not fit in it.
+	locktest.BackendPID(t, pool)
 	exec, err := idem.NewExecutor(idem.Config{Pool: pool})
 	if err != nil {
 		t.Fatal(err)

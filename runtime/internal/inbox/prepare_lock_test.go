@@ -32,6 +32,9 @@ func TestPreparationWaitIsBoundedAgainstATableLock(t *testing.T) {
 				cs := newDB(t)
 				admin := newPool(t, cs)
 				pool := locktest.OneConnPoolIn(t, cs, lockedApp, tc.Mode)
+				// Opened before the warm-up, whose acquire the wait-timeout
+				// may bound: a dial under load may not fit in it.
+				locktest.BackendPID(t, pool)
 				e, err := core.New(core.Config{Pool: pool})
 				if err != nil {
 					t.Fatal(err)
