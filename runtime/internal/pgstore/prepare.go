@@ -36,6 +36,14 @@ type notPreparing struct{}
 // batch before that cache and is never dropped by a failed one; a
 // prepared statement outlives the transaction that prepared it.
 //
+// A statement prepared by name keeps its result type for the life of the
+// connection: a migration that changed the type of a column one of them
+// returns would make it fail on that connection ("cached plan must not
+// change result type") until the connection closes, where pgx's cache
+// would have dropped it after one failure. The runtime's schema steps
+// change no column's type; one that did would need the statements
+// renamed (a new SQL text is a new name) in the release that ships it.
+//
 // Once conn has them all, PrepareBounded is a few lookups in the
 // connection's CustomData, without a round trip or an allocation; the
 // first time it costs two round trips and one per statement. It prepares
