@@ -166,23 +166,6 @@ func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
 	return c.run(ctx, conn, &d)
 }
 
-// batchSender sends a batch: the delivery's connection, outside any
-// transaction, or the claim's transaction on it.
-type batchSender interface {
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-}
-
-// send sends b, BoundLockWaits at wait and the statements it bounds,
-// through s, once its statements are prepared on conn under the same
-// bound (pgstore.PrepareBatch): the first time conn sends them, outside
-// any transaction; run prepares the claim's before its transaction.
-func (c *Consumer) send(ctx context.Context, conn *pgx.Conn, s batchSender, wait time.Duration, b *pgx.Batch) pgx.BatchResults {
-	if err := pgstore.PrepareBatch(ctx, conn, wait, b); err != nil {
-		return pgx.FailedBatchResults(b, err)
-	}
-	return s.SendBatch(ctx, b)
-}
-
 // lookup reads d's inbox row and returns the answer it gives, ok false
 // when the handler is to run.
 //
@@ -194,13 +177,14 @@ func (c *Consumer) send(ctx context.Context, conn *pgx.Conn, s batchSender, wait
 // and the server ends it (55P03), answered as claim answers it: ErrBusy,
 // or the deadline's error. Before the bound a broker consumer's read,
 // whose context has no end, waited as long as the lock lasted. The
-// first read on conn prepares its statement, bounded alike (send).
-func (c *Consumer) lookup(ctx context.Context, conn *pgx.Conn, s batchSender, d *delivery) (r Result, ok bool, err error) {
+// first read on conn prepares its statement, bounded alike
+// (pgstore.SendPrepared); s is conn or the claim's transaction on it.
+func (c *Consumer) lookup(ctx context.Context, conn *pgx.Conn, s pgstore.BatchSender, d *delivery) (r Result, ok bool, err error) {
 	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.getMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
-	br := c.send(ctx, conn, s, wait, b)
+	br := pgstore.SendPrepared(ctx, conn, s, wait, b)
 	row, err := readMessage(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -301,7 +285,7 @@ func (c *Consumer) claim(ctx context.Context, conn *pgx.Conn, tx pgx.Tx, d *deli
 	b.Queue(c.lockMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
 	b.Queue(c.claimMessage, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), d.fingerprint[:], int32(c.cfg.MaxAttempts),
 		c.cfg.Retention.Seconds())
-	br := c.send(ctx, conn, tx, wait, b)
+	br := pgstore.SendPrepared(ctx, conn, tx, wait, b)
 	err = readClaim(br, &attempts)
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -360,7 +344,7 @@ func (c *Consumer) fail(ctx context.Context, conn *pgx.Conn, d *delivery, herr e
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.recordFailure, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), int32(c.cfg.MaxAttempts), d.fingerprint[:],
 		herr.Error(), d.msg.Body)
-	br := c.send(ctx, conn, conn, wait, b)
+	br := pgstore.SendPrepared(ctx, conn, conn, wait, b)
 	row, err := readFailure(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr

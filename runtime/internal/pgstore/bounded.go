@@ -124,19 +124,31 @@ type errRow struct{ err error }
 func (r errRow) Scan(...any) error { return r.err }
 
 // SendBounded sends b, a batch of BoundLockWaits at d and the statements
-// it bounds, on a connection of pool, once PrepareBounded has prepared
-// them there under the same bound (PrepareBatch); closing the results releases the
-// connection, as pgxpool.Pool.SendBatch's do.
+// it bounds, on a connection of pool, prepared there under the same bound
+// (SendPrepared); closing the results releases the connection, as
+// pgxpool.Pool.SendBatch's do.
 func SendBounded(ctx context.Context, pool *pgxpool.Pool, d time.Duration, b *pgx.Batch) pgx.BatchResults {
 	c, err := pool.Acquire(ctx)
 	if err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
-	if err := PrepareBatch(ctx, c.Conn(), d, b); err != nil {
-		c.Release()
+	return &releasingResults{BatchResults: SendPrepared(ctx, c.Conn(), c.Conn(), d, b), c: c}
+}
+
+// BatchSender sends a batch: a *pgx.Conn, or a pgx.Tx on one.
+type BatchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// SendPrepared sends b, a batch of BoundLockWaits at d and the statements
+// it bounds, through s (conn, or a transaction on it) once PrepareBatch
+// has prepared its statements on conn under the same bound; a failed
+// preparation is the results' error.
+func SendPrepared(ctx context.Context, conn *pgx.Conn, s BatchSender, d time.Duration, b *pgx.Batch) pgx.BatchResults {
+	if err := PrepareBatch(ctx, conn, d, b); err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
-	return &releasingResults{BatchResults: c.SendBatch(ctx, b), c: c}
+	return s.SendBatch(ctx, b)
 }
 
 // releasingResults are the results of a batch sent on c, which closing
