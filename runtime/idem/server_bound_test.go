@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemgen/idemgen/runtime/idem"
 	"github.com/idemgen/idemgen/runtime/idemimpl"
@@ -58,9 +57,9 @@ func TestClaimWaitIsBoundedAgainstATableLock(t *testing.T) {
 				// TestClaimPreparationIsBoundedAgainstATableLock).
 				// The connection is opened before the warm-up, whose acquire
 				// the wait-timeout bounds too: a dial under load may not fit.
-				pool, app := waiterPool(t, d)
-				one := onePool(t, pool)
-				backendPID(t, one)
+				app := waiterName()
+				one := locktest.OneConnPool(t, d.connString, app)
+				locktest.BackendPID(t, one)
 				h := newHandler(t, one, c, idem.Config{Protocol: p}, createOrder)
 				if r := post(h, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
 					t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
@@ -95,20 +94,6 @@ func lockTable(t *testing.T, d *db, table string) pgx.Tx {
 	return barrier
 }
 
-// onePool returns pool with at most one connection, opened anew from its
-// configuration (pgxpool fixes MaxConns when the pool is made).
-func onePool(t *testing.T, pool *pgxpool.Pool) *pgxpool.Pool {
-	t.Helper()
-	cfg := pool.Config()
-	cfg.MaxConns = 1
-	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
 // deadlineOnly is a context whose Deadline is deadline while only its
 // parent's end makes it Done: the runtime reads the deadline, and the
 // client side never ends the wait before the parent does.
@@ -118,16 +103,6 @@ type deadlineOnly struct {
 }
 
 func (c deadlineOnly) Deadline() (time.Time, bool) { return c.deadline, true }
-
-// backendPID is the backend of pool's one connection.
-func backendPID(t *testing.T, pool *pgxpool.Pool) int32 {
-	t.Helper()
-	var pid int32
-	if err := pool.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
 
 // A request's deadline shorter than the wait-timeout bounds the wait for
 // the key on the server: the runtime sets lock_timeout from it, so the
@@ -147,14 +122,14 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 			c.WaitTimeout = time.Minute
 			hold := faults.NewHold()
 			first := newHandlerWithFaults(t, d.pool, c, idem.Config{Protocol: p}, faults.Hooks{AfterBusiness: hold.Hook}, createOrder)
-			waiters, app := waiterPool(t, d)
-			pool := onePool(t, waiters)
+			app := waiterName()
+			pool := locktest.OneConnPool(t, d.connString, app)
 			rec := &recorder{}
 			dup := newHandler(t, pool, c, idem.Config{Protocol: p, Observer: rec}, createOrder)
 			if r := post(dup, "tenant-a", "warm-1", benchBody); r.Status != http.StatusCreated {
 				t.Fatalf("warm-up: status %d %s", r.Status, r.Body)
 			}
-			pid := backendPID(t, pool)
+			pid := locktest.BackendPID(t, pool)
 
 			firstDone := make(chan idemtest.Response)
 			go func() { firstDone <- post(first, "tenant-a", "held-1", benchBody) }()
@@ -185,7 +160,7 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 			if last := events[len(events)-1]; last.Kind != idem.EventRolledBack || last.Class != idem.ClassTimeout {
 				t.Errorf("last event %+v, want a rollback of class timeout", last)
 			}
-			if got := backendPID(t, pool); got != pid {
+			if got := locktest.BackendPID(t, pool); got != pid {
 				t.Errorf("backend %d after the deadline, %d before: the connection was closed, not kept", got, pid)
 			}
 		})
@@ -204,9 +179,9 @@ func TestRequestDeadlineBoundsTheServersWait(t *testing.T) {
 // would otherwise hold the backend for good, is still in place.
 func TestRequestDeadlineCancelsTheBusinessStatement(t *testing.T) {
 	d := newDB(t)
-	waiters, app := waiterPool(t, d)
+	app := waiterName()
 	rec := &recorder{}
-	h := newHandler(t, onePool(t, waiters), orderContract(), idem.Config{Observer: rec}, createOrder)
+	h := newHandler(t, locktest.OneConnPool(t, d.connString, app), orderContract(), idem.Config{Observer: rec}, createOrder)
 	lockTable(t, d, "orders")
 	r := postWithin(h, 300*time.Millisecond, "tenant-a", "business-1", benchBody)
 	if r.Status != http.StatusServiceUnavailable || problemType(t, r) != idem.ProblemDeadlineExceeded {

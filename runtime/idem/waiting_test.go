@@ -18,13 +18,19 @@ import (
 	"github.com/idemgen/idemgen/runtime/internal/faults"
 )
 
-// waiterPool opens a pool whose sessions carry a unique application_name,
-// so awaitLockWaiter can see them block.
-func waiterPool(t *testing.T, d *db) (*pgxpool.Pool, string) {
-	t.Helper()
+// waiterName is a unique application_name for a test's sessions, so that
+// awaitLockWaiter and locktest.LockWaiters can see them block.
+func waiterName() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	name := "idem-waiter-" + hex.EncodeToString(b[:])
+	return "idem-waiter-" + hex.EncodeToString(b[:])
+}
+
+// waiterPool opens a pool whose sessions carry a unique application_name
+// (waiterName).
+func waiterPool(t *testing.T, d *db) (*pgxpool.Pool, string) {
+	t.Helper()
+	name := waiterName()
 	cfg, err := pgxpool.ParseConfig(d.connString)
 	if err != nil {
 		t.Fatal(err)
