@@ -30,15 +30,7 @@ func BenchmarkGenerateCorpusCLI(b *testing.B) {
 	if dir == "" {
 		b.Skip("no shared/corpus directory above the package")
 	}
-	idemgen := os.Getenv("IDEMGEN_BIN")
-	if idemgen == "" {
-		idemgen = filepath.Join(b.TempDir(), "idemgen")
-		build := exec.Command("go", "build", "-o", idemgen, "./cmd/idemgen")
-		build.Dir = repoRoot(b)
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("go build ./cmd/idemgen: %v\n%s", err, out)
-		}
-	}
+	idemgen := idemgenBinary(b)
 	oapi := os.Getenv("OAPI_CODEGEN")
 	for _, c := range generateCorpus {
 		file := filepath.Join(dir, c.file)
@@ -59,6 +51,22 @@ func BenchmarkGenerateCorpusCLI(b *testing.B) {
 			})
 		})
 	}
+}
+
+// idemgenBinary returns the idemgen binary the CLI benchmarks run: the one
+// IDEMGEN_BIN names, or ./cmd/idemgen built once into a temporary
+// directory.
+func idemgenBinary(b *testing.B) string {
+	if bin := os.Getenv("IDEMGEN_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(b.TempDir(), "idemgen")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/idemgen")
+	build.Dir = repoRoot(b)
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/idemgen: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // timeBin is GNU time, which reports the peak resident set of the command
