@@ -172,7 +172,7 @@ func (c *Cluster) start(ctx context.Context, o Options) error {
 		args = append(args, "-c", name+"="+o.Settings[name])
 	}
 	c.cmd = exec.Command(filepath.Join(c.binDir, "postgres"), args...)
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	c.cmd.SysProcAttr = postgresProcAttr(c.cred)
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return fmt.Errorf("pgcluster: %w", err)

@@ -40,8 +40,10 @@ func writeOwner(dir string) error {
 // behind when it died without stopping them (a test binary killed by a
 // signal or by go test's -timeout): each directory whose owner process is
 // gone, and each old directory without an owner whose postgres is not
-// running. Their postgres died with the owner (it runs with a parent-death
-// signal), so only files remain. It returns the directories it removed.
+// running. On Linux their postgres died with the owner (it runs with a
+// parent-death signal), so only files remain; elsewhere it shuts itself
+// down once it finds its lock file gone. It returns the directories it
+// removed.
 func removeStale(tmp string, now time.Time) ([]string, error) {
 	dirs, err := filepath.Glob(filepath.Join(tmp, clusterPattern))
 	if err != nil {
