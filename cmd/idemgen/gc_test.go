@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestTuneGC checks that tuneGC sets the collector's percentage it is
-// given and the heap limit only where the environment does not.
+// TestTuneGC checks that tuneGC sets the collector's percentage and heap
+// limit only where the environment does not.
 func TestTuneGC(t *testing.T) {
 	oldPercent := debug.SetGCPercent(100)
 	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
@@ -24,9 +24,9 @@ func TestTuneGC(t *testing.T) {
 	if err := os.Unsetenv("GOMEMLIMIT"); err != nil {
 		t.Fatal(err)
 	}
-	tuneGC(400)
-	if got := debug.SetGCPercent(100); got != 400 {
-		t.Errorf("without GOGC: GC percent %d, want 400", got)
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 200 {
+		t.Errorf("without GOGC: GC percent %d, want 200", got)
 	}
 	if got := debug.SetMemoryLimit(math.MaxInt64); got != 256<<20 {
 		t.Errorf("without GOMEMLIMIT: heap limit %d, want %d", got, 256<<20)
@@ -35,7 +35,7 @@ func TestTuneGC(t *testing.T) {
 	// The environment wins.
 	t.Setenv("GOGC", "100")
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	tuneGC(400)
+	tuneGC()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC set: GC percent %d, want 100 unchanged", got)
 	}

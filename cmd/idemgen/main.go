@@ -7,11 +7,10 @@ import (
 )
 
 func main() {
-	percent := 200
-	if loadsSpecs(os.Args[1:]) && adviseHugePages() {
-		percent = 400
+	if loadsSpecs(os.Args[1:]) {
+		adviseHugePages()
 	}
-	tuneGC(percent)
+	tuneGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -25,21 +24,22 @@ func loadsSpecs(args []string) bool {
 
 // tuneGC sets the garbage collector for a short-lived process that
 // allocates much more than it keeps: a collection when the heap has grown
-// by percent (GOGC), and at most 256 MiB of heap before collections come
+// threefold (GOGC=200), and at most 256 MiB of heap before collections come
 // as often as needed to stay under it. Generating Adyen v72 allocates about
-// 66 MB and keeps at most about 15 MB live. Each 4 KiB page the heap
-// grows into is a page fault, and where one is dear (10-20 µs on a
-// machine measured in docs/benchmarks.md) collecting at 200 (the heap
-// reused after growing threefold) costs less than growing; with the heap
-// in huge pages (adviseHugePages) a fresh page costs little, and main
-// passes 400: fewer collections for a larger heap. A large spec (Stripe)
-// peaks well below oapi-codegen; a spec whose live heap passes the limit,
-// more than twice Stripe's, gets collections back to back (the runtime
-// caps them at half the CPU): raise GOMEMLIMIT for it. GOGC and
-// GOMEMLIMIT in the environment win.
-func tuneGC(percent int) {
+// 66 MB and keeps at most about 15 MB live, so the heap is collected a few
+// times and reused. Letting it grow instead costs a fresh page for each
+// 4 KiB allocated, and where a page fault is dear (on a machine measured
+// in docs/benchmarks.md, 10-20 µs each) that costs more than collecting;
+// in huge pages (adviseHugePages) the faults are few, but the system still
+// zeroes each page it hands out, and a heap that grows more takes more
+// system time than the collections it saves. A large spec (Stripe) peaks
+// well below oapi-codegen; a spec whose live heap passes the limit, more
+// than twice Stripe's, gets collections back to back (the runtime caps
+// them at half the CPU): raise GOMEMLIMIT for it. GOGC and GOMEMLIMIT in
+// the environment win.
+func tuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(percent)
+		debug.SetGCPercent(200)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(256 << 20)
