@@ -30,11 +30,14 @@ const oapiStrictConfig = "package: %s\ngenerate:\n  models: true\n  std-http-ser
 // both tools see the same machine minute by minute. It reports the
 // medians of each command's wall and CPU (user+sys) time and of the
 // per-iteration ratios to oapi-codegen's. A warm-up round runs first,
-// untimed. Run as root under `chrt -f 50` to take both cores ahead of
-// every other process (the children inherit the policy):
+// untimed. Run the built test binary as root under `chrt -f 50` to take
+// both cores ahead of every other process (the children inherit the
+// policy). Build it first, without chrt: the compiler and vet under
+// SCHED_FIFO on two cores spun for 33 minutes without finishing.
 //
-//	IDEMGEN_BIN=/tmp/idemgen OAPI_CODEGEN=/tmp/bin/oapi-codegen chrt -f 50 \
-//	  go test -tags long ./generator -run '^$' -bench GenerateVersusOapiCodegen -benchtime 10x
+//	go test -tags long -c -o /tmp/gen.test ./generator
+//	(cd generator && IDEMGEN_BIN=/tmp/idemgen OAPI_CODEGEN=/tmp/bin/oapi-codegen chrt -f 50 \
+//	  /tmp/gen.test -test.run '^$' -test.bench GenerateVersusOapiCodegen -test.benchtime 10x)
 func BenchmarkGenerateVersusOapiCodegen(b *testing.B) {
 	oapi := os.Getenv("OAPI_CODEGEN")
 	if oapi == "" {
