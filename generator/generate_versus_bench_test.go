@@ -39,20 +39,9 @@ const oapiStrictConfig = "package: %s\ngenerate:\n  models: true\n  std-http-ser
 //	(cd generator && IDEMGEN_BIN=/tmp/idemgen OAPI_CODEGEN=/tmp/bin/oapi-codegen chrt -f 50 \
 //	  /tmp/gen.test -test.run '^$' -test.bench GenerateVersusOapiCodegen -test.benchtime 10x)
 func BenchmarkGenerateVersusOapiCodegen(b *testing.B) {
-	oapi := os.Getenv("OAPI_CODEGEN")
-	if oapi == "" {
-		b.Skip("OAPI_CODEGEN names no oapi-codegen binary: GOBIN=/tmp/bin go install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2")
-	}
-	dir := corpusDir(b)
-	if dir == "" {
-		b.Skip("no shared/corpus directory above the package")
-	}
-	idemgen := idemgenBinary(b)
-	for _, c := range versusCorpus {
-		src := filepath.Join(dir, c.file)
-		tmp := b.TempDir()
-		overlay := corpusOverlay(b, loadCorpus(b, src), tmp)
-		spec := documentKeyHeader(b, src, tmp)
+	oapi, idemgen, inputs := versusInputs(b, versusCorpus)
+	for _, in := range inputs {
+		c, tmp, spec, overlay := in.corpus, in.dir, in.spec, in.overlay
 		b.Run(c.pkg, func(b *testing.B) {
 			round := func() (gen, check, ref timing) {
 				out := b.TempDir()
@@ -76,6 +65,35 @@ func BenchmarkGenerateVersusOapiCodegen(b *testing.B) {
 			b.ReportMetric(median(refWalls), "oapi-wall-ms")
 		})
 	}
+}
+
+// versusInput is one spec of a comparison with oapi-codegen: its
+// key-header copy and its annotation overlay, both in dir.
+type versusInput struct {
+	corpus             struct{ file, pkg string }
+	dir, spec, overlay string
+}
+
+// versusInputs returns the oapi-codegen binary OAPI_CODEGEN names, an
+// idemgen binary and the inputs of the specs of corpus, skipping b when
+// either the binary or the corpus is missing.
+func versusInputs(b *testing.B, corpus []struct{ file, pkg string }) (oapi, idemgen string, inputs []versusInput) {
+	oapi = os.Getenv("OAPI_CODEGEN")
+	if oapi == "" {
+		b.Skip("OAPI_CODEGEN names no oapi-codegen binary: GOBIN=/tmp/bin go install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2")
+	}
+	dir := corpusDir(b)
+	if dir == "" {
+		b.Skip("no shared/corpus directory above the package")
+	}
+	idemgen = idemgenBinary(b)
+	for _, c := range corpus {
+		src := filepath.Join(dir, c.file)
+		tmp := b.TempDir()
+		overlay := corpusOverlay(b, loadCorpus(b, src), tmp)
+		inputs = append(inputs, versusInput{corpus: c, dir: tmp, spec: documentKeyHeader(b, src, tmp), overlay: overlay})
+	}
+	return oapi, idemgen, inputs
 }
 
 // timing is one command's wall and CPU (user+sys) time.
