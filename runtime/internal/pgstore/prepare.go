@@ -42,10 +42,10 @@ type notPreparing struct{}
 // also once the server no longer has it (DISCARD ALL, DEALLOCATE ALL:
 // SQLSTATE 26000) or a migration changed the type of a column it returns
 // ("cached plan must not change result type", 0A000). A batch sent with
-// SendPrepared that fails so marks its statements stale, as pgx's cache
-// drops its own after a failed batch: that call fails, and the next
-// PrepareBounded on the connection deallocates them and prepares them
-// again, under its bound.
+// SendPrepared that fails so marks its statements stale (for 26000 all
+// of the connection's), as pgx's cache drops its own after a failed
+// batch: that call fails, and the next PrepareBounded on the connection
+// deallocates them and prepares them again, under its bound.
 //
 // Once conn has them all, PrepareBounded is a few lookups in the
 // connection's CustomData, without a round trip or an allocation; the
@@ -158,20 +158,31 @@ func endPreparation(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// markStale marks the statements of b that PrepareBounded prepared on
-// conn stale when err, the error of b's results, says that the server no
-// longer has one of them (SQLSTATE 26000) or that its result type changed
-// (0A000, "cached plan must not change result type"), so that the next
-// PrepareBounded prepares them again.
+// markStale marks statements PrepareBounded prepared on conn stale, so
+// that the next PrepareBounded prepares them again, when err, the error
+// of b's results, says so: that the server no longer has one of them
+// (SQLSTATE 26000), then all of them, which the session reset that lost
+// one (DISCARD ALL, DEALLOCATE ALL) lost too; or that the result type of
+// one changed (0A000, "cached plan must not change result type"), then
+// b's.
 func markStale(conn *pgx.Conn, b *pgx.Batch, err error) {
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || (pgErr.Code != "26000" && pgErr.Code != "0A000") {
+	if !errors.As(err, &pgErr) {
 		return
 	}
 	prepared := preparedOn(conn)
-	for _, q := range b.QueuedQueries {
-		if prepared[q.SQL] {
-			prepared[q.SQL] = false
+	switch pgErr.Code {
+	case "26000":
+		for sql, ready := range prepared {
+			if ready {
+				prepared[sql] = false
+			}
+		}
+	case "0A000":
+		for _, q := range b.QueuedQueries {
+			if prepared[q.SQL] {
+				prepared[q.SQL] = false
+			}
 		}
 	}
 }

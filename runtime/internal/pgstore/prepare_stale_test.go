@@ -20,7 +20,9 @@ import (
 // connection prepares it again and succeeds. Before, pgx kept the stale
 // statement by name for the connection's life, and every later call on
 // that connection failed (SQLSTATE 26000 or "cached plan must not change
-// result type").
+// result type"). A statement the server no longer has marks every one
+// prepared on the connection stale, since a reset drops them all: a call
+// whose batch did not meet it does not fail for it.
 func TestStaleStatementFailsOneCallOnly(t *testing.T) {
 	for _, tc := range []struct{ name, sql, code string }{
 		{"DISCARD ALL", "DISCARD ALL", "26000"},
@@ -42,7 +44,8 @@ func TestStaleStatementFailsOneCallOnly(t *testing.T) {
 				_, err := s.TakeOver(t.Context(), conn.Conn(), "s", "k", []byte{1}, time.Minute, time.Second)
 				return err
 			}
-			if err := takeOver(); err != nil {
+			giveUp := func() error { return s.GiveUpLease(t.Context(), conn.Conn(), "s", "k", 1, 0, time.Second) }
+			if err := errors.Join(takeOver(), giveUp()); err != nil {
 				t.Fatalf("warm-up: %v", err)
 			}
 			if _, err := conn.Exec(t.Context(), tc.sql); err != nil {
@@ -52,6 +55,9 @@ func TestStaleStatementFailsOneCallOnly(t *testing.T) {
 			var pgErr *pgconn.PgError
 			if !errors.As(first, &pgErr) || pgErr.Code != tc.code {
 				t.Fatalf("the first call after %s: %v, want SQLSTATE %s: the statement was not stale", tc.sql, first, tc.code)
+			}
+			if err := giveUp(); err != nil {
+				t.Errorf("another statement after the first failure (%v): %v, want it prepared again", first, err)
 			}
 			if err := takeOver(); err != nil {
 				t.Errorf("the call after the one that met the stale statement (%v): %v, want it prepared again", first, err)
