@@ -45,7 +45,10 @@ type notPreparing struct{}
 // SendPrepared that fails so marks its statements stale (for 26000 all
 // of the connection's), as pgx's cache drops its own after a failed
 // batch: that call fails, and the next PrepareBounded on the connection
-// deallocates them and prepares them again, under its bound.
+// deallocates them and prepares them again, under its bound. What pgx's
+// own pgx.Conn.DeallocateAll (or Deallocate) drops goes unseen: nothing
+// fails, pgx's cache prepares the statements again, in a round trip of
+// its own under the session's lock_timeout, until the connection closes.
 //
 // Once conn has them all, PrepareBounded is a few lookups in the
 // connection's CustomData, without a round trip or an allocation; the
