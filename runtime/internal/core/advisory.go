@@ -24,11 +24,13 @@ func (e *Executor) advisory(ctx context.Context, at *attempt, fn Func) (*Result,
 	opts := pgstore.OpenOptions{LockTimeout: at.lockTimeout(ctx), Try: at.Policy.Concurrency == ConcurrencyReject, Savepoint: at.Policy.StoresFailures}
 	var b pgx.Batch
 	e.store.QueueOpen(&b, at.Scope, at.Key, opts)
+	// Prepared first so that sent is when the pipeline goes out; SendPrepared
+	// then finds the statements prepared, and marks them stale if they were.
 	if err := pgstore.PrepareBatch(ctx, at.conn, opts.LockTimeout, &b); err != nil {
 		return nil, e.takeFailed(ctx, at, "open", err)
 	}
 	sent := time.Now()
-	br := at.conn.SendBatch(ctx, &b)
+	br := pgstore.SendPrepared(ctx, at.conn, at.conn, opts.LockTimeout, &b)
 	opened, err := e.store.ReadOpen(br, opts)
 	if err != nil {
 		return nil, e.takeFailed(ctx, at, "open", err)

@@ -26,10 +26,7 @@ func (e *Executor) claimFirst(ctx context.Context, at *attempt, fn Func) (*Resul
 	for range maxClaimAttempts {
 		var b pgx.Batch
 		e.store.QueueClaim(&b, at.claim(), opts)
-		if err := pgstore.PrepareBatch(ctx, at.conn, opts.LockTimeout, &b); err != nil {
-			return nil, e.takeFailed(ctx, at, "claim", err)
-		}
-		br := at.conn.SendBatch(ctx, &b)
+		br := pgstore.SendPrepared(ctx, at.conn, at.conn, opts.LockTimeout, &b)
 		claimed, err := e.store.ReadClaim(br, opts)
 		if cerr := br.Close(); err == nil {
 			err = cerr

@@ -102,8 +102,8 @@ func (s *Store) openStatements(o OpenOptions) []string {
 // be empty. The batch begins a transaction (pgx.Batch.BeginTx) whose
 // first statement is BoundLockWaits, so the pgx.Tx of the BatchResults is
 // the transaction the pipeline's BEGIN opens, and is closed when the
-// pipeline rolled back by itself. Prepare b on the connection with
-// PrepareBatch at o.LockTimeout before sending it: that bounds the
+// pipeline rolled back by itself. Send b with SendPrepared at
+// o.LockTimeout, which prepares it on the connection first: that bounds the
 // preparation's lock waits too, and spares the next operation on the
 // connection a round trip to prepare the statements again after a
 // replay's pipeline failed on purpose (pgx drops the statements of a

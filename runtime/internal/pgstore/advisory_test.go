@@ -33,10 +33,7 @@ func TestKeyHashIsStable(t *testing.T) {
 func openRecord(ctx context.Context, conn *pgxpool.Conn, s *pgstore.Store, key string, o pgstore.OpenOptions) (pgstore.Opened, pgx.Tx, error) {
 	var b pgx.Batch
 	s.QueueOpen(&b, "s", key, o)
-	if err := pgstore.PrepareBatch(ctx, conn.Conn(), o.LockTimeout, &b); err != nil {
-		return pgstore.Opened{}, nil, err
-	}
-	br := conn.SendBatch(ctx, &b)
+	br := pgstore.SendPrepared(ctx, conn.Conn(), conn.Conn(), o.LockTimeout, &b)
 	opened, err := s.ReadOpen(br, o)
 	return opened, br.Tx(), err
 }

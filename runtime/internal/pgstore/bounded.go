@@ -143,12 +143,28 @@ type BatchSender interface {
 // SendPrepared sends b, a batch of BoundLockWaits at d and the statements
 // it bounds, through s (conn, or a transaction on it) once PrepareBatch
 // has prepared its statements on conn under the same bound; a failed
-// preparation is the results' error.
+// preparation is the results' error. Closing the results marks b's
+// statements stale when they failed for a statement the server no longer
+// has or whose result type changed (see PrepareBounded), so that only
+// that call fails.
 func SendPrepared(ctx context.Context, conn *pgx.Conn, s BatchSender, d time.Duration, b *pgx.Batch) pgx.BatchResults {
 	if err := PrepareBatch(ctx, conn, d, b); err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
-	return s.SendBatch(ctx, b)
+	return &preparedResults{BatchResults: s.SendBatch(ctx, b), conn: conn, b: b}
+}
+
+// preparedResults are the results of SendPrepared's batch b on conn.
+type preparedResults struct {
+	pgx.BatchResults
+	conn *pgx.Conn
+	b    *pgx.Batch
+}
+
+func (r *preparedResults) Close() error {
+	err := r.BatchResults.Close()
+	markStale(r.conn, r.b, err)
+	return err
 }
 
 // releasingResults are the results of a batch sent on c, which closing

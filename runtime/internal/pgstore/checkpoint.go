@@ -152,10 +152,7 @@ func (s *Store) TakeOver(ctx context.Context, conn *pgx.Conn, scope, key string,
 	var b pgx.Batch
 	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.takeOver, lease.Seconds(), scope, key, fingerprint)
-	if err := PrepareBatch(ctx, conn, lockTimeout, &b); err != nil {
-		return nil, fmt.Errorf("pgstore: take over: %w", err)
-	}
-	br := conn.SendBatch(ctx, &b)
+	br := SendPrepared(ctx, conn, conn, lockTimeout, &b)
 	var t Takeover
 	var id pgtype.UUID
 	_, err := br.Exec()
@@ -186,10 +183,7 @@ func (s *Store) GiveUpLease(ctx context.Context, conn *pgx.Conn, scope, key stri
 	var b pgx.Batch
 	b.Queue(s.bound, TimeoutSetting(lockTimeout))
 	b.Queue(s.giveUpLease, delay.Seconds(), scope, key, token)
-	if err := PrepareBatch(ctx, conn, lockTimeout, &b); err != nil {
-		return fmt.Errorf("pgstore: give up the lease: %w", err)
-	}
-	br := conn.SendBatch(ctx, &b)
+	br := SendPrepared(ctx, conn, conn, lockTimeout, &b)
 	_, err := br.Exec()
 	if err == nil {
 		_, err = br.Exec()

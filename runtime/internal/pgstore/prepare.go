@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/idemgen/idemgen/runtime/internal/pgstore/internal/sqlcdb"
 )
 
-// preparedKey names, in a connection's pgconn.PgConn.CustomData, the set
-// of statements PrepareBounded prepared on it (map[string]bool), or
-// notPreparing under an exec mode it prepares nothing in.
+// preparedKey names, in a connection's pgconn.PgConn.CustomData, the
+// statements PrepareBounded prepared on it (map[string]bool: false for
+// one marked stale, which pgx still holds by name), or notPreparing under
+// an exec mode it prepares nothing in.
 const preparedKey = "idemgen/pgstore.prepared"
 
 // notPreparing marks a connection whose exec mode PrepareBounded
@@ -36,13 +38,17 @@ type notPreparing struct{}
 // batch before that cache and is never dropped by a failed one; a
 // prepared statement outlives the transaction that prepared it.
 //
-// A statement prepared by name keeps its result type for the life of the
-// connection: a migration that changed the type of a column one of them
-// returns would make it fail on that connection ("cached plan must not
-// change result type") until the connection closes, where pgx's cache
-// would have dropped it after one failure. The runtime's schema steps
-// change no column's type; one that did would need the statements
-// renamed (a new SQL text is a new name) in the release that ships it.
+// pgx keeps a statement prepared by name for the life of the connection,
+// also once the server no longer has it (DISCARD ALL, DEALLOCATE ALL:
+// SQLSTATE 26000) or a migration changed the type of a column it returns
+// ("cached plan must not change result type", 0A000). A batch sent with
+// SendPrepared that fails so marks its statements stale (for 26000 all
+// of the connection's), as pgx's cache drops its own after a failed
+// batch: that call fails, and the next PrepareBounded on the connection
+// deallocates them and prepares them again, under its bound. What pgx's
+// own pgx.Conn.DeallocateAll (or Deallocate) drops goes unseen: nothing
+// fails, pgx's cache prepares the statements again, in a round trip of
+// its own under the session's lock_timeout, until the connection closes.
 //
 // Once conn has them all, PrepareBounded is a few lookups in the
 // connection's CustomData, without a round trip or an allocation; the
@@ -110,7 +116,8 @@ func preparedOn(conn *pgx.Conn) map[string]bool {
 }
 
 // prepare prepares on conn BoundLockWaits and those of sqls not in
-// prepared, in a transaction bounded at d, and adds each to prepared.
+// prepared (deallocating those marked stale first), in a transaction
+// bounded at d, and adds each to prepared.
 func prepare(ctx context.Context, conn *pgx.Conn, d time.Duration, prepared map[string]bool, sqls []string) error {
 	if conn.PgConn().TxStatus() != 'I' {
 		return errors.New("pgstore: statements to prepare inside a transaction")
@@ -121,8 +128,16 @@ func prepare(ctx context.Context, conn *pgx.Conn, d time.Duration, prepared map[
 		return errors.Join(fmt.Errorf("pgstore: bound the preparation: %w", err), endPreparation(ctx, conn))
 	}
 	for _, sql := range append([]string{sqlcdb.BoundLockWaits}, sqls...) {
-		if prepared[sql] {
+		ready, stale := prepared[sql]
+		if ready {
 			continue
+		}
+		if stale {
+			// pgx would answer Prepare with the statement it holds.
+			if err := conn.Deallocate(ctx, sql); err != nil {
+				return errors.Join(fmt.Errorf("pgstore: deallocate a stale statement: %w", err), endPreparation(ctx, conn))
+			}
+			delete(prepared, sql)
 		}
 		if _, err := conn.Prepare(ctx, sql, sql); err != nil {
 			return errors.Join(fmt.Errorf("pgstore: prepare: %w", err), endPreparation(ctx, conn))
@@ -144,4 +159,33 @@ func endPreparation(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("pgstore: end the preparation: %w", err)
 	}
 	return nil
+}
+
+// markStale marks statements PrepareBounded prepared on conn stale, so
+// that the next PrepareBounded prepares them again, when err, the error
+// of b's results, says so: that the server no longer has one of them
+// (SQLSTATE 26000), then all of them, which the session reset that lost
+// one (DISCARD ALL, DEALLOCATE ALL) lost too; or that the result type of
+// one changed (0A000, "cached plan must not change result type"), then
+// b's.
+func markStale(conn *pgx.Conn, b *pgx.Batch, err error) {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return
+	}
+	prepared := preparedOn(conn)
+	switch pgErr.Code {
+	case "26000":
+		for sql, ready := range prepared {
+			if ready {
+				prepared[sql] = false
+			}
+		}
+	case "0A000":
+		for _, q := range b.QueuedQueries {
+			if prepared[q.SQL] {
+				prepared[q.SQL] = false
+			}
+		}
+	}
 }

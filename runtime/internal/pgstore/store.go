@@ -224,9 +224,10 @@ func (c *Claim) purgeAfter() time.Duration { return c.Retention + c.Tombstone }
 // (SQLSTATE 55P03 past it), also a wait for a table's lock, which a bound
 // set inside those statements would come too late for. The previous
 // lock_timeout is saved as idem.saved_lock_timeout, for a statement to put
-// back. Read its result with BatchResults.Exec. Prepare the batch on its
-// connection with PrepareBatch at d first (or send it with SendBounded),
-// so that the statements' preparation waits no longer than d either.
+// back. Read its result with BatchResults.Exec. Send the batch with
+// SendPrepared or SendBounded at d, which prepare its statements on the
+// connection first, so that their preparation waits no longer than d
+// either.
 func QueueBoundLockWaits(b *pgx.Batch, d time.Duration) {
 	b.Queue(sqlcdb.BoundLockWaits, TimeoutSetting(d))
 }
