@@ -3,6 +3,7 @@ package pgstore
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -234,14 +235,17 @@ func QueueBoundLockWaits(b *pgx.Batch, d time.Duration) {
 
 // TimeoutSetting renders d as a setting of lock_timeout or
 // statement_timeout (set_config's text): whole milliseconds, at least 1
-// (0 would mean "wait forever").
+// (0 would mean "wait forever") and at most maxTimeoutMillis, which
+// PostgreSQL refuses to exceed: a longer configured timeout (24.8 days)
+// is that one, not a setting that fails every statement it bounds.
 func TimeoutSetting(d time.Duration) string {
-	ms := d.Milliseconds()
-	if ms < 1 {
-		ms = 1
-	}
+	ms := min(max(d.Milliseconds(), 1), maxTimeoutMillis)
 	return strconv.FormatInt(ms, 10) + "ms"
 }
+
+// maxTimeoutMillis is the largest lock_timeout or statement_timeout
+// PostgreSQL takes, in milliseconds: its settings are 32-bit integers.
+const maxTimeoutMillis = math.MaxInt32
 
 // jsonText passes a JSON document for a jsonb parameter as text, which
 // pgx sends as it is under every query exec mode; as []byte it would go
