@@ -115,6 +115,13 @@ func (p *deadLetterer) open() error {
 	return nil
 }
 
+// cameBack says whether d is a dead letter Run published from queue: it
+// holds ReasonHeader, and queue in SourceQueueHeader.
+func cameBack(d *amqp.Delivery, queue string) bool {
+	_, reason := d.Headers[ReasonHeader]
+	return reason && d.Headers[SourceQueueHeader] == queue
+}
+
 // deadLetterKey is the dead letters' routing key.
 func (cfg *Config) deadLetterKey() string {
 	if cfg.DeadLetter.RoutingKey == "" {

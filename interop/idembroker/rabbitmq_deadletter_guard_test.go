@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -55,5 +56,45 @@ func TestRabbitMQRejectsADeadLetterOverTheFrameMax(t *testing.T) {
 		if n := f.messages(t, q); n != 0 {
 			t.Errorf("%s holds %d messages after the consumer stopped, want 0", q, n)
 		}
+	}
+}
+
+// A DeadLetter exchange that routes back to the queue consumed (here a
+// fanout the queue is bound to, which Run cannot see when it starts) would
+// bring each dead letter back to be dead-lettered again, forever: the
+// dead letter that comes back from the queue's own DeadLetter is rejected
+// instead, reported, and the queue is left empty.
+func TestRabbitMQRejectsADeadLetterThatCameBack(t *testing.T) {
+	f := newDLFixture(t, nil)
+	exchange := f.name("dlx")
+	if err := f.ch.ExchangeDeclare(exchange, amqp.ExchangeFanout, false, true, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.bind(t, f.queue, exchange)
+	f.publish(t, "bad\x01loop", nil)
+	c := newDLConsumer(t)
+	reports := make(chan error, 100)
+	stop := f.run(t, c, &rabbitmq.DeadLetter{Exchange: exchange}, reports)
+	defer stop()
+	deadLettered := 0
+	for {
+		var err error
+		select {
+		case err = <-reports:
+		case <-time.After(waitLimit):
+			t.Fatalf("no report of the dead letter that came back within %v", waitLimit)
+		}
+		if strings.Contains(err.Error(), "came back") {
+			break
+		}
+		if strings.Contains(err.Error(), "dead-lettered to") {
+			if deadLettered++; deadLettered > 1 {
+				t.Fatalf("the delivery was dead-lettered again: %v", err)
+			}
+		}
+	}
+	stop()
+	if n := f.messages(t, f.queue); n != 0 {
+		t.Errorf("%s holds %d messages after the consumer stopped, want 0", f.queue, n)
 	}
 }
