@@ -55,7 +55,8 @@ type deadLetterer struct {
 
 // publish publishes d with reason and returns once the broker confirmed it
 // routed and took it; an error says it may not have (the publish failed,
-// was returned unroutable, negatively confirmed, or its channel closed).
+// was returned unroutable, negatively confirmed, or its channel closed;
+// or its header frame would exceed the connection's frame_max).
 // It waits for the confirm as Run waits for a delivery in flight: until
 // it comes or the channel or connection is closed.
 func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
@@ -65,8 +66,14 @@ func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
 		}
 	}
 	dl := p.cfg.DeadLetter
-	dc, err := p.ch.PublishWithDeferredConfirm(dl.Exchange, p.cfg.deadLetterKey(), true, false,
-		p.cfg.deadLetterOf(d, reason))
+	pub := p.cfg.deadLetterOf(d, reason)
+	// A larger header frame would make the broker close the connection,
+	// and the delivery would come back to do it again.
+	if size, limit := headerFrameSize(pub), p.conn.Config.FrameSize; limit > 0 && size > limit {
+		return fmt.Errorf("its properties and headers take a frame of %d bytes, over the connection's frame_max of %d",
+			size, limit)
+	}
+	dc, err := p.ch.PublishWithDeferredConfirm(dl.Exchange, p.cfg.deadLetterKey(), true, false, pub)
 	if err != nil {
 		return err
 	}
@@ -106,6 +113,13 @@ func (p *deadLetterer) open() error {
 	// One publish at a time, so one return at most is pending.
 	p.returns = ch.NotifyReturn(make(chan amqp.Return, 1))
 	return nil
+}
+
+// cameBack says whether d is a dead letter Run published from queue: it
+// holds ReasonHeader, and queue in SourceQueueHeader.
+func cameBack(d *amqp.Delivery, queue string) bool {
+	_, reason := d.Headers[ReasonHeader]
+	return reason && d.Headers[SourceQueueHeader] == queue
 }
 
 // deadLetterKey is the dead letters' routing key.

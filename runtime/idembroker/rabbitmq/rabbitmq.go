@@ -72,8 +72,9 @@ type Config struct {
 	// channel is lost), the delivery is rejected as without DeadLetter,
 	// and the failure reported. Nil rejects such a delivery without
 	// requeueing, to the queue's dead-letter exchange if it has one,
-	// where RabbitMQ says only that it was rejected. Declare may declare
-	// the exchange and its queue.
+	// where RabbitMQ says only that it was rejected. A dead letter that
+	// comes back to Queue (the DeadLetter routes there) is rejected too,
+	// not published again. Declare may declare the exchange and its queue.
 	DeadLetter *DeadLetter
 	// OnError, if set, gets the errors that do not stop Run: a lost
 	// connection and why, a failed dial, a failed ack (the message comes
@@ -262,8 +263,15 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery, dl *deadLetter
 
 // unusable dead-letters d, which can never be processed because the
 // Deliverer refused its message-id with why, to dl, or rejects it
-// without requeueing when dl is nil or the publish failed.
+// without requeueing when dl is nil, the publish failed, or d is a dead
+// letter of cfg.Queue already: the DeadLetter routes back to the queue,
+// and publishing it again would loop forever.
 func (cfg *Config) unusable(d *amqp.Delivery, dl *deadLetterer, why error) {
+	if dl != nil && cameBack(d, cfg.Queue) {
+		cfg.report(fmt.Errorf("rabbitmq: a dead letter of %s came back from %q with key %q, which route to %[1]s: "+
+			"rejecting it instead of dead-lettering it again", cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey()))
+		dl = nil
+	}
 	if dl != nil {
 		err := dl.publish(d, "its message-id: "+why.Error())
 		if err == nil {
