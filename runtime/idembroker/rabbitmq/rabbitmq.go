@@ -75,6 +75,13 @@ type Config struct {
 	// where RabbitMQ says only that it was rejected. A dead letter that
 	// comes back to Queue (the DeadLetter routes there) is rejected too,
 	// not published again. Declare may declare the exchange and its queue.
+	//
+	// The dead letter goes out on the consuming connection. Under a
+	// broker memory or disk alarm RabbitMQ stops reading a connection
+	// that publishes, so Run then waits for the confirm, handling nothing
+	// and not returning on cancellation, until the alarm clears (shown
+	// by hand on a node whose memory limit was 1 byte; without
+	// DeadLetter the same run handled the next message and returned).
 	DeadLetter *DeadLetter
 	// OnError, if set, gets the errors that do not stop Run: a lost
 	// connection and why, a failed dial, a failed ack (the message comes
