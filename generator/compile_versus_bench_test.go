@@ -5,7 +5,6 @@ package generator
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -43,21 +42,17 @@ func BenchmarkCompileVersusOapiCodegen(b *testing.B) {
 		timeCommand(b, tmp, idemgen, "generate", "--spec", spec, "--overlay", overlay, "--out", pkgDir, "--package", c.pkg, "--tests")
 		ours.goCmd(b, "mod", "tidy")
 
-		theirs := b.TempDir()
-		theirsPkg := filepath.Join(theirs, c.pkg)
-		if err := os.MkdirAll(theirsPkg, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		writeFile(b, filepath.Join(theirs, "go.mod"), "module example.com/oapi\n\ngo 1.26\n")
-		writeFile(b, filepath.Join(theirsPkg, "cfg.yaml"), fmt.Sprintf(oapiStrictConfig, c.pkg))
-		timeCommand(b, theirsPkg, oapi, "-config", "cfg.yaml", spec)
-		goCmd(b, theirs, "get", oapiRuntime)
+		// oapi-codegen's package is its module's root.
+		theirs := &scratchModule{dir: oapiDir(b, c.pkg)}
+		theirs.write(b, "go.mod", []byte("module example.com/oapi\n\ngo 1.26\n"))
+		timeCommand(b, theirs.dir, oapi, "-config", "cfg.yaml", spec)
+		theirs.goCmd(b, "get", oapiRuntime)
 
 		b.Run(c.pkg, func(b *testing.B) {
 			oursFile := filepath.Join(pkgDir, "idemgen.go")
-			theirsFile := filepath.Join(theirsPkg, "x.gen.go")
+			theirsFile := filepath.Join(theirs.dir, "x.gen.go")
 			round := func() (mine, ref timing) {
-				return compilePackage(b, ours.dir, c.pkg, oursFile), compilePackage(b, theirs, c.pkg, theirsFile)
+				return compilePackage(b, ours.dir, "./"+c.pkg, oursFile), compilePackage(b, theirs.dir, ".", theirsFile)
 			}
 			round()
 			var mine, refs []timing
@@ -75,8 +70,9 @@ func BenchmarkCompileVersusOapiCodegen(b *testing.B) {
 	}
 }
 
-// compilePackage appends a new comment line to file, which is in package
-// pkg of the module in dir, and times go build of that package.
+// compilePackage appends a new comment line to file, which is in the
+// package pkg names (a path relative to dir, in a module), and times go
+// build of that package in dir.
 func compilePackage(b *testing.B, dir, pkg, file string) timing {
 	b.Helper()
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
@@ -90,22 +86,5 @@ func compilePackage(b *testing.B, dir, pkg, file string) timing {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "./"+pkg)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	if err != nil {
-		b.Fatalf("go build ./%s in %s: %v\n%s", pkg, dir, err, truncateLines(string(out), 20))
-	}
-	return timing{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-}
-
-// writeFile writes data to name, failing b when it cannot.
-func writeFile(b *testing.B, name, data string) {
-	b.Helper()
-	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	return timeCommand(b, dir, "go", "build", pkg)
 }
