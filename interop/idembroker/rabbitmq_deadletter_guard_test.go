@@ -45,6 +45,8 @@ func TestRabbitMQRejectsADeadLetterOverTheFrameMax(t *testing.T) {
 				t.Fatalf("the consumer lost its connection before the good message: %v", err)
 			}
 			seen = append(seen, err)
+		case <-time.After(waitLimit):
+			t.Fatalf("the good message was not handled within %v (reports: %v)", waitLimit, seen)
 		}
 	}
 	stop()
