@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/idemgen/idemgen/generator/emit"
+	"github.com/idemgen/idemgen/generator/ir"
 	"github.com/idemgen/idemgen/spec"
 )
 
@@ -112,7 +113,7 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 	prog := &copied
 	prog.Package = opts.Package
 	prog.GeneratorVersion = opts.version()
-	prog.Files = goFiles(plan.Doc, opts, len(prog.Providers) > 0)
+	prog.Files = goFiles(plan.Doc, opts, len(prog.Providers) > 0, hasDecoders(prog))
 	// The files render at once: formatting is most of the time, each
 	// file's is independent of the others', and emitters only read the
 	// program.
@@ -136,6 +137,21 @@ func Generate(plan *Plan, opts Options) (*Output, error) {
 	out.Files = append(out.Files, sqlFiles...)
 	slices.SortFunc(out.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
+}
+
+// hasDecoders reports whether prog has a decoders file: whether a body
+// reaches one of its types or a decoder checks a pattern (a parameter's
+// among them).
+func hasDecoders(prog *ir.Program) bool {
+	if len(prog.Patterns) > 0 {
+		return true
+	}
+	for _, d := range prog.Types {
+		if d.JSON || d.Form {
+			return true
+		}
+	}
+	return false
 }
 
 // generatedCodeVersion is the version of the generated code's contract with

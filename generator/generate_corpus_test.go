@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"math/rand/v2"
@@ -109,6 +110,13 @@ func TestGenerateCorpus(t *testing.T) {
 		}
 		var lines int
 		for _, f := range out.Files {
+			// The types file is written as gofmt prints it, with no
+			// formatter (see emit's declarations): check that it is.
+			if strings.HasSuffix(f.Path, "_types.go") {
+				if formatted, err := format.Source(f.Content); err != nil || !bytes.Equal(formatted, f.Content) {
+					t.Errorf("%s: %s is not as gofmt prints it (format error: %v)", c.file, f.Path, err)
+				}
+			}
 			if strings.HasSuffix(f.Path, ".go") && !strings.HasSuffix(f.Path, "_test.go") {
 				for _, found := range emptyInterfaces(t, f) {
 					t.Errorf("%s: %s", c.file, found)

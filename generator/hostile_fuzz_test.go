@@ -1,7 +1,9 @@
 package generator
 
 import (
+	"bytes"
 	"encoding/json"
+	"go/format"
 	"go/scanner"
 	"go/token"
 	"os"
@@ -21,7 +23,8 @@ import (
 // benign spec's output: the Go files scan to the same tokens, comments and
 // literals aside, with no init function, and the SQL files to the same
 // statements, quoted names, string literals and comments aside. Text that
-// escaped a comment or a quoted name would change that structure.
+// escaped a comment or a quoted name would change that structure. The
+// types file, which no formatter lays out, must also be as gofmt prints it.
 func FuzzHostileText(f *testing.F) {
 	for _, seed := range [][3]string{
 		{"createOrder", "idem", "Create an order."},
@@ -30,6 +33,7 @@ func FuzzHostileText(f *testing.F) {
 		{"create order", "idem -- ; DROP SCHEMA public CASCADE", "`raw` \"quoted\" 'single'"},
 		{"*/", "*/", "*/"},
 		{"Δ-ünïcode", "ünïcode schema", "tab\there"},
+		{"# heading - 1. * item", "idem", "  indented\n\n# heading"},
 	} {
 		f.Add(seed[0], seed[1], seed[2])
 	}
@@ -97,6 +101,11 @@ func hostileShape(t testing.TB, operationID, schemaName, text string) map[string
 		switch {
 		case strings.HasSuffix(f.Path, ".go"):
 			shapes[f.Path] = goShape(t, f.Path, f.Content)
+			// The types file is written with no formatter (see emit's
+			// declarations), and its comments hold the operationId.
+			if formatted, err := format.Source(f.Content); strings.HasSuffix(f.Path, "_types.go") && (err != nil || !bytes.Equal(formatted, f.Content)) {
+				t.Errorf("%s is not as gofmt prints it (format error: %v):\n%s", f.Path, err, f.Content)
+			}
 		case strings.HasSuffix(f.Path, ".sql"):
 			shapes[f.Path] = sqlShape(f.Content)
 		}

@@ -272,7 +272,7 @@ func nameWalkers(prog *ir.Program, names *Namespace) {
 }
 
 // goFiles lists the Go files of a package generated from doc.
-func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
+func goFiles(doc *spec.Document, opts Options, effects, decoders bool) []ir.File {
 	base := specBase(doc.Path)
 	files := []ir.File{
 		{Path: path.Join(opts.GoDir, "idemgen.go"), Kind: ir.FileVersion},
@@ -284,6 +284,9 @@ func goFiles(doc *spec.Document, opts Options, effects bool) []ir.File {
 	}
 	if effects {
 		files = append(files, ir.File{Path: path.Join(opts.GoDir, base+"_effects.go"), Kind: ir.FileEffects})
+	}
+	if decoders {
+		files = append(files, ir.File{Path: path.Join(opts.GoDir, base+"_decoders.go"), Kind: ir.FileDecoders})
 	}
 	slices.SortFunc(files, func(a, b ir.File) int { return cmp.Compare(a.Path, b.Path) })
 	return files

@@ -66,8 +66,9 @@ func TestTypesCorpus(t *testing.T) {
 			t.Errorf("%s: %v", c.file, err)
 			continue
 		}
-		src := renderTypes(t, c.pkg, plan)
-		checkNoAny(t, c.file, src)
+		types, decoders := renderTypes(t, c.pkg, plan)
+		src := slices.Concat(types, decoders)
+		checkNoAny(t, c.file, types)
 		planned := time.Since(start) - loaded
 		reversed := slices.Clone(ops)
 		slices.Reverse(reversed)
@@ -75,7 +76,7 @@ func TestTypesCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s reversed: %v", c.file, err)
 		}
-		if !bytes.Equal(src, renderTypes(t, c.pkg, again)) {
+		if t2, d2 := renderTypes(t, c.pkg, again); !bytes.Equal(src, slices.Concat(t2, d2)) {
 			t.Errorf("%s: planning the operations in reverse order changed the output", c.file)
 		}
 		var structs, enums, consts, forms int
@@ -100,7 +101,8 @@ func TestTypesCorpus(t *testing.T) {
 			}
 			t.Logf("  %s wants %s, held by %s: got %s", r.Key, r.Want, r.HeldBy, r.Got)
 		}
-		files[c.pkg+"/types.go"] = src
+		files[c.pkg+"/types.go"] = types
+		files[c.pkg+"/decoders.go"] = decoders
 	}
 	start := time.Now()
 	vetModule(t, files)

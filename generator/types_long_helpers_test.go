@@ -28,14 +28,15 @@ func mutating(ops []*spec.Operation) []*spec.Operation {
 	return out
 }
 
-// renderTypes emits a plan as a Go file of package pkg.
-func renderTypes(t testing.TB, pkg string, plan *TypePlan) []byte {
+// renderTypes emits a plan as the two Go files of package pkg, the types
+// and their decoders.
+func renderTypes(t testing.TB, pkg string, plan *TypePlan) (types, decoders []byte) {
 	t.Helper()
-	src, err := emit.Types(pkg, plan.Decls, plan.Patterns)
+	types, decoders, err := emit.Types(pkg, plan.Decls, plan.Patterns)
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	return src
+	return types, decoders
 }
 
 // vetModule writes files (slash-separated path → content) into a temporary

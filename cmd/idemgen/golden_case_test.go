@@ -27,7 +27,8 @@ import (
 //	        explain.md       explain's stdout, and explain.txt its stderr and exit code
 //	        generate.txt     generate's stdout, stderr and exit code
 //	        generate/        the files generate wrote: go/, migrations/, sqlc/
-//	        types.go         the planned types, or types.txt with the planner's error
+//	        types.go         the planned types, decoders.go their decoders, or
+//	                         types.txt with the planner's error
 const goldenDir = "testdata/golden"
 
 // caseFile is the name of a case's options file.

@@ -34,12 +34,13 @@ func newContractFixture(t *testing.T) *contractFixture {
 
 // wantGo returns the Go files of a case's expected output by
 // slash-separated path under want: the generated package
-// (generate/go/*.go) or the planned types (types.go).
+// (generate/go/*.go) or the planned types and their decoders (types.go,
+// decoders.go).
 func wantGo(t *testing.T, c goldenCase) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
 	for name, content := range readTree(t, c.want()) {
-		if dir, file := path.Split(name); strings.HasSuffix(file, ".go") && (dir == "generate/go/" || name == "types.go") {
+		if dir, file := path.Split(name); strings.HasSuffix(file, ".go") && (dir == "generate/go/" || name == "types.go" || name == "decoders.go") {
 			files[name] = []byte(content)
 		}
 	}

@@ -66,11 +66,11 @@ func deterministicOutput(t *testing.T, c goldenCase, specPath string) map[string
 		files["exit"] = strconv.Itoa(code)
 		return files
 	}
-	name, content := typesCase(t, c, specPath)
-	if name != "types.go" {
-		return map[string]string{"exit": name}
+	files := typesCase(t, c, specPath)
+	if _, ok := files["types.txt"]; ok {
+		return map[string]string{"exit": "types.txt"}
 	}
-	return map[string]string{name: content}
+	return files
 }
 
 // shuffledCase copies the case directory without want into a temporary

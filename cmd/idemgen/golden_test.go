@@ -64,8 +64,7 @@ func caseOutputs(t *testing.T, c goldenCase) map[string]string {
 		}
 	}
 	if c.opts.Types != nil {
-		name, content := typesCase(t, c, c.spec)
-		files[name] = content
+		maps.Copy(files, typesCase(t, c, c.spec))
 	}
 	return files
 }
@@ -124,23 +123,24 @@ func generateCase(t *testing.T, c goldenCase, specPath string) (string, int, map
 }
 
 // typesCase plans the Go types of every operation of the spec at specPath
-// with the generator's type planner alone and returns the file of the
-// case's expected output: types.go, or types.txt with the planner's error.
-func typesCase(t *testing.T, c goldenCase, specPath string) (name, content string) {
+// with the generator's type planner alone and returns the files of the
+// case's expected output: types.go and decoders.go, or types.txt with the
+// planner's error.
+func typesCase(t *testing.T, c goldenCase, specPath string) map[string]string {
 	t.Helper()
 	doc, err := spec.Load(t.Context(), specPath, spec.LoadOptions{})
 	if err != nil {
-		return "types.txt", err.Error() + "\n"
+		return map[string]string{"types.txt": err.Error() + "\n"}
 	}
 	plan, err := generator.PlanTypes(doc, doc.Operations, generator.TypeOptions{})
 	if err != nil {
-		return "types.txt", err.Error() + "\n"
+		return map[string]string{"types.txt": err.Error() + "\n"}
 	}
-	src, err := emit.Types(c.generatePackage(), plan.Decls, plan.Patterns)
+	types, decoders, err := emit.Types(c.generatePackage(), plan.Decls, plan.Patterns)
 	if err != nil {
 		t.Fatalf("render the types of %s: %v", specPath, err)
 	}
-	return "types.go", string(src)
+	return map[string]string{"types.go": string(types), "decoders.go": string(decoders)}
 }
 
 // readTree returns the files below dir by slash-separated relative path.

@@ -39,14 +39,6 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 			read = d.Clone().Dot("Enum").Call(jen.Id(t.Values))
 		}
 		f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(read))
-		if t.Values != "" {
-			values := make([]jen.Code, len(t.Consts))
-			for i, c := range t.Consts {
-				values[i] = jen.String().Call(jen.Id(c.Name))
-			}
-			comment(f, t.Values+" are the values of "+t.Name+", in the schema's order.")
-			f.Var().Id(t.Values).Op("=").Index().String().Values(values...)
-		}
 		return
 	}
 	body := []jen.Code{jen.If(jen.Op("!").Add(d.Clone()).Dot("BeginObject").Call()).Block(jen.Return())}
@@ -75,7 +67,7 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 	if t.Strict {
 		other = d.Clone().Dot("Unknown").Call()
 	}
-	var loop, members []jen.Code
+	var loop []jen.Code
 	if counted {
 		loop = append(loop, jen.Id("n").Op("++"))
 	}
@@ -86,10 +78,8 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		// runtime, and the switch is on its index: a jump table instead
 		// of string comparisons in every struct's decoder.
 		at := make([]int, len(t.Fields))
-		names := make([]jen.Code, len(t.Fields))
 		for k, i := range t.MemberOrder {
 			at[i] = k
-			names[k] = jen.Lit(t.Fields[i].JSONName)
 		}
 		var cases []jen.Code
 		for i, fd := range t.Fields {
@@ -102,7 +92,6 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		}
 		cases = append(cases, jen.Default().Block(other))
 		loop = append(loop, jen.Switch(d.Clone().Dot("Field").Call(jen.Id(t.Members))).Block(cases...))
-		members = names
 	}
 	body = append(body, jen.For(d.Clone().Dot("Member").Call()).Block(loop...))
 	for i, fd := range t.Fields {
@@ -114,10 +103,6 @@ func emitDecodeJSON(f *jen.File, t *ir.TypeDecl) {
 		body = append(body, countChecks(jen.Id("n"), t.Checks)...)
 	}
 	f.Func().Params(recv).Id(ir.JSONMethod).Params(param).Block(body...)
-	if members != nil {
-		comment(f, t.Members+" are the JSON member names of "+t.Name+", shortest first, then in byte order.")
-		f.Var().Id(t.Members).Op("=").Index().String().Values(members...)
-	}
 }
 
 // jsonValue returns the statements that decode the next value into lv, of

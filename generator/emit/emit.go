@@ -14,13 +14,16 @@ import (
 
 // File renders one Go file of prog, gofmt-clean.
 func File(prog *ir.Program, file ir.File) ([]byte, error) {
+	if file.Kind == ir.FileTypes {
+		return declarations(prog.Package, prog.Types), nil
+	}
 	f := newGoFile(prog.Package)
 	switch file.Kind {
 	case ir.FileVersion:
 		emitVersion(f, prog)
-	case ir.FileTypes:
+	case ir.FileDecoders:
 		emitPatterns(f, prog.Patterns)
-		emitTypes(f, prog.Types)
+		emitDecoders(f, prog.Types)
 	case ir.FileOperations:
 		emitOperations(f, prog)
 	case ir.FileContractTests:
@@ -57,14 +60,19 @@ func render(f *jen.File) ([]byte, error) {
 	return joinParts(parts), nil
 }
 
-// Types renders a file of package pkg that declares the given types and
-// the patterns their decoders check, as the types file of a package does,
-// for tests of the type planner.
-func Types(pkg string, decls []*ir.TypeDecl, patterns []*ir.Pattern) ([]byte, error) {
+// Types renders the two files of package pkg that declare the given
+// types and their decoders with the patterns the decoders check, as the
+// types and decoders files of a package do, for tests of the type
+// planner.
+func Types(pkg string, decls []*ir.TypeDecl, patterns []*ir.Pattern) (types, decoders []byte, err error) {
+	types = declarations(pkg, decls)
 	f := newGoFile(pkg)
 	emitPatterns(f, patterns)
-	emitTypes(f, decls)
-	return render(f)
+	emitDecoders(f, decls)
+	if decoders, err = render(f); err != nil {
+		return nil, nil, err
+	}
+	return types, decoders, nil
 }
 
 // newGoFile starts a generated Go file with the header. jennifer names

@@ -8,21 +8,15 @@ import (
 	"github.com/idemgen/idemgen/generator/ir"
 )
 
-// emitTypes adds every declaration to f: structs with json tags,
-// enum string types with their constants, and DecodeForm and checkForm
-// methods on each struct a form body reaches. It makes no decisions; names, field order and
-// pointers come from the plan.
-func emitTypes(f *jen.File, decls []*ir.TypeDecl) {
+// emitDecoders adds the methods of every declaration to f: a decodeJSON
+// method on each type a JSON body reaches, and DecodeForm and checkForm
+// methods on each struct a form body reaches. It makes no decisions; the
+// declarations themselves are the types file's (declarations).
+func emitDecoders(f *jen.File, decls []*ir.TypeDecl) {
 	for _, d := range decls {
-		switch d.Kind {
-		case ir.DeclStruct:
-			emitStruct(f, d)
-			if d.Form {
-				emitDecodeForm(f, d)
-				emitCheckForm(f, d)
-			}
-		case ir.DeclEnum:
-			emitEnum(f, d)
+		if d.Kind == ir.DeclStruct && d.Form {
+			emitDecodeForm(f, d)
+			emitCheckForm(f, d)
 		}
 		if d.JSON {
 			emitDecodeJSON(f, d)
@@ -72,39 +66,6 @@ func typeCode(t *ir.GoType) *jen.Statement {
 // operationId and METHOD /path.
 func declDoc(d *ir.TypeDecl) string {
 	return d.Name + " is the " + d.Source + "."
-}
-
-func emitStruct(f *jen.File, d *ir.TypeDecl) {
-	fields := make([]jen.Code, len(d.Fields))
-	for i, fd := range d.Fields {
-		tag := fd.JSONName
-		switch {
-		case fd.Required:
-		case fd.Type.Kind == ir.TypeSlice || fd.Type.Kind == ir.TypeMap || fd.Type.Kind == ir.TypeNullable:
-			// omitzero: an empty array or object, or a null, sent is
-			// kept, and written again, apart from one not sent.
-			tag += ",omitzero"
-		default:
-			tag += ",omitempty"
-		}
-		fields[i] = jen.Id(fd.Name).Add(typeCode(fd.Type)).Tag(map[string]string{"json": tag})
-	}
-	comment(f, declDoc(d))
-	f.Type().Id(d.Name).Struct(fields...)
-}
-
-func emitEnum(f *jen.File, d *ir.TypeDecl) {
-	comment(f, declDoc(d))
-	f.Type().Id(d.Name).String()
-	if len(d.Consts) == 0 {
-		return
-	}
-	consts := make([]jen.Code, len(d.Consts))
-	for i, c := range d.Consts {
-		consts[i] = jen.Id(c.Name).Id(d.Name).Op("=").Lit(c.Value)
-	}
-	comment(f, "The values of "+d.Name+".")
-	f.Const().Defs(consts...)
 }
 
 // emitDecodeForm writes the method that reads the struct from a form tree.

@@ -52,7 +52,8 @@ const (
 	// FileVersion declares the generator version and the compile-time
 	// check against the runtime.
 	FileVersion FileKind = iota
-	// FileTypes declares the body types.
+	// FileTypes declares the body types and the tables of member names
+	// and enum values their decoders use.
 	FileTypes
 	// FileOperations declares the contracts, operation handles, typed
 	// requests and responses, decoders, fingerprints, the Handlers
@@ -63,6 +64,9 @@ const (
 	// FileEffects declares the typed effect providers, their calls and
 	// the adapter to the worker's registrations.
 	FileEffects
+	// FileDecoders declares the body types' decoders (JSON and form) and
+	// the patterns they check.
+	FileDecoders
 )
 
 // File is one Go file to emit: a slash-separated path relative to the

@@ -4,21 +4,8 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
-	"maps"
-	"math"
-	"regexp"
-	"slices"
 
-	"github.com/idemgen/idemgen/runtime/form"
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
-
-// The patterns of the request schemas, compiled once.
-var (
-	pattern0 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
-	pattern1 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
 )
 
 // Gadget is the schema #/components/schemas/Gadget.
@@ -38,250 +25,6 @@ type Gadget struct {
 	Dims     *GadgetDims       `json:"dims,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *Gadget) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("name"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Name = v0
-	} else {
-		errs = append(errs, form.Missing(n, "name"))
-	}
-	if c := n.Get("sku"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Sku = &v0
-	}
-	if c := n.Get("quantity"); c != nil {
-		v0, err := form.Int32(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Quantity = v0
-	} else {
-		errs = append(errs, form.Missing(n, "quantity"))
-	}
-	if c := n.Get("price"); c != nil {
-		v0, err := form.Float64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Price = &v0
-	}
-	if c := n.Get("color"); c != nil {
-		s0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := GadgetColor(s0)
-		o.Color = &v0
-	}
-	if c := n.Get("email"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Email = &v0
-	}
-	if c := n.Get("homepage"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Homepage = &v0
-	}
-	if c := n.Get("launch"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Launch = &v0
-	}
-	if c := n.Get("at"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.At = &v0
-	}
-	if c := n.Get("tags"); c != nil {
-		e0, err := c.Elems()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make([]string, len(e0))
-		for i0, c := range e0 {
-			v1, err := form.String(c)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			v0[i0] = v1
-		}
-		o.Tags = v0
-	}
-	if c := n.Get("attrs"); c != nil {
-		k0, err := form.Members(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make(map[string]int64, len(k0))
-		for _, k := range k0 {
-			c := c.Get(k)
-			v1, err := form.Int64(c)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			v0[k] = v1
-		}
-		o.Attrs = v0
-	}
-	if c := n.Get("parts"); c != nil {
-		e0, err := c.Elems()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make([]GadgetPartsItem, len(e0))
-		for i0, c := range e0 {
-			var v1 GadgetPartsItem
-			if err := v1.DecodeForm(c); err != nil {
-				errs = append(errs, err)
-			}
-			v0[i0] = v1
-		}
-		o.Parts = v0
-	}
-	if c := n.Get("dims"); c != nil {
-		var v0 GadgetDims
-		if err := v0.DecodeForm(c); err != nil {
-			errs = append(errs, err)
-		}
-		o.Dims = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a Gadget decoded from a form against its schema, reporting
-// every violation to d.
-func (o *Gadget) checkForm(d *jsondecode.Decoder) {
-	{
-		d.Enter("name")
-		d.Text(o.Name)
-		d.MinLength(o.Name, 2)
-		d.MaxLength(o.Name, 10)
-		d.Pattern(o.Name, pattern1, "^[a-z][a-z0-9-]*$")
-		d.Leave()
-	}
-	if o.Sku != nil {
-		d.Enter("sku")
-		d.Text(*o.Sku)
-		d.CheckFormat(*o.Sku, jsondecode.FormatUUID)
-		d.Leave()
-	}
-	{
-		d.Enter("quantity")
-		d.Minimum(float64(o.Quantity), 1.0, false)
-		d.Maximum(float64(o.Quantity), 100.0, false)
-		d.Leave()
-	}
-	if o.Price != nil {
-		d.Enter("price")
-		d.Minimum(*o.Price, 0.0, true)
-		d.MultipleOf(*o.Price, 0.5)
-		d.Leave()
-	}
-	if o.Color != nil {
-		d.Enter("color")
-		d.Text(string(*o.Color))
-		switch *o.Color {
-		case GadgetColorRed, GadgetColorGreen:
-		default:
-			d.NotOneOf("one of \"red\", \"green\"")
-		}
-		d.Leave()
-	}
-	if o.Email != nil {
-		d.Enter("email")
-		d.Text(*o.Email)
-		d.CheckFormat(*o.Email, jsondecode.FormatEmail)
-		d.Leave()
-	}
-	if o.Homepage != nil {
-		d.Enter("homepage")
-		d.Text(*o.Homepage)
-		d.CheckFormat(*o.Homepage, jsondecode.FormatURI)
-		d.Leave()
-	}
-	if o.Launch != nil {
-		d.Enter("launch")
-		d.Text(*o.Launch)
-		d.CheckFormat(*o.Launch, jsondecode.FormatDate)
-		d.Leave()
-	}
-	if o.At != nil {
-		d.Enter("at")
-		d.Text(*o.At)
-		d.CheckFormat(*o.At, jsondecode.FormatDateTime)
-		d.Leave()
-	}
-	if o.Tags != nil {
-		d.Enter("tags")
-		d.MinItems(len(o.Tags), 1)
-		d.MaxItems(len(o.Tags), 3)
-		seen0 := make(map[string]bool, len(o.Tags))
-		for i0, e0 := range o.Tags {
-			if seen0[e0] {
-				d.Repeated(i0)
-			}
-			seen0[e0] = true
-		}
-		for i0 := range o.Tags {
-			d.EnterIndex(i0)
-			d.Text(o.Tags[i0])
-			d.MinLength(o.Tags[i0], 1)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.Attrs != nil {
-		d.Enter("attrs")
-		d.MaxProperties(len(o.Attrs), 2)
-		for _, k0 := range slices.Sorted(maps.Keys(o.Attrs)) {
-			d.Enter(k0)
-			d.Text(k0)
-			e0 := o.Attrs[k0]
-			d.Minimum(float64(e0), 0.0, false)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.Parts != nil {
-		d.Enter("parts")
-		d.UniqueEncoded(len(o.Parts), func(i int) ([]byte, error) {
-			return json.Marshal(o.Parts[i])
-		})
-		for i0 := range o.Parts {
-			d.EnterIndex(i0)
-			o.Parts[i0].checkForm(d)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.Dims != nil {
-		d.Enter("dims")
-		o.Dims.checkForm(d)
-		d.Leave()
-	}
-}
-
 // GadgetColor is the property color of the schema #/components/schemas/Gadget.
 type GadgetColor string
 
@@ -295,59 +38,6 @@ const (
 type GadgetDims struct {
 	W    float64         `json:"w"`
 	Unit *GadgetDimsUnit `json:"unit,omitempty"`
-}
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *GadgetDims) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if err := form.Only(n, "w", "unit"); err != nil {
-		errs = append(errs, err)
-	}
-	if c := n.Get("w"); c != nil {
-		v0, err := form.Float64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.W = v0
-	} else {
-		errs = append(errs, form.Missing(n, "w"))
-	}
-	if c := n.Get("unit"); c != nil {
-		s0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := GadgetDimsUnit(s0)
-		o.Unit = &v0
-	}
-	if err := form.Properties(n, 2, -1); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a GadgetDims decoded from a form against its schema,
-// reporting every violation to d.
-func (o *GadgetDims) checkForm(d *jsondecode.Decoder) {
-	{
-		d.Enter("w")
-		d.Minimum(o.W, 0.0, false)
-		d.Leave()
-	}
-	if o.Unit != nil {
-		d.Enter("unit")
-		d.Text(string(*o.Unit))
-		switch *o.Unit {
-		case GadgetDimsUnitCm, GadgetDimsUnitIn:
-		default:
-			d.NotOneOf("one of \"cm\", \"in\"")
-		}
-		d.Leave()
-	}
 }
 
 // GadgetDimsUnit is the property unit of the property dims of the schema
@@ -367,72 +57,10 @@ type GadgetPartsItem struct {
 	Qty *int64  `json:"qty,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *GadgetPartsItem) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("sku"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Sku = &v0
-	}
-	if c := n.Get("qty"); c != nil {
-		v0, err := form.Int64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Qty = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a GadgetPartsItem decoded from a form against its schema,
-// reporting every violation to d.
-func (o *GadgetPartsItem) checkForm(d *jsondecode.Decoder) {
-	if o.Sku != nil {
-		d.Enter("sku")
-		d.Text(*o.Sku)
-		d.Leave()
-	}
-}
-
 // Gear is the schema #/components/schemas/Gear.
 type Gear struct {
 	Kind  string `json:"kind"`
 	Teeth int64  `json:"teeth"`
-}
-
-// decodeJSON decodes a Gear from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Gear) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersGear) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Kind)
-		case 1:
-			has0 |= 1 << 1
-			v.Teeth = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.Teeth), 3.0, false)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("kind")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("teeth")
-	}
 }
 
 // membersGear are the JSON member names of Gear, shortest first, then in byte
@@ -465,132 +93,6 @@ type PostCustomersBody struct {
 	TestClock           *string                           `json:"test_clock,omitempty"`
 }
 
-// decodeJSON decodes a PostCustomersBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *PostCustomersBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBody) {
-		case 7:
-			v.Address = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyAddressVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyAddressVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 8:
-			d.Int64PtrTo(&v.Balance)
-		case 15:
-			x0 := new(PostCustomersBodyCashBalance)
-			x0.decodeJSON(d)
-			v.CashBalance = x0
-		case 4:
-			d.StringPtrTo(&v.Coupon)
-			d.MaxLength(*v.Coupon, 5000)
-		case 13:
-			d.StringPtrTo(&v.Description)
-			d.MaxLength(*v.Description, 5000)
-		case 2:
-			d.StringPtrTo(&v.Email)
-			d.MaxLength(*v.Email, 512)
-		case 5:
-			if d.BeginArray() {
-				v.Expand = []string{}
-				for d.Next() {
-					e0 := d.String()
-					d.MaxLength(e0, 5000)
-					v.Expand = append(v.Expand, e0)
-				}
-			}
-		case 16:
-			d.StringPtrTo(&v.InvoicePrefix)
-			d.MaxLength(*v.InvoicePrefix, 5000)
-		case 19:
-			x0 := new(PostCustomersBodyInvoiceSettings)
-			x0.decodeJSON(d)
-			v.InvoiceSettings = x0
-		case 9:
-			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 map[string]string
-				if d.BeginObject() {
-					x1 = map[string]string{}
-					for d.Member() {
-						k1 := string(d.Key())
-						e1 := d.String()
-						x1[k1] = e1
-					}
-				}
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyMetadataVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 1:
-			d.StringPtrTo(&v.Name)
-			d.MaxLength(*v.Name, 256)
-		case 21:
-			d.Int64PtrTo(&v.NextInvoiceSequence)
-		case 17:
-			d.StringPtrTo(&v.PaymentMethod)
-			d.MaxLength(*v.PaymentMethod, 5000)
-		case 3:
-			d.StringPtrTo(&v.Phone)
-			d.MaxLength(*v.Phone, 20)
-		case 20:
-			if d.BeginArray() {
-				v.PreferredLocales = []string{}
-				for d.Next() {
-					e0 := d.String()
-					d.MaxLength(e0, 5000)
-					v.PreferredLocales = append(v.PreferredLocales, e0)
-				}
-			}
-		case 18:
-			d.StringPtrTo(&v.PromotionCode)
-			d.MaxLength(*v.PromotionCode, 5000)
-		case 10:
-			v.Shipping = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyShippingVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyShippingVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 6:
-			d.StringPtrTo(&v.Source)
-			d.MaxLength(*v.Source, 5000)
-		case 0:
-			x0 := new(PostCustomersBodyTax)
-			x0.decodeJSON(d)
-			v.Tax = x0
-		case 11:
-			v.TaxExempt = (*PostCustomersBodyTaxExempt)(d.EnumPtr(valuesPostCustomersBodyTaxExempt))
-		case 14:
-			if d.BeginArray() {
-				v.TaxIDData = []PostCustomersBodyTaxIDDataItem{}
-				for d.Next() {
-					var e0 PostCustomersBodyTaxIDDataItem
-					e0.decodeJSON(d)
-					v.TaxIDData = append(v.TaxIDData, e0)
-				}
-			}
-		case 12:
-			d.StringPtrTo(&v.TestClock)
-			d.MaxLength(*v.TestClock, 5000)
-		default:
-			d.Unknown()
-		}
-	}
-}
-
 // membersPostCustomersBody are the JSON member names of PostCustomersBody,
 // shortest first, then in byte order.
 var membersPostCustomersBody = []string{"tax", "name", "email", "phone", "coupon", "expand", "source", "address", "balance", "metadata", "shipping", "tax_exempt", "test_clock", "description", "tax_id_data", "cash_balance", "invoice_prefix", "payment_method", "promotion_code", "invoice_settings", "preferred_locales", "next_invoice_sequence"}
@@ -606,38 +108,6 @@ type PostCustomersBodyAddressVariant1 struct {
 	State      *string `json:"state,omitempty"`
 }
 
-// decodeJSON decodes a PostCustomersBodyAddressVariant1 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyAddressVariant1) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyAddressVariant1) {
-		case 0:
-			d.StringPtrTo(&v.City)
-			d.MaxLength(*v.City, 5000)
-		case 4:
-			d.StringPtrTo(&v.Country)
-			d.MaxLength(*v.Country, 5000)
-		case 1:
-			d.StringPtrTo(&v.Line1)
-			d.MaxLength(*v.Line1, 5000)
-		case 2:
-			d.StringPtrTo(&v.Line2)
-			d.MaxLength(*v.Line2, 5000)
-		case 5:
-			d.StringPtrTo(&v.PostalCode)
-			d.MaxLength(*v.PostalCode, 5000)
-		case 3:
-			d.StringPtrTo(&v.State)
-			d.MaxLength(*v.State, 5000)
-		default:
-			d.Skip()
-		}
-	}
-}
-
 // membersPostCustomersBodyAddressVariant1 are the JSON member names of
 // PostCustomersBodyAddressVariant1, shortest first, then in byte order.
 var membersPostCustomersBodyAddressVariant1 = []string{"city", "line1", "line2", "state", "country", "postal_code"}
@@ -651,12 +121,6 @@ const (
 	PostCustomersBodyAddressVariant2Empty PostCustomersBodyAddressVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyAddressVariant2 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyAddressVariant2(d.Enum(valuesPostCustomersBodyAddressVariant2))
-}
-
 // valuesPostCustomersBodyAddressVariant2 are the values of
 // PostCustomersBodyAddressVariant2, in the schema's order.
 var valuesPostCustomersBodyAddressVariant2 = []string{string(PostCustomersBodyAddressVariant2Empty)}
@@ -667,24 +131,6 @@ type PostCustomersBodyCashBalance struct {
 	Settings *PostCustomersBodyCashBalanceSettings `json:"settings,omitempty"`
 }
 
-// decodeJSON decodes a PostCustomersBodyCashBalance from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyCashBalance) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyCashBalance) {
-		case 0:
-			x0 := new(PostCustomersBodyCashBalanceSettings)
-			x0.decodeJSON(d)
-			v.Settings = x0
-		default:
-			d.Skip()
-		}
-	}
-}
-
 // membersPostCustomersBodyCashBalance are the JSON member names of
 // PostCustomersBodyCashBalance, shortest first, then in byte order.
 var membersPostCustomersBodyCashBalance = []string{"settings"}
@@ -693,22 +139,6 @@ var membersPostCustomersBodyCashBalance = []string{"settings"}
 // cash_balance of the request body of PostCustomers (POST /v1/customers).
 type PostCustomersBodyCashBalanceSettings struct {
 	ReconciliationMode *PostCustomersBodyCashBalanceSettingsReconciliationMode `json:"reconciliation_mode,omitempty"`
-}
-
-// decodeJSON decodes a PostCustomersBodyCashBalanceSettings from d and checks
-// it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyCashBalanceSettings) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyCashBalanceSettings) {
-		case 0:
-			v.ReconciliationMode = (*PostCustomersBodyCashBalanceSettingsReconciliationMode)(d.EnumPtr(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersPostCustomersBodyCashBalanceSettings are the JSON member names of
@@ -727,12 +157,6 @@ const (
 	PostCustomersBodyCashBalanceSettingsReconciliationModeMerchantDefault PostCustomersBodyCashBalanceSettingsReconciliationMode = "merchant_default"
 )
 
-// decodeJSON decodes a PostCustomersBodyCashBalanceSettingsReconciliationMode
-// from d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyCashBalanceSettingsReconciliationMode) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyCashBalanceSettingsReconciliationMode(d.Enum(valuesPostCustomersBodyCashBalanceSettingsReconciliationMode))
-}
-
 // valuesPostCustomersBodyCashBalanceSettingsReconciliationMode are the values
 // of PostCustomersBodyCashBalanceSettingsReconciliationMode, in the schema's
 // order.
@@ -747,53 +171,6 @@ type PostCustomersBodyInvoiceSettings struct {
 	RenderingOptions     json.RawMessage `json:"rendering_options,omitempty"`
 }
 
-// decodeJSON decodes a PostCustomersBodyInvoiceSettings from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettings) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyInvoiceSettings) {
-		case 1:
-			v.CustomFields = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
-				if d.BeginArray() {
-					x1 = []PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item{}
-					for d.Next() {
-						var e1 PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
-						e1.decodeJSON(d)
-						x1 = append(x1, e1)
-					}
-				}
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 3:
-			d.StringPtrTo(&v.DefaultPaymentMethod)
-			d.MaxLength(*v.DefaultPaymentMethod, 5000)
-		case 0:
-			d.StringPtrTo(&v.Footer)
-			d.MaxLength(*v.Footer, 5000)
-		case 2:
-			v.RenderingOptions = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		default:
-			d.Skip()
-		}
-	}
-}
-
 // membersPostCustomersBodyInvoiceSettings are the JSON member names of
 // PostCustomersBodyInvoiceSettings, shortest first, then in byte order.
 var membersPostCustomersBodyInvoiceSettings = []string{"footer", "custom_fields", "rendering_options", "default_payment_method"}
@@ -804,35 +181,6 @@ var membersPostCustomersBodyInvoiceSettings = []string{"footer", "custom_fields"
 type PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
-}
-
-// decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item
-// from d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Name)
-			d.MaxLength(v.Name, 30)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Value)
-			d.MaxLength(v.Value, 30)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("value")
-	}
 }
 
 // membersPostCustomersBodyInvoiceSettingsCustomFieldsVariant1Item are the JSON
@@ -850,12 +198,6 @@ const (
 	PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty PostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyInvoiceSettingsCustomFieldsVariant2
-// from d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettingsCustomFieldsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsCustomFieldsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2))
-}
-
 // valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 are the values of
 // PostCustomersBodyInvoiceSettingsCustomFieldsVariant2, in the schema's order.
 var valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = []string{string(PostCustomersBodyInvoiceSettingsCustomFieldsVariant2Empty)}
@@ -865,22 +207,6 @@ var valuesPostCustomersBodyInvoiceSettingsCustomFieldsVariant2 = []string{string
 // request body of PostCustomers (POST /v1/customers).
 type PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 struct {
 	AmountTaxDisplay *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay `json:"amount_tax_display,omitempty"`
-}
-
-// decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1
-// from d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1) {
-		case 0:
-			v.AmountTaxDisplay = (*PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay)(d.EnumPtr(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1 are the JSON
@@ -902,13 +228,6 @@ const (
 	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplayIncludeInclusiveTax PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay = "include_inclusive_tax"
 )
 
-// decodeJSON decodes a
-// PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay from
-// d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay))
-}
-
 // valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay
 // are the values of
 // PostCustomersBodyInvoiceSettingsRenderingOptionsVariant1AmountTaxDisplay, in
@@ -925,12 +244,6 @@ const (
 	PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2Empty PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2
-// from d and checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2(d.Enum(valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2))
-}
-
 // valuesPostCustomersBodyInvoiceSettingsRenderingOptionsVariant2 are the values
 // of PostCustomersBodyInvoiceSettingsRenderingOptionsVariant2, in the schema's
 // order.
@@ -945,12 +258,6 @@ const (
 	PostCustomersBodyMetadataVariant2Empty PostCustomersBodyMetadataVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyMetadataVariant2 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyMetadataVariant2(d.Enum(valuesPostCustomersBodyMetadataVariant2))
-}
-
 // valuesPostCustomersBodyMetadataVariant2 are the values of
 // PostCustomersBodyMetadataVariant2, in the schema's order.
 var valuesPostCustomersBodyMetadataVariant2 = []string{string(PostCustomersBodyMetadataVariant2Empty)}
@@ -961,37 +268,6 @@ type PostCustomersBodyShippingVariant1 struct {
 	Address PostCustomersBodyShippingVariant1Address `json:"address"`
 	Name    string                                   `json:"name"`
 	Phone   *string                                  `json:"phone,omitempty"`
-}
-
-// decodeJSON decodes a PostCustomersBodyShippingVariant1 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyShippingVariant1) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyShippingVariant1) {
-		case 2:
-			has0 |= 1 << 0
-			v.Address.decodeJSON(d)
-		case 0:
-			has0 |= 1 << 1
-			d.StringTo(&v.Name)
-			d.MaxLength(v.Name, 5000)
-		case 1:
-			d.StringPtrTo(&v.Phone)
-			d.MaxLength(*v.Phone, 5000)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("address")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("name")
-	}
 }
 
 // membersPostCustomersBodyShippingVariant1 are the JSON member names of
@@ -1010,38 +286,6 @@ type PostCustomersBodyShippingVariant1Address struct {
 	State      *string `json:"state,omitempty"`
 }
 
-// decodeJSON decodes a PostCustomersBodyShippingVariant1Address from d and
-// checks it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyShippingVariant1Address) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyShippingVariant1Address) {
-		case 0:
-			d.StringPtrTo(&v.City)
-			d.MaxLength(*v.City, 5000)
-		case 4:
-			d.StringPtrTo(&v.Country)
-			d.MaxLength(*v.Country, 5000)
-		case 1:
-			d.StringPtrTo(&v.Line1)
-			d.MaxLength(*v.Line1, 5000)
-		case 2:
-			d.StringPtrTo(&v.Line2)
-			d.MaxLength(*v.Line2, 5000)
-		case 5:
-			d.StringPtrTo(&v.PostalCode)
-			d.MaxLength(*v.PostalCode, 5000)
-		case 3:
-			d.StringPtrTo(&v.State)
-			d.MaxLength(*v.State, 5000)
-		default:
-			d.Skip()
-		}
-	}
-}
-
 // membersPostCustomersBodyShippingVariant1Address are the JSON member names of
 // PostCustomersBodyShippingVariant1Address, shortest first, then in byte order.
 var membersPostCustomersBodyShippingVariant1Address = []string{"city", "line1", "line2", "state", "country", "postal_code"}
@@ -1055,12 +299,6 @@ const (
 	PostCustomersBodyShippingVariant2Empty PostCustomersBodyShippingVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyShippingVariant2 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyShippingVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyShippingVariant2(d.Enum(valuesPostCustomersBodyShippingVariant2))
-}
-
 // valuesPostCustomersBodyShippingVariant2 are the values of
 // PostCustomersBodyShippingVariant2, in the schema's order.
 var valuesPostCustomersBodyShippingVariant2 = []string{string(PostCustomersBodyShippingVariant2Empty)}
@@ -1069,29 +307,6 @@ var valuesPostCustomersBodyShippingVariant2 = []string{string(PostCustomersBodyS
 // (POST /v1/customers).
 type PostCustomersBodyTax struct {
 	IPAddress json.RawMessage `json:"ip_address,omitempty"`
-}
-
-// decodeJSON decodes a PostCustomersBodyTax from d and checks it against its
-// schema, reporting every violation to d.
-func (v *PostCustomersBodyTax) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyTax) {
-		case 0:
-			v.IPAddress = d.Union(false, func(d *jsondecode.Decoder) {
-				x1 := d.String()
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 PostCustomersBodyTaxIPAddressVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersPostCustomersBodyTax are the JSON member names of
@@ -1110,12 +325,6 @@ const (
 	PostCustomersBodyTaxExemptReverse PostCustomersBodyTaxExempt = "reverse"
 )
 
-// decodeJSON decodes a PostCustomersBodyTaxExempt from d and checks it against
-// its schema, reporting every violation to d.
-func (v *PostCustomersBodyTaxExempt) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxExempt(d.Enum(valuesPostCustomersBodyTaxExempt))
-}
-
 // valuesPostCustomersBodyTaxExempt are the values of
 // PostCustomersBodyTaxExempt, in the schema's order.
 var valuesPostCustomersBodyTaxExempt = []string{string(PostCustomersBodyTaxExemptEmpty), string(PostCustomersBodyTaxExemptExempt), string(PostCustomersBodyTaxExemptNone), string(PostCustomersBodyTaxExemptReverse)}
@@ -1125,33 +334,6 @@ var valuesPostCustomersBodyTaxExempt = []string{string(PostCustomersBodyTaxExemp
 type PostCustomersBodyTaxIDDataItem struct {
 	Type  PostCustomersBodyTaxIDDataItemType `json:"type"`
 	Value string                             `json:"value"`
-}
-
-// decodeJSON decodes a PostCustomersBodyTaxIDDataItem from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyTaxIDDataItem) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersPostCustomersBodyTaxIDDataItem) {
-		case 0:
-			has0 |= 1 << 0
-			v.Type.decodeJSON(d)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Value)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("value")
-	}
 }
 
 // membersPostCustomersBodyTaxIDDataItem are the JSON member names of
@@ -1233,12 +415,6 @@ const (
 	PostCustomersBodyTaxIDDataItemTypeZaVat    PostCustomersBodyTaxIDDataItemType = "za_vat"
 )
 
-// decodeJSON decodes a PostCustomersBodyTaxIDDataItemType from d and checks it
-// against its schema, reporting every violation to d.
-func (v *PostCustomersBodyTaxIDDataItemType) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIDDataItemType(d.Enum(valuesPostCustomersBodyTaxIDDataItemType))
-}
-
 // valuesPostCustomersBodyTaxIDDataItemType are the values of
 // PostCustomersBodyTaxIDDataItemType, in the schema's order.
 var valuesPostCustomersBodyTaxIDDataItemType = []string{string(PostCustomersBodyTaxIDDataItemTypeAdNrt), string(PostCustomersBodyTaxIDDataItemTypeAeTrn), string(PostCustomersBodyTaxIDDataItemTypeArCuit), string(PostCustomersBodyTaxIDDataItemTypeAuAbn), string(PostCustomersBodyTaxIDDataItemTypeAuArn), string(PostCustomersBodyTaxIDDataItemTypeBgUic), string(PostCustomersBodyTaxIDDataItemTypeBoTin), string(PostCustomersBodyTaxIDDataItemTypeBrCnpj), string(PostCustomersBodyTaxIDDataItemTypeBrCpf), string(PostCustomersBodyTaxIDDataItemTypeCaBn), string(PostCustomersBodyTaxIDDataItemTypeCaGstHst), string(PostCustomersBodyTaxIDDataItemTypeCaPstBc), string(PostCustomersBodyTaxIDDataItemTypeCaPstMb), string(PostCustomersBodyTaxIDDataItemTypeCaPstSk), string(PostCustomersBodyTaxIDDataItemTypeCaQst), string(PostCustomersBodyTaxIDDataItemTypeChVat), string(PostCustomersBodyTaxIDDataItemTypeClTin), string(PostCustomersBodyTaxIDDataItemTypeCnTin), string(PostCustomersBodyTaxIDDataItemTypeCoNit), string(PostCustomersBodyTaxIDDataItemTypeCrTin), string(PostCustomersBodyTaxIDDataItemTypeDoRcn), string(PostCustomersBodyTaxIDDataItemTypeEcRuc), string(PostCustomersBodyTaxIDDataItemTypeEgTin), string(PostCustomersBodyTaxIDDataItemTypeEsCif), string(PostCustomersBodyTaxIDDataItemTypeEuOssVat), string(PostCustomersBodyTaxIDDataItemTypeEuVat), string(PostCustomersBodyTaxIDDataItemTypeGbVat), string(PostCustomersBodyTaxIDDataItemTypeGeVat), string(PostCustomersBodyTaxIDDataItemTypeHkBr), string(PostCustomersBodyTaxIDDataItemTypeHuTin), string(PostCustomersBodyTaxIDDataItemTypeIDNpwp), string(PostCustomersBodyTaxIDDataItemTypeIlVat), string(PostCustomersBodyTaxIDDataItemTypeInGst), string(PostCustomersBodyTaxIDDataItemTypeIsVat), string(PostCustomersBodyTaxIDDataItemTypeJpCn), string(PostCustomersBodyTaxIDDataItemTypeJpRn), string(PostCustomersBodyTaxIDDataItemTypeJpTrn), string(PostCustomersBodyTaxIDDataItemTypeKePin), string(PostCustomersBodyTaxIDDataItemTypeKrBrn), string(PostCustomersBodyTaxIDDataItemTypeLiUid), string(PostCustomersBodyTaxIDDataItemTypeMxRfc), string(PostCustomersBodyTaxIDDataItemTypeMyFrp), string(PostCustomersBodyTaxIDDataItemTypeMyItn), string(PostCustomersBodyTaxIDDataItemTypeMySst), string(PostCustomersBodyTaxIDDataItemTypeNoVat), string(PostCustomersBodyTaxIDDataItemTypeNzGst), string(PostCustomersBodyTaxIDDataItemTypePeRuc), string(PostCustomersBodyTaxIDDataItemTypePhTin), string(PostCustomersBodyTaxIDDataItemTypeRoTin), string(PostCustomersBodyTaxIDDataItemTypeRsPib), string(PostCustomersBodyTaxIDDataItemTypeRuInn), string(PostCustomersBodyTaxIDDataItemTypeRuKpp), string(PostCustomersBodyTaxIDDataItemTypeSaVat), string(PostCustomersBodyTaxIDDataItemTypeSgGst), string(PostCustomersBodyTaxIDDataItemTypeSgUen), string(PostCustomersBodyTaxIDDataItemTypeSiTin), string(PostCustomersBodyTaxIDDataItemTypeSvNit), string(PostCustomersBodyTaxIDDataItemTypeThVat), string(PostCustomersBodyTaxIDDataItemTypeTrTin), string(PostCustomersBodyTaxIDDataItemTypeTwVat), string(PostCustomersBodyTaxIDDataItemTypeUaVat), string(PostCustomersBodyTaxIDDataItemTypeUsEin), string(PostCustomersBodyTaxIDDataItemTypeUyRuc), string(PostCustomersBodyTaxIDDataItemTypeVeRif), string(PostCustomersBodyTaxIDDataItemTypeVnTin), string(PostCustomersBodyTaxIDDataItemTypeZaVat)}
@@ -1253,12 +429,6 @@ const (
 	PostCustomersBodyTaxIPAddressVariant2Empty PostCustomersBodyTaxIPAddressVariant2 = ""
 )
 
-// decodeJSON decodes a PostCustomersBodyTaxIPAddressVariant2 from d and checks
-// it against its schema, reporting every violation to d.
-func (v *PostCustomersBodyTaxIPAddressVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = PostCustomersBodyTaxIPAddressVariant2(d.Enum(valuesPostCustomersBodyTaxIPAddressVariant2))
-}
-
 // valuesPostCustomersBodyTaxIPAddressVariant2 are the values of
 // PostCustomersBodyTaxIPAddressVariant2, in the schema's order.
 var valuesPostCustomersBodyTaxIPAddressVariant2 = []string{string(PostCustomersBodyTaxIPAddressVariant2Empty)}
@@ -1267,33 +437,6 @@ var valuesPostCustomersBodyTaxIPAddressVariant2 = []string{string(PostCustomersB
 type Spring struct {
 	Kind string  `json:"kind"`
 	Rate float64 `json:"rate"`
-}
-
-// decodeJSON decodes a Spring from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Spring) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersSpring) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Kind)
-		case 1:
-			has0 |= 1 << 1
-			v.Rate = d.Float()
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("kind")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("rate")
-	}
 }
 
 // membersSpring are the JSON member names of Spring, shortest first, then in
@@ -1325,151 +468,6 @@ type Widget struct {
 	Active   *bool                 `json:"active,omitempty"`
 }
 
-// decodeJSON decodes a Widget from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Widget) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersWidget) {
-		case 1:
-			has0 |= 1 << 0
-			d.StringTo(&v.ID)
-			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case 4:
-			has0 |= 1 << 1
-			d.StringTo(&v.Name)
-			d.MinLength(v.Name, 2)
-			d.MaxLength(v.Name, 10)
-			d.Pattern(v.Name, pattern0, "^[a-z][a-z0-9-]*$")
-		case 11:
-			d.StringPtrTo(&v.Email)
-			d.CheckFormat(*v.Email, jsondecode.FormatEmail)
-		case 19:
-			d.StringPtrTo(&v.Homepage)
-			d.CheckFormat(*v.Homepage, jsondecode.FormatURI)
-		case 18:
-			d.StringPtrTo(&v.Launch)
-			d.CheckFormat(*v.Launch, jsondecode.FormatDate)
-		case 0:
-			d.StringPtrTo(&v.At)
-			d.CheckFormat(*v.At, jsondecode.FormatDateTime)
-		case 10:
-			has0 |= 1 << 2
-			v.Count = int32(d.Int(math.MinInt32, math.MaxInt32))
-			d.Minimum(float64(v.Count), 0.0, true)
-			d.Maximum(float64(v.Count), 100.0, false)
-		case 2:
-			d.Int64PtrTo(&v.Big)
-		case 15:
-			d.FloatPtrTo(&v.Ratio)
-			d.Minimum(*v.Ratio, 0.0, false)
-			d.Maximum(*v.Ratio, 1.0, true)
-			d.MultipleOf(*v.Ratio, 0.25)
-		case 3:
-			v.Kind = (*WidgetKind)(d.EnumPtr(valuesWidgetKind))
-		case 12:
-			d.Int64PtrTo(&v.Level)
-			switch float64(*v.Level) {
-			case 1.0, 2.0, 3.0:
-			default:
-				d.NotOneOf("one of 1, 2, 3")
-			}
-		case 9:
-			has0 |= 1 << 3
-			v.Color.decodeJSON(d)
-		case 20:
-			v.Nickname.Set = true
-			if d.IsNull() {
-				v.Nickname.Null = true
-			} else {
-				d.StringTo(&v.Nickname.Value)
-				d.MaxLength(v.Nickname.Value, 5)
-			}
-		case 7:
-			mark0 := d.Mark()
-			if d.BeginArray() {
-				v.Tags = []string{}
-				for d.Next() {
-					e0 := d.String()
-					d.MinLength(e0, 1)
-					v.Tags = append(v.Tags, e0)
-				}
-				d.MaxItems(len(v.Tags), 3)
-				d.UniqueItems(mark0)
-			}
-		case 8:
-			if d.BeginObject() {
-				v.Attrs = map[string]int64{}
-				for d.Member() {
-					k0 := string(d.Key())
-					e0 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-					d.Minimum(float64(e0), 0.0, false)
-					v.Attrs[k0] = e0
-				}
-				d.MinProperties(len(v.Attrs), 1)
-				d.MaxProperties(len(v.Attrs), 2)
-			}
-		case 6:
-			x0 := new(WidgetSize)
-			x0.decodeJSON(d)
-			v.Size = x0
-		case 14:
-			x0 := new(WidgetOwner)
-			x0.decodeJSON(d)
-			v.Owner = x0
-		case 16:
-			v.Shape = d.Union(true, func(d *jsondecode.Decoder) {
-				var x1 WidgetShapeVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 WidgetShapeVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 13:
-			v.Mount = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 WidgetMountVariant1
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-				d.Minimum(float64(x1), 1.0, false)
-				_ = x1
-			})
-		case 5:
-			v.Part = d.Discriminated("kind", []string{"Gear", "Spring"}, func(d *jsondecode.Decoder) {
-				var x1 Gear
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 Spring
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 17:
-			d.BoolPtrTo(&v.Active)
-		default:
-			d.Unknown()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("count")
-	}
-	if has0&(1<<3) == 0 {
-		d.Missing("color")
-	}
-}
-
 // membersWidget are the JSON member names of Widget, shortest first, then in
 // byte order.
 var membersWidget = []string{"at", "id", "big", "kind", "name", "part", "size", "tags", "attrs", "color", "count", "email", "level", "mount", "owner", "ratio", "shape", "active", "launch", "homepage", "nickname"}
@@ -1484,12 +482,6 @@ const (
 	WidgetColorBlue  WidgetColor = "blue"
 )
 
-// decodeJSON decodes a WidgetColor from d and checks it against its schema,
-// reporting every violation to d.
-func (v *WidgetColor) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetColor(d.Enum(valuesWidgetColor))
-}
-
 // valuesWidgetColor are the values of WidgetColor, in the schema's order.
 var valuesWidgetColor = []string{string(WidgetColorRed), string(WidgetColorGreen), string(WidgetColorBlue)}
 
@@ -1500,12 +492,6 @@ type WidgetKind string
 const (
 	WidgetKindGear WidgetKind = "gear"
 )
-
-// decodeJSON decodes a WidgetKind from d and checks it against its schema,
-// reporting every violation to d.
-func (v *WidgetKind) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetKind(d.Enum(valuesWidgetKind))
-}
 
 // valuesWidgetKind are the values of WidgetKind, in the schema's order.
 var valuesWidgetKind = []string{string(WidgetKindGear)}
@@ -1520,12 +506,6 @@ const (
 	WidgetMountVariant1Ceiling WidgetMountVariant1 = "ceiling"
 )
 
-// decodeJSON decodes a WidgetMountVariant1 from d and checks it against its
-// schema, reporting every violation to d.
-func (v *WidgetMountVariant1) decodeJSON(d *jsondecode.Decoder) {
-	*v = WidgetMountVariant1(d.Enum(valuesWidgetMountVariant1))
-}
-
 // valuesWidgetMountVariant1 are the values of WidgetMountVariant1, in the
 // schema's order.
 var valuesWidgetMountVariant1 = []string{string(WidgetMountVariant1Wall), string(WidgetMountVariant1Ceiling)}
@@ -1534,35 +514,6 @@ var valuesWidgetMountVariant1 = []string{string(WidgetMountVariant1Wall), string
 type WidgetOwner struct {
 	Name  string `json:"name"`
 	Since string `json:"since"`
-}
-
-// decodeJSON decodes a WidgetOwner from d and checks it against its schema,
-// reporting every violation to d.
-func (v *WidgetOwner) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersWidgetOwner) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Name)
-			d.MinLength(v.Name, 1)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Since)
-			d.CheckFormat(v.Since, jsondecode.FormatDate)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("since")
-	}
 }
 
 // membersWidgetOwner are the JSON member names of WidgetOwner, shortest first,
@@ -1575,28 +526,6 @@ type WidgetShapeVariant1 struct {
 	R float64 `json:"r"`
 }
 
-// decodeJSON decodes a WidgetShapeVariant1 from d and checks it against its
-// schema, reporting every violation to d.
-func (v *WidgetShapeVariant1) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersWidgetShapeVariant1) {
-		case 0:
-			has0 |= 1 << 0
-			v.R = d.Float()
-			d.Minimum(v.R, 0.0, true)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("r")
-	}
-}
-
 // membersWidgetShapeVariant1 are the JSON member names of WidgetShapeVariant1,
 // shortest first, then in byte order.
 var membersWidgetShapeVariant1 = []string{"r"}
@@ -1607,27 +536,6 @@ type WidgetShapeVariant2 struct {
 	Side float64 `json:"side"`
 }
 
-// decodeJSON decodes a WidgetShapeVariant2 from d and checks it against its
-// schema, reporting every violation to d.
-func (v *WidgetShapeVariant2) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersWidgetShapeVariant2) {
-		case 0:
-			has0 |= 1 << 0
-			v.Side = d.Float()
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("side")
-	}
-}
-
 // membersWidgetShapeVariant2 are the JSON member names of WidgetShapeVariant2,
 // shortest first, then in byte order.
 var membersWidgetShapeVariant2 = []string{"side"}
@@ -1636,27 +544,6 @@ var membersWidgetShapeVariant2 = []string{"side"}
 type WidgetSize struct {
 	W *float64 `json:"w,omitempty"`
 	H *float64 `json:"h,omitempty"`
-}
-
-// decodeJSON decodes a WidgetSize from d and checks it against its schema,
-// reporting every violation to d.
-func (v *WidgetSize) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	n := 0
-	for d.Member() {
-		n++
-		switch d.Field(membersWidgetSize) {
-		case 1:
-			d.FloatPtrTo(&v.W)
-		case 0:
-			d.FloatPtrTo(&v.H)
-		default:
-			d.Skip()
-		}
-	}
-	d.MinProperties(n, 1)
 }
 
 // membersWidgetSize are the JSON member names of WidgetSize, shortest first,

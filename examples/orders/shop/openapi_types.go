@@ -2,42 +2,9 @@
 
 package shop
 
-import (
-	"regexp"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
-
-// The patterns of the request schemas, compiled once.
-var (
-	pattern0 = regexp.MustCompile("^[A-Za-z0-9][A-Za-z0-9._-]*$")
-	pattern1 = regexp.MustCompile("^[A-Z]{2}$")
-)
-
 // Cancellation is the schema #/components/schemas/Cancellation.
 type Cancellation struct {
 	Reason CancellationReason `json:"reason"`
-}
-
-// decodeJSON decodes a Cancellation from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Cancellation) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCancellation) {
-		case 0:
-			has0 |= 1 << 0
-			v.Reason.decodeJSON(d)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("reason")
-	}
 }
 
 // membersCancellation are the JSON member names of Cancellation, shortest
@@ -61,12 +28,6 @@ const (
 	CancellationReasonFraud           CancellationReason = "fraud"
 )
 
-// decodeJSON decodes a CancellationReason from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CancellationReason) decodeJSON(d *jsondecode.Decoder) {
-	*v = CancellationReason(d.Enum(valuesCancellationReason))
-}
-
 // valuesCancellationReason are the values of CancellationReason, in the
 // schema's order.
 var valuesCancellationReason = []string{string(CancellationReasonCustomerRequest), string(CancellationReasonOutOfStock), string(CancellationReasonFraud)}
@@ -87,63 +48,6 @@ type Delivery struct {
 	Instructions *string `json:"instructions,omitempty"`
 }
 
-// decodeJSON decodes a Delivery from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Delivery) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersDelivery) {
-		case 1:
-			has0 |= 1 << 0
-			d.StringTo(&v.Name)
-			d.MinLength(v.Name, 1)
-			d.MaxLength(v.Name, 200)
-		case 2:
-			has0 |= 1 << 1
-			d.StringTo(&v.Street)
-			d.MinLength(v.Street, 1)
-			d.MaxLength(v.Street, 200)
-		case 0:
-			has0 |= 1 << 2
-			d.StringTo(&v.City)
-			d.MinLength(v.City, 1)
-			d.MaxLength(v.City, 200)
-		case 4:
-			has0 |= 1 << 3
-			d.StringTo(&v.PostalCode)
-			d.MinLength(v.PostalCode, 1)
-			d.MaxLength(v.PostalCode, 16)
-		case 3:
-			has0 |= 1 << 4
-			d.StringTo(&v.Country)
-			d.Pattern(v.Country, pattern1, "^[A-Z]{2}$")
-		case 5:
-			d.StringPtrTo(&v.Instructions)
-			d.MaxLength(*v.Instructions, 500)
-		default:
-			d.Unknown()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("street")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("city")
-	}
-	if has0&(1<<3) == 0 {
-		d.Missing("postal_code")
-	}
-	if has0&(1<<4) == 0 {
-		d.Missing("country")
-	}
-}
-
 // membersDelivery are the JSON member names of Delivery, shortest first, then
 // in byte order.
 var membersDelivery = []string{"city", "name", "street", "country", "postal_code", "instructions"}
@@ -156,71 +60,6 @@ type NewOrder struct {
 	Items           []OrderItem `json:"items"`
 	Delivery        Delivery    `json:"delivery"`
 	ClientSentAt    *string     `json:"client_sent_at,omitempty"`
-}
-
-// decodeJSON decodes a NewOrder from d and checks it against its schema,
-// reporting every violation to d.
-func (v *NewOrder) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNewOrder) {
-		case 1:
-			has0 |= 1 << 0
-			d.StringTo(&v.ShopID)
-			d.MinLength(v.ShopID, 1)
-			d.MaxLength(v.ShopID, 64)
-		case 5:
-			has0 |= 1 << 1
-			d.StringTo(&v.ExternalOrderID)
-			d.MinLength(v.ExternalOrderID, 1)
-			d.MaxLength(v.ExternalOrderID, 64)
-		case 3:
-			has0 |= 1 << 2
-			d.StringTo(&v.CustomerID)
-			d.MinLength(v.CustomerID, 1)
-			d.MaxLength(v.CustomerID, 64)
-		case 0:
-			has0 |= 1 << 3
-			mark0 := d.Mark()
-			if d.BeginArray() {
-				v.Items = []OrderItem{}
-				for d.Next() {
-					var e0 OrderItem
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-				d.MinItems(len(v.Items), 1)
-				d.MaxItems(len(v.Items), 100)
-				d.UniqueItems(mark0)
-			}
-		case 2:
-			has0 |= 1 << 4
-			v.Delivery.decodeJSON(d)
-		case 4:
-			d.StringPtrTo(&v.ClientSentAt)
-			d.CheckFormat(*v.ClientSentAt, jsondecode.FormatDateTime)
-		default:
-			d.Unknown()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("shop_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("external_order_id")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("customer_id")
-	}
-	if has0&(1<<3) == 0 {
-		d.Missing("items")
-	}
-	if has0&(1<<4) == 0 {
-		d.Missing("delivery")
-	}
 }
 
 // membersNewOrder are the JSON member names of NewOrder, shortest first, then
@@ -252,37 +91,6 @@ type OrderConflict struct {
 type OrderItem struct {
 	Sku      string `json:"sku"`
 	Quantity int64  `json:"quantity"`
-}
-
-// decodeJSON decodes a OrderItem from d and checks it against its schema,
-// reporting every violation to d.
-func (v *OrderItem) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersOrderItem) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-			d.MaxLength(v.Sku, 64)
-			d.Pattern(v.Sku, pattern0, "^[A-Za-z0-9][A-Za-z0-9._-]*$")
-		case 1:
-			has0 |= 1 << 1
-			v.Quantity = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.Quantity), 1.0, false)
-			d.Maximum(float64(v.Quantity), 1000.0, false)
-		default:
-			d.Unknown()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("quantity")
-	}
 }
 
 // membersOrderItem are the JSON member names of OrderItem, shortest first, then

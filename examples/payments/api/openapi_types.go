@@ -2,17 +2,6 @@
 
 package api
 
-import (
-	"regexp"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
-
-// The patterns of the request schemas, compiled once.
-var (
-	pattern0 = regexp.MustCompile("^tok_[A-Za-z0-9_]{1,64}$")
-)
-
 // Charge is the schema #/components/schemas/Charge.
 type Charge struct {
 	PaymentID int64        `json:"payment_id"`
@@ -37,42 +26,6 @@ type NewPayment struct {
 	CardToken string             `json:"card_token"`
 }
 
-// decodeJSON decodes a NewPayment from d and checks it against its schema,
-// reporting every violation to d.
-func (v *NewPayment) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNewPayment) {
-		case 0:
-			has0 |= 1 << 0
-			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.Amount), 1.0, false)
-			d.Maximum(float64(v.Amount), 1e+08, false)
-		case 1:
-			has0 |= 1 << 1
-			v.Currency.decodeJSON(d)
-		case 2:
-			has0 |= 1 << 2
-			d.StringTo(&v.CardToken)
-			d.Pattern(v.CardToken, pattern0, "^tok_[A-Za-z0-9_]{1,64}$")
-		default:
-			d.Unknown()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("amount")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("currency")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("card_token")
-	}
-}
-
 // membersNewPayment are the JSON member names of NewPayment, shortest first,
 // then in byte order.
 var membersNewPayment = []string{"amount", "currency", "card_token"}
@@ -85,12 +38,6 @@ type NewPaymentCurrency string
 const (
 	NewPaymentCurrencyEUR NewPaymentCurrency = "EUR"
 )
-
-// decodeJSON decodes a NewPaymentCurrency from d and checks it against its
-// schema, reporting every violation to d.
-func (v *NewPaymentCurrency) decodeJSON(d *jsondecode.Decoder) {
-	*v = NewPaymentCurrency(d.Enum(valuesNewPaymentCurrency))
-}
 
 // valuesNewPaymentCurrency are the values of NewPaymentCurrency, in the
 // schema's order.
@@ -132,33 +79,6 @@ type Settlement struct {
 	PaymentID int64          `json:"payment_id"`
 }
 
-// decodeJSON decodes a Settlement from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Settlement) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersSettlement) {
-		case 0:
-			has0 |= 1 << 0
-			v.Type.decodeJSON(d)
-		case 1:
-			has0 |= 1 << 1
-			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("payment_id")
-	}
-}
-
 // membersSettlement are the JSON member names of Settlement, shortest first,
 // then in byte order.
 var membersSettlement = []string{"type", "payment_id"}
@@ -171,12 +91,6 @@ type SettlementType string
 const (
 	SettlementTypePaymentSettled SettlementType = "payment.settled"
 )
-
-// decodeJSON decodes a SettlementType from d and checks it against its schema,
-// reporting every violation to d.
-func (v *SettlementType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SettlementType(d.Enum(valuesSettlementType))
-}
 
 // valuesSettlementType are the values of SettlementType, in the schema's order.
 var valuesSettlementType = []string{string(SettlementTypePaymentSettled)}

@@ -2,8 +2,6 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // CreateCallBody is the schema #/components/schemas/CreateCallBody.
 type CreateCallBody struct {
 	Sid         *string      `json:"sid,omitempty"`
@@ -19,34 +17,6 @@ type CreateCallBody2 struct {
 	DecodeForm2          *string                `json:"decode_form,omitempty"`
 	CreateCallBodyStatus *string                `json:"CreateCallBodyStatus,omitempty"`
 	Status               *CreateCallBody2Status `json:"status,omitempty"`
-}
-
-// decodeJSON decodes a CreateCallBody2 from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateCallBody2) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersCreateCallBody2) {
-		case 1:
-			d.StringPtrTo(&v.StartTime)
-		case 4:
-			d.StringPtrTo(&v.StartTime4)
-		case 3:
-			d.StringPtrTo(&v.StartTime3)
-		case 2:
-			d.StringPtrTo(&v.StartTime2)
-		case 5:
-			d.StringPtrTo(&v.DecodeForm2)
-		case 6:
-			d.StringPtrTo(&v.CreateCallBodyStatus)
-		case 0:
-			v.Status = (*CreateCallBody2Status)(d.EnumPtr(valuesCreateCallBody2Status))
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersCreateCallBody2 are the JSON member names of CreateCallBody2, shortest
@@ -65,12 +35,6 @@ const (
 	CreateCallBody2StatusAB2    CreateCallBody2Status = "a_b"
 )
 
-// decodeJSON decodes a CreateCallBody2Status from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreateCallBody2Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateCallBody2Status(d.Enum(valuesCreateCallBody2Status))
-}
-
 // valuesCreateCallBody2Status are the values of CreateCallBody2Status, in the
 // schema's order.
 var valuesCreateCallBody2Status = []string{string(CreateCallBody2StatusQueued), string(CreateCallBody2StatusEmpty), string(CreateCallBody2StatusAB), string(CreateCallBody2StatusAB2)}
@@ -79,26 +43,6 @@ var valuesCreateCallBody2Status = []string{string(CreateCallBody2StatusQueued), 
 type Source struct {
 	Type              *SourceType                  `json:"type,omitempty"`
 	AchCreditTransfer *SourceTypeAchCreditTransfer `json:"ach_credit_transfer,omitempty"`
-}
-
-// decodeJSON decodes a Source from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Source) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersSource) {
-		case 0:
-			v.Type = (*SourceType)(d.EnumPtr(valuesSourceType))
-		case 1:
-			x0 := new(SourceTypeAchCreditTransfer)
-			x0.decodeJSON(d)
-			v.AchCreditTransfer = x0
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersSource are the JSON member names of Source, shortest first, then in
@@ -114,12 +58,6 @@ const (
 	SourceTypeCard               SourceType = "card"
 )
 
-// decodeJSON decodes a SourceType from d and checks it against its schema,
-// reporting every violation to d.
-func (v *SourceType) decodeJSON(d *jsondecode.Decoder) {
-	*v = SourceType(d.Enum(valuesSourceType))
-}
-
 // valuesSourceType are the values of SourceType, in the schema's order.
 var valuesSourceType = []string{string(SourceTypeAchCreditTransfer2), string(SourceTypeCard)}
 
@@ -127,22 +65,6 @@ var valuesSourceType = []string{string(SourceTypeAchCreditTransfer2), string(Sou
 // #/components/schemas/source_type_ach_credit_transfer.
 type SourceTypeAchCreditTransfer struct {
 	AccountNumber *string `json:"account_number,omitempty"`
-}
-
-// decodeJSON decodes a SourceTypeAchCreditTransfer from d and checks it against
-// its schema, reporting every violation to d.
-func (v *SourceTypeAchCreditTransfer) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersSourceTypeAchCreditTransfer) {
-		case 0:
-			d.StringPtrTo(&v.AccountNumber)
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersSourceTypeAchCreditTransfer are the JSON member names of

@@ -2,57 +2,12 @@
 
 package golden
 
-import (
-	"encoding/json"
-	"errors"
-
-	"github.com/idemgen/idemgen/runtime/form"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
+import "encoding/json"
 
 // Address is the schema #/components/schemas/address.
 type Address struct {
 	Line1 *string `json:"line1,omitempty"`
 	City  *string `json:"city,omitempty"`
-}
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *Address) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("line1"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Line1 = &v0
-	}
-	if c := n.Get("city"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.City = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a Address decoded from a form against its schema, reporting
-// every violation to d.
-func (o *Address) checkForm(d *jsondecode.Decoder) {
-	if o.Line1 != nil {
-		d.Enter("line1")
-		d.Text(*o.Line1)
-		d.Leave()
-	}
-	if o.City != nil {
-		d.Enter("city")
-		d.Text(*o.City)
-		d.Leave()
-	}
 }
 
 // Charge is the schema #/components/schemas/charge.
@@ -65,23 +20,6 @@ type Charge struct {
 // DeleteChargesChargeBody is the request body of DeleteChargesCharge (DELETE
 // /v1/charges/{charge}).
 type DeleteChargesChargeBody struct{}
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *DeleteChargesChargeBody) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if err := form.Only(n); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a DeleteChargesChargeBody decoded from a form against its
-// schema, reporting every violation to d.
-func (o *DeleteChargesChargeBody) checkForm(d *jsondecode.Decoder) {}
 
 // PostChargesBody is the request body of PostCharges (POST /v1/charges).
 type PostChargesBody struct {
@@ -96,182 +34,6 @@ type PostChargesBody struct {
 	CaptureMethod *PostChargesBodyCaptureMethod `json:"capture_method,omitempty"`
 	Scores        map[string][]*int64           `json:"scores,omitzero"`
 	PaidAt        *string                       `json:"paid_at,omitempty"`
-}
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *PostChargesBody) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("amount"); c != nil {
-		v0, err := form.Int64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Amount = v0
-	} else {
-		errs = append(errs, form.Missing(n, "amount"))
-	}
-	if c := n.Get("currency"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Currency = v0
-	} else {
-		errs = append(errs, form.Missing(n, "currency"))
-	}
-	if c := n.Get("capture"); c != nil {
-		v0, err := form.Bool(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Capture = &v0
-	}
-	if c := n.Get("fee"); c != nil {
-		v0, err := form.Float64(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Fee = &v0
-	}
-	if c := n.Get("expand"); c != nil {
-		e0, err := c.Elems()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make([]string, len(e0))
-		for i0, c := range e0 {
-			v1, err := form.String(c)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			v0[i0] = v1
-		}
-		o.Expand = v0
-	}
-	if c := n.Get("metadata"); c != nil {
-		v0, err := form.Raw(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Metadata = v0
-	}
-	if c := n.Get("shipping"); c != nil {
-		var v0 PostChargesBodyShipping
-		if err := v0.DecodeForm(c); err != nil {
-			errs = append(errs, err)
-		}
-		o.Shipping = &v0
-	}
-	if c := n.Get("items"); c != nil {
-		e0, err := c.Elems()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make([]PostChargesBodyItemsItem, len(e0))
-		for i0, c := range e0 {
-			var v1 PostChargesBodyItemsItem
-			if err := v1.DecodeForm(c); err != nil {
-				errs = append(errs, err)
-			}
-			v0[i0] = v1
-		}
-		o.Items = v0
-	}
-	if c := n.Get("capture_method"); c != nil {
-		s0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := PostChargesBodyCaptureMethod(s0)
-		o.CaptureMethod = &v0
-	}
-	if c := n.Get("scores"); c != nil {
-		k0, err := form.Members(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		v0 := make(map[string][]*int64, len(k0))
-		for _, k := range k0 {
-			c := c.Get(k)
-			e1, err := c.Elems()
-			if err != nil {
-				errs = append(errs, err)
-			}
-			v1 := make([]*int64, len(e1))
-			for i1, c := range e1 {
-				v3, err := form.Int64(c)
-				if err != nil {
-					errs = append(errs, err)
-				}
-				v2 := &v3
-				v1[i1] = v2
-			}
-			v0[k] = v1
-		}
-		o.Scores = v0
-	}
-	if c := n.Get("paid_at"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.PaidAt = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a PostChargesBody decoded from a form against its schema,
-// reporting every violation to d.
-func (o *PostChargesBody) checkForm(d *jsondecode.Decoder) {
-	{
-		d.Enter("currency")
-		d.Text(o.Currency)
-		d.Leave()
-	}
-	if o.Expand != nil {
-		d.Enter("expand")
-		for i0 := range o.Expand {
-			d.EnterIndex(i0)
-			d.Text(o.Expand[i0])
-			d.MaxLength(o.Expand[i0], 5000)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.Shipping != nil {
-		d.Enter("shipping")
-		o.Shipping.checkForm(d)
-		d.Leave()
-	}
-	if o.Items != nil {
-		d.Enter("items")
-		for i0 := range o.Items {
-			d.EnterIndex(i0)
-			o.Items[i0].checkForm(d)
-			d.Leave()
-		}
-		d.Leave()
-	}
-	if o.CaptureMethod != nil {
-		d.Enter("capture_method")
-		d.Text(string(*o.CaptureMethod))
-		switch *o.CaptureMethod {
-		case PostChargesBodyCaptureMethodAutomatic, PostChargesBodyCaptureMethodManual:
-		default:
-			d.NotOneOf("one of \"automatic\", \"manual\"")
-		}
-		d.Leave()
-	}
-	if o.PaidAt != nil {
-		d.Enter("paid_at")
-		d.Text(*o.PaidAt)
-		d.CheckFormat(*o.PaidAt, jsondecode.FormatDateTime)
-		d.Leave()
-	}
 }
 
 // PostChargesBodyCaptureMethod is the property capture_method of the request
@@ -291,86 +53,9 @@ type PostChargesBodyItemsItem struct {
 	Qty *int32 `json:"qty,omitempty"`
 }
 
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *PostChargesBodyItemsItem) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("sku"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Sku = v0
-	} else {
-		errs = append(errs, form.Missing(n, "sku"))
-	}
-	if c := n.Get("qty"); c != nil {
-		v0, err := form.Int32(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Qty = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a PostChargesBodyItemsItem decoded from a form against its
-// schema, reporting every violation to d.
-func (o *PostChargesBodyItemsItem) checkForm(d *jsondecode.Decoder) {
-	{
-		d.Enter("sku")
-		d.Text(o.Sku)
-		d.Leave()
-	}
-}
-
 // PostChargesBodyShipping is the property shipping of the request body of
 // PostCharges (POST /v1/charges).
 type PostChargesBodyShipping struct {
 	Name    string   `json:"name"`
 	Address *Address `json:"address,omitempty"`
-}
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *PostChargesBodyShipping) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("name"); c != nil {
-		v0, err := form.String(c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Name = v0
-	} else {
-		errs = append(errs, form.Missing(n, "name"))
-	}
-	if c := n.Get("address"); c != nil {
-		var v0 Address
-		if err := v0.DecodeForm(c); err != nil {
-			errs = append(errs, err)
-		}
-		o.Address = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a PostChargesBodyShipping decoded from a form against its
-// schema, reporting every violation to d.
-func (o *PostChargesBodyShipping) checkForm(d *jsondecode.Decoder) {
-	{
-		d.Enter("name")
-		d.Text(o.Name)
-		d.Leave()
-	}
-	if o.Address != nil {
-		d.Enter("address")
-		o.Address.checkForm(d)
-		d.Leave()
-	}
 }

@@ -2,12 +2,7 @@
 
 package golden
 
-import (
-	"errors"
-
-	"github.com/idemgen/idemgen/runtime/form"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
+import "github.com/idemgen/idemgen/runtime/form"
 
 // PatchRoom200Body is the 200 response body of patchRoom (PATCH /rooms/{id}).
 type PatchRoom200Body struct {
@@ -20,24 +15,6 @@ type PatchRoomBody struct {
 	Floor *int64  `json:"floor,omitempty"`
 }
 
-// decodeJSON decodes a PatchRoomBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *PatchRoomBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersPatchRoomBody) {
-		case 0:
-			d.StringPtrTo(&v.Name)
-		case 1:
-			d.Int64PtrTo(&v.Floor)
-		default:
-			d.Skip()
-		}
-	}
-}
-
 // membersPatchRoomBody are the JSON member names of PatchRoomBody, shortest
 // first, then in byte order.
 var membersPatchRoomBody = []string{"name", "floor"}
@@ -46,24 +23,3 @@ var membersPatchRoomBody = []string{"name", "floor"}
 type UploadFileBody struct {
 	File *form.File `json:"file,omitempty"`
 }
-
-// DecodeForm sets o from the form tree n, reporting every key that does not
-// fit, joined; see form.Decode.
-func (o *UploadFileBody) DecodeForm(n *form.Node) error {
-	if err := form.Object(n); err != nil {
-		return err
-	}
-	var errs []error
-	if c := n.Get("file"); c != nil {
-		v0, err := form.Upload(c, -1)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.File = &v0
-	}
-	return errors.Join(errs...)
-}
-
-// checkForm checks a UploadFileBody decoded from a form against its schema,
-// reporting every violation to d.
-func (o *UploadFileBody) checkForm(d *jsondecode.Decoder) {}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // UpdateRoom200BodyItem is the item of the 200 response body of updateRoom
@@ -26,68 +25,6 @@ type UpdateRoomBody struct {
 	View     idem.Nullable[UpdateRoomBodyView] `json:"view,omitzero"`
 }
 
-// decodeJSON decodes a UpdateRoomBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *UpdateRoomBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersUpdateRoomBody) {
-		case 0:
-			has0 |= 1 << 0
-			if d.IsNull() {
-				v.Name = nil
-			} else {
-				d.StringPtrTo(&v.Name)
-			}
-		case 3:
-			has0 |= 1 << 1
-			v.Floor = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case 5:
-			v.Capacity.Set = true
-			if d.IsNull() {
-				v.Capacity.Null = true
-			} else {
-				v.Capacity.Value = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			}
-		case 6:
-			v.Features.Set = true
-			if d.IsNull() {
-				v.Features.Null = true
-			} else {
-				if d.BeginArray() {
-					v.Features.Value = []string{}
-					for d.Next() {
-						e0 := d.String()
-						v.Features.Value = append(v.Features.Value, e0)
-					}
-				}
-			}
-		case 4:
-			v.Mixed = d.Raw()
-		case 1:
-			v.Tags = d.Raw()
-		case 2:
-			v.View.Set = true
-			if d.IsNull() {
-				v.View.Null = true
-			} else {
-				v.View.Value.decodeJSON(d)
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("floor")
-	}
-}
-
 // membersUpdateRoomBody are the JSON member names of UpdateRoomBody, shortest
 // first, then in byte order.
 var membersUpdateRoomBody = []string{"name", "tags", "view", "floor", "mixed", "capacity", "features"}
@@ -101,12 +38,6 @@ const (
 	UpdateRoomBodyViewSea    UpdateRoomBodyView = "sea"
 	UpdateRoomBodyViewGarden UpdateRoomBodyView = "garden"
 )
-
-// decodeJSON decodes a UpdateRoomBodyView from d and checks it against its
-// schema, reporting every violation to d.
-func (v *UpdateRoomBodyView) decodeJSON(d *jsondecode.Decoder) {
-	*v = UpdateRoomBodyView(d.Enum(valuesUpdateRoomBodyView))
-}
 
 // valuesUpdateRoomBodyView are the values of UpdateRoomBodyView, in the
 // schema's order.

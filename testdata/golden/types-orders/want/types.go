@@ -4,39 +4,14 @@ package golden
 
 import (
 	"encoding/json"
-	"math"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // Address is the schema #/components/schemas/Address.
 type Address struct {
 	Line1      string  `json:"line1"`
 	PostalCode *string `json:"postal_code,omitempty"`
-}
-
-// decodeJSON decodes a Address from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Address) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersAddress) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Line1)
-		case 1:
-			d.StringPtrTo(&v.PostalCode)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("line1")
-	}
 }
 
 // membersAddress are the JSON member names of Address, shortest first, then in
@@ -55,75 +30,6 @@ type CreateOrderBody struct {
 	Discount   json.RawMessage         `json:"discount,omitempty"`
 }
 
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 7:
-			has0 |= 1 << 0
-			d.StringTo(&v.CustomerID)
-			d.CheckFormat(v.CustomerID, jsondecode.FormatUUID)
-		case 2:
-			has0 |= 1 << 1
-			if d.BeginArray() {
-				v.Items = []Item{}
-				for d.Next() {
-					var e0 Item
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-			}
-		case 4:
-			has0 |= 1 << 2
-			v.Delivery.decodeJSON(d)
-		case 0:
-			v.Note.Set = true
-			if d.IsNull() {
-				v.Note.Null = true
-			} else {
-				d.StringTo(&v.Note.Value)
-			}
-		case 6:
-			if d.BeginObject() {
-				v.Metadata = map[string]string{}
-				for d.Member() {
-					k0 := string(d.Key())
-					e0 := d.String()
-					v.Metadata[k0] = e0
-				}
-			}
-		case 1:
-			v.Extra = d.Raw()
-		case 3:
-			v.Labels = d.Raw()
-		case 5:
-			v.Discount = d.Union(true, func(d *jsondecode.Decoder) {
-				x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.String()
-				_ = x1
-			})
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("customer_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("items")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("delivery")
-	}
-}
-
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
 // first, then in byte order.
 var membersCreateOrderBody = []string{"note", "extra", "items", "labels", "delivery", "discount", "metadata", "customer_id"}
@@ -134,32 +40,6 @@ type CreateOrderBodyDelivery struct {
 	Address   Address                        `json:"address"`
 	Window    *CreateOrderBodyDeliveryWindow `json:"window,omitempty"`
 	NotBefore *string                        `json:"not_before,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBodyDelivery from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreateOrderBodyDelivery) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBodyDelivery) {
-		case 1:
-			has0 |= 1 << 0
-			v.Address.decodeJSON(d)
-		case 0:
-			v.Window = (*CreateOrderBodyDeliveryWindow)(d.EnumPtr(valuesCreateOrderBodyDeliveryWindow))
-		case 2:
-			d.StringPtrTo(&v.NotBefore)
-			d.CheckFormat(*v.NotBefore, jsondecode.FormatDateTime)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("address")
-	}
 }
 
 // membersCreateOrderBodyDelivery are the JSON member names of
@@ -176,12 +56,6 @@ const (
 	CreateOrderBodyDeliveryWindowAfternoon CreateOrderBodyDeliveryWindow = "afternoon"
 )
 
-// decodeJSON decodes a CreateOrderBodyDeliveryWindow from d and checks it
-// against its schema, reporting every violation to d.
-func (v *CreateOrderBodyDeliveryWindow) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyDeliveryWindow(d.Enum(valuesCreateOrderBodyDeliveryWindow))
-}
-
 // valuesCreateOrderBodyDeliveryWindow are the values of
 // CreateOrderBodyDeliveryWindow, in the schema's order.
 var valuesCreateOrderBodyDeliveryWindow = []string{string(CreateOrderBodyDeliveryWindowMorning), string(CreateOrderBodyDeliveryWindowAfternoon)}
@@ -192,37 +66,6 @@ type Item struct {
 	Quantity  int32    `json:"quantity"`
 	UnitPrice *float64 `json:"unit_price,omitempty"`
 	Gift      *bool    `json:"gift,omitempty"`
-}
-
-// decodeJSON decodes a Item from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Item) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersItem) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-		case 2:
-			has0 |= 1 << 1
-			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case 3:
-			d.FloatPtrTo(&v.UnitPrice)
-		case 1:
-			d.BoolPtrTo(&v.Gift)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("quantity")
-	}
 }
 
 // membersItem are the JSON member names of Item, shortest first, then in byte
@@ -241,82 +84,6 @@ type Order struct {
 	Totals         map[string]*int64     `json:"totals,omitzero"`
 }
 
-// decodeJSON decodes a Order from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Order) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersOrder) {
-		case 2:
-			has0 |= 1 << 0
-			if d.BeginArray() {
-				v.Items = []Item{}
-				for d.Next() {
-					var e0 Item
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-			}
-		case 1:
-			if d.BeginArray() {
-				v.Tags = []string{}
-				for d.Next() {
-					e0 := d.String()
-					v.Tags = append(v.Tags, e0)
-				}
-			}
-		case 0:
-			has0 |= 1 << 1
-			d.StringTo(&v.ID)
-			d.CheckFormat(v.ID, jsondecode.FormatUUID)
-		case 3:
-			has0 |= 1 << 2
-			v.Status.decodeJSON(d)
-		case 7:
-			v.PreviousStatus.Set = true
-			if d.IsNull() {
-				v.PreviousStatus.Null = true
-			} else {
-				v.PreviousStatus.Value.decodeJSON(d)
-			}
-		case 6:
-			d.StringPtrTo(&v.CreatedAt)
-			d.CheckFormat(*v.CreatedAt, jsondecode.FormatDateTime)
-		case 5:
-			v.Payment = d.Raw()
-		case 4:
-			if d.BeginObject() {
-				v.Totals = map[string]*int64{}
-				for d.Member() {
-					k0 := string(d.Key())
-					var e0 *int64
-					if d.IsNull() {
-						e0 = nil
-					} else {
-						x1 := d.Int64Ptr()
-						e0 = x1
-					}
-					v.Totals[k0] = e0
-				}
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("items")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("id")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("status")
-	}
-}
-
 // membersOrder are the JSON member names of Order, shortest first, then in byte
 // order.
 var membersOrder = []string{"id", "tags", "items", "status", "totals", "payment", "created_at", "previous_status"}
@@ -330,12 +97,6 @@ const (
 	StatusPaid    Status = "paid"
 	StatusShipped Status = "shipped"
 )
-
-// decodeJSON decodes a Status from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Status) decodeJSON(d *jsondecode.Decoder) {
-	*v = Status(d.Enum(valuesStatus))
-}
 
 // valuesStatus are the values of Status, in the schema's order.
 var valuesStatus = []string{string(StatusPending), string(StatusPaid), string(StatusShipped)}

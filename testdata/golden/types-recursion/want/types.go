@@ -2,11 +2,7 @@
 
 package golden
 
-import (
-	"encoding/json"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
+import "encoding/json"
 
 // Branch is the schema #/components/schemas/Branch.
 type Branch struct {
@@ -29,66 +25,6 @@ type Node struct {
 	Wrapper  *NodeWrapper    `json:"wrapper,omitempty"`
 }
 
-// decodeJSON decodes a Node from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Node) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNode) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Name)
-		case 2:
-			has0 |= 1 << 1
-			x0 := new(Node)
-			x0.decodeJSON(d)
-			v.Parent = x0
-		case 1:
-			has0 |= 1 << 2
-			x0 := new(Node)
-			x0.decodeJSON(d)
-			v.Self = x0
-		case 5:
-			if d.BeginArray() {
-				v.Children = []Node{}
-				for d.Next() {
-					var e0 Node
-					e0.decodeJSON(d)
-					v.Children = append(v.Children, e0)
-				}
-			}
-		case 3:
-			if d.BeginObject() {
-				v.ByName = map[string]Node{}
-				for d.Member() {
-					k0 := string(d.Key())
-					var e0 Node
-					e0.decodeJSON(d)
-					v.ByName[k0] = e0
-				}
-			}
-		case 4:
-			x0 := new(NodeWrapper)
-			x0.decodeJSON(d)
-			v.Wrapper = x0
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("parent")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("self")
-	}
-}
-
 // membersNode are the JSON member names of Node, shortest first, then in byte
 // order.
 var membersNode = []string{"name", "self", "parent", "by_name", "wrapper", "children"}
@@ -96,29 +32,6 @@ var membersNode = []string{"name", "self", "parent", "by_name", "wrapper", "chil
 // NodeWrapper is the property wrapper of the schema #/components/schemas/Node.
 type NodeWrapper struct {
 	Node *Node `json:"node"`
-}
-
-// decodeJSON decodes a NodeWrapper from d and checks it against its schema,
-// reporting every violation to d.
-func (v *NodeWrapper) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNodeWrapper) {
-		case 0:
-			has0 |= 1 << 0
-			x0 := new(Node)
-			x0.decodeJSON(d)
-			v.Node = x0
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("node")
-	}
 }
 
 // membersNodeWrapper are the JSON member names of NodeWrapper, shortest first,

@@ -2,50 +2,12 @@
 
 package golden
 
-import (
-	"encoding/json"
-	"regexp"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
-
-// The patterns of the request schemas, compiled once.
-var (
-	pattern0 = regexp.MustCompile("^[0-9]{12,19}$")
-)
+import "encoding/json"
 
 // Card is the schema #/components/schemas/Card.
 type Card struct {
 	Kind   string `json:"kind"`
 	Number string `json:"number"`
-}
-
-// decodeJSON decodes a Card from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Card) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCard) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Kind)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Number)
-			d.Pattern(v.Number, pattern0, "^[0-9]{12,19}$")
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("kind")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("number")
-	}
 }
 
 // membersCard are the JSON member names of Card, shortest first, then in byte
@@ -65,77 +27,6 @@ type CreateOrderBody struct {
 	Note     json.RawMessage `json:"note,omitempty"`
 }
 
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 1:
-			has0 |= 1 << 0
-			v.Payment = d.Discriminated("kind", []string{"bank_account", "card"}, func(d *jsondecode.Decoder) {
-				var x1 Iban
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 Card
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 3:
-			v.RefundTo = d.Union(true, func(d *jsondecode.Decoder) {
-				var x1 Card
-				x1.decodeJSON(d)
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				x1 := d.String()
-				d.CheckFormat(x1, jsondecode.FormatUUID)
-				_ = x1
-			})
-		case 2:
-			v.Metadata = d.Union(false, func(d *jsondecode.Decoder) {
-				var x1 map[string]string
-				if d.BeginObject() {
-					x1 = map[string]string{}
-					for d.Member() {
-						k1 := string(d.Key())
-						e1 := d.String()
-						d.MaxLength(e1, 500)
-						x1[k1] = e1
-					}
-				}
-				_ = x1
-			}, func(d *jsondecode.Decoder) {
-				var x1 CreateOrderBodyMetadataVariant2
-				x1.decodeJSON(d)
-				_ = x1
-			})
-		case 0:
-			if d.IsNull() {
-				v.Note = json.RawMessage("null")
-			} else {
-				v.Note = d.Union(false, func(d *jsondecode.Decoder) {
-					x1 := d.String()
-					d.MaxLength(x1, 10)
-					_ = x1
-				}, func(d *jsondecode.Decoder) {
-					x1 := d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-					d.Minimum(float64(x1), 0.0, false)
-					_ = x1
-				})
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("payment")
-	}
-}
-
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
 // first, then in byte order.
 var membersCreateOrderBody = []string{"note", "payment", "metadata", "refund_to"}
@@ -149,12 +40,6 @@ const (
 	CreateOrderBodyMetadataVariant2Empty CreateOrderBodyMetadataVariant2 = ""
 )
 
-// decodeJSON decodes a CreateOrderBodyMetadataVariant2 from d and checks it
-// against its schema, reporting every violation to d.
-func (v *CreateOrderBodyMetadataVariant2) decodeJSON(d *jsondecode.Decoder) {
-	*v = CreateOrderBodyMetadataVariant2(d.Enum(valuesCreateOrderBodyMetadataVariant2))
-}
-
 // valuesCreateOrderBodyMetadataVariant2 are the values of
 // CreateOrderBodyMetadataVariant2, in the schema's order.
 var valuesCreateOrderBodyMetadataVariant2 = []string{string(CreateOrderBodyMetadataVariant2Empty)}
@@ -163,35 +48,6 @@ var valuesCreateOrderBodyMetadataVariant2 = []string{string(CreateOrderBodyMetad
 type Iban struct {
 	Kind string `json:"kind"`
 	Iban string `json:"iban"`
-}
-
-// decodeJSON decodes a Iban from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Iban) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersIban) {
-		case 1:
-			has0 |= 1 << 0
-			d.StringTo(&v.Kind)
-		case 0:
-			has0 |= 1 << 1
-			d.StringTo(&v.Iban)
-			d.MinLength(v.Iban, 15)
-			d.MaxLength(v.Iban, 34)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("kind")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("iban")
-	}
 }
 
 // membersIban are the JSON member names of Iban, shortest first, then in byte

@@ -3,11 +3,8 @@
 package golden
 
 import (
-	"encoding/json"
-	"net/netip"
+	netip "net/netip"
 	"time"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // CreateBooking201Body is the 201 response body of createBooking (POST
@@ -22,57 +19,6 @@ type CreateBookingBody struct {
 	Length time.Duration `json:"length"`
 	Guest  *netip.Prefix `json:"guest,omitempty"`
 	Code   *string       `json:"code,omitempty"`
-}
-
-// decodeJSON decodes a CreateBookingBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreateBookingBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateBookingBody) {
-		case 1:
-			has0 |= 1 << 0
-			if raw0 := d.Raw(); raw0 != nil {
-				if err := json.Unmarshal(raw0, &v.Room); err != nil {
-					d.Violate(err.Error())
-				}
-			}
-		case 3:
-			has0 |= 1 << 1
-			if raw0 := d.Raw(); raw0 != nil {
-				if err := json.Unmarshal(raw0, &v.Length); err != nil {
-					d.Violate(err.Error())
-				}
-			}
-		case 2:
-			var x0 netip.Prefix
-			if raw1 := d.Raw(); raw1 != nil {
-				if err := json.Unmarshal(raw1, &x0); err != nil {
-					d.Violate(err.Error())
-				}
-			}
-			v.Guest = &x0
-		case 0:
-			var x0 string
-			if raw1 := d.Raw(); raw1 != nil {
-				if err := json.Unmarshal(raw1, &x0); err != nil {
-					d.Violate(err.Error())
-				}
-			}
-			v.Code = &x0
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("room")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("length")
-	}
 }
 
 // membersCreateBookingBody are the JSON member names of CreateBookingBody,

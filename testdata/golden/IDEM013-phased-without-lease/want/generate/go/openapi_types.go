@@ -2,49 +2,11 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	CustomerID string                     `json:"customer_id"`
 	Items      []CreateOrderBodyItemsItem `json:"items"`
 	Note       *string                    `json:"note,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 2:
-			has0 |= 1 << 0
-			d.StringTo(&v.CustomerID)
-		case 1:
-			has0 |= 1 << 1
-			if d.BeginArray() {
-				v.Items = []CreateOrderBodyItemsItem{}
-				for d.Next() {
-					var e0 CreateOrderBodyItemsItem
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-			}
-		case 0:
-			d.StringPtrTo(&v.Note)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("customer_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("items")
-	}
 }
 
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
@@ -56,29 +18,6 @@ var membersCreateOrderBody = []string{"note", "items", "customer_id"}
 type CreateOrderBodyItemsItem struct {
 	Sku      string `json:"sku"`
 	Quantity *int64 `json:"quantity,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
-// its schema, reporting every violation to d.
-func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBodyItemsItem) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-		case 1:
-			d.Int64PtrTo(&v.Quantity)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
 }
 
 // membersCreateOrderBodyItemsItem are the JSON member names of

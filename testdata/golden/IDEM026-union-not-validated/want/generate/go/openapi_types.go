@@ -2,11 +2,7 @@
 
 package golden
 
-import (
-	"encoding/json"
-
-	"github.com/idemgen/idemgen/runtime/jsondecode"
-)
+import "encoding/json"
 
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
@@ -14,44 +10,6 @@ type CreateOrderBody struct {
 	Items      []CreateOrderBodyItemsItem `json:"items"`
 	Note       *string                    `json:"note,omitempty"`
 	Payment    json.RawMessage            `json:"payment,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 3:
-			has0 |= 1 << 0
-			d.StringTo(&v.CustomerID)
-		case 1:
-			has0 |= 1 << 1
-			if d.BeginArray() {
-				v.Items = []CreateOrderBodyItemsItem{}
-				for d.Next() {
-					var e0 CreateOrderBodyItemsItem
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-			}
-		case 0:
-			d.StringPtrTo(&v.Note)
-		case 2:
-			v.Payment = d.Raw()
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("customer_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("items")
-	}
 }
 
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
@@ -63,29 +21,6 @@ var membersCreateOrderBody = []string{"note", "items", "payment", "customer_id"}
 type CreateOrderBodyItemsItem struct {
 	Sku      string `json:"sku"`
 	Quantity *int64 `json:"quantity,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
-// its schema, reporting every violation to d.
-func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBodyItemsItem) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-		case 1:
-			d.Int64PtrTo(&v.Quantity)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
 }
 
 // membersCreateOrderBodyItemsItem are the JSON member names of

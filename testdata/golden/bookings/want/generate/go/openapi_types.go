@@ -2,8 +2,6 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // Booking is the schema #/components/schemas/Booking.
 type Booking struct {
 	ID       string        `json:"id"`
@@ -32,37 +30,6 @@ type CheckIn struct {
 	Note       *string           `json:"note,omitempty"`
 }
 
-// decodeJSON decodes a CheckIn from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CheckIn) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCheckIn) {
-		case 2:
-			has0 |= 1 << 0
-			v.IDDocument.decodeJSON(d)
-		case 1:
-			has0 |= 1 << 1
-			v.KeyCards = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.KeyCards), 1.0, false)
-			d.Maximum(float64(v.KeyCards), 4.0, false)
-		case 0:
-			d.StringPtrTo(&v.Note)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("id_document")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("key_cards")
-	}
-}
-
 // membersCheckIn are the JSON member names of CheckIn, shortest first, then in
 // byte order.
 var membersCheckIn = []string{"note", "key_cards", "id_document"}
@@ -78,12 +45,6 @@ const (
 	CheckInIDDocumentDrivingLicence CheckInIDDocument = "driving_licence"
 )
 
-// decodeJSON decodes a CheckInIDDocument from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CheckInIDDocument) decodeJSON(d *jsondecode.Decoder) {
-	*v = CheckInIDDocument(d.Enum(valuesCheckInIDDocument))
-}
-
 // valuesCheckInIDDocument are the values of CheckInIDDocument, in the schema's
 // order.
 var valuesCheckInIDDocument = []string{string(CheckInIDDocumentPassport), string(CheckInIDDocumentIDCard), string(CheckInIDDocumentDrivingLicence)}
@@ -93,36 +54,6 @@ type Guest struct {
 	Name  string  `json:"name"`
 	Email string  `json:"email"`
 	Phone *string `json:"phone,omitempty"`
-}
-
-// decodeJSON decodes a Guest from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Guest) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersGuest) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Name)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Email)
-			d.CheckFormat(v.Email, jsondecode.FormatEmail)
-		case 2:
-			d.StringPtrTo(&v.Phone)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("name")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("email")
-	}
 }
 
 // membersGuest are the JSON member names of Guest, shortest first, then in byte
@@ -138,64 +69,6 @@ type NewBooking struct {
 	CheckOut         string  `json:"check_out"`
 	Guests           int64   `json:"guests"`
 	RequestedAt      *string `json:"requested_at,omitempty"`
-}
-
-// decodeJSON decodes a NewBooking from d and checks it against its schema,
-// reporting every violation to d.
-func (v *NewBooking) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNewBooking) {
-		case 6:
-			has0 |= 1 << 0
-			d.StringTo(&v.BookingRequestID)
-			d.MaxLength(v.BookingRequestID, 64)
-		case 2:
-			has0 |= 1 << 1
-			d.StringTo(&v.RoomID)
-		case 0:
-			has0 |= 1 << 2
-			v.Guest.decodeJSON(d)
-		case 3:
-			has0 |= 1 << 3
-			d.StringTo(&v.CheckIn)
-			d.CheckFormat(v.CheckIn, jsondecode.FormatDate)
-		case 4:
-			has0 |= 1 << 4
-			d.StringTo(&v.CheckOut)
-			d.CheckFormat(v.CheckOut, jsondecode.FormatDate)
-		case 1:
-			has0 |= 1 << 5
-			v.Guests = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.Guests), 1.0, false)
-		case 5:
-			d.StringPtrTo(&v.RequestedAt)
-			d.CheckFormat(*v.RequestedAt, jsondecode.FormatDateTime)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("booking_request_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("room_id")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("guest")
-	}
-	if has0&(1<<3) == 0 {
-		d.Missing("check_in")
-	}
-	if has0&(1<<4) == 0 {
-		d.Missing("check_out")
-	}
-	if has0&(1<<5) == 0 {
-		d.Missing("guests")
-	}
 }
 
 // membersNewBooking are the JSON member names of NewBooking, shortest first,

@@ -2,41 +2,11 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // EnterSettlementBody is the request body of enterSettlement (POST
 // ledgerSettlement).
 type EnterSettlementBody struct {
 	Type      EnterSettlementBodyType `json:"type"`
 	PaymentID int64                   `json:"payment_id"`
-}
-
-// decodeJSON decodes a EnterSettlementBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *EnterSettlementBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersEnterSettlementBody) {
-		case 0:
-			has0 |= 1 << 0
-			v.Type.decodeJSON(d)
-		case 1:
-			has0 |= 1 << 1
-			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.PaymentID), 1.0, false)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("payment_id")
-	}
 }
 
 // membersEnterSettlementBody are the JSON member names of EnterSettlementBody,
@@ -52,12 +22,6 @@ const (
 	EnterSettlementBodyTypePaymentSettled EnterSettlementBodyType = "payment.settled"
 )
 
-// decodeJSON decodes a EnterSettlementBodyType from d and checks it against its
-// schema, reporting every violation to d.
-func (v *EnterSettlementBodyType) decodeJSON(d *jsondecode.Decoder) {
-	*v = EnterSettlementBodyType(d.Enum(valuesEnterSettlementBodyType))
-}
-
 // valuesEnterSettlementBodyType are the values of EnterSettlementBodyType, in
 // the schema's order.
 var valuesEnterSettlementBodyType = []string{string(EnterSettlementBodyTypePaymentSettled)}
@@ -66,27 +30,6 @@ var valuesEnterSettlementBodyType = []string{string(EnterSettlementBodyTypePayme
 // auditEvent).
 type RecordAuditEventBody struct {
 	Event string `json:"event"`
-}
-
-// decodeJSON decodes a RecordAuditEventBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *RecordAuditEventBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersRecordAuditEventBody) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Event)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("event")
-	}
 }
 
 // membersRecordAuditEventBody are the JSON member names of

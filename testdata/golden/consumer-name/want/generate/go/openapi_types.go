@@ -2,40 +2,11 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // ReceiveBankRefundBody is the request body of receiveBankRefund (POST
 // bankRefund).
 type ReceiveBankRefundBody struct {
 	Type     string `json:"type"`
 	RefundID string `json:"refund_id"`
-}
-
-// decodeJSON decodes a ReceiveBankRefundBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *ReceiveBankRefundBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersReceiveBankRefundBody) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Type)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.RefundID)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("refund_id")
-	}
 }
 
 // membersReceiveBankRefundBody are the JSON member names of
@@ -48,27 +19,6 @@ type RecordAuditEventBody struct {
 	Event string `json:"event"`
 }
 
-// decodeJSON decodes a RecordAuditEventBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *RecordAuditEventBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersRecordAuditEventBody) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Event)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("event")
-	}
-}
-
 // membersRecordAuditEventBody are the JSON member names of
 // RecordAuditEventBody, shortest first, then in byte order.
 var membersRecordAuditEventBody = []string{"event"}
@@ -78,34 +28,6 @@ var membersRecordAuditEventBody = []string{"event"}
 type RecordSettlementBody struct {
 	Type      RecordSettlementBodyType `json:"type"`
 	PaymentID int64                    `json:"payment_id"`
-}
-
-// decodeJSON decodes a RecordSettlementBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *RecordSettlementBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersRecordSettlementBody) {
-		case 0:
-			has0 |= 1 << 0
-			v.Type.decodeJSON(d)
-		case 1:
-			has0 |= 1 << 1
-			v.PaymentID = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.PaymentID), 1.0, false)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("payment_id")
-	}
 }
 
 // membersRecordSettlementBody are the JSON member names of
@@ -120,12 +42,6 @@ type RecordSettlementBodyType string
 const (
 	RecordSettlementBodyTypePaymentSettled RecordSettlementBodyType = "payment.settled"
 )
-
-// decodeJSON decodes a RecordSettlementBodyType from d and checks it against
-// its schema, reporting every violation to d.
-func (v *RecordSettlementBodyType) decodeJSON(d *jsondecode.Decoder) {
-	*v = RecordSettlementBodyType(d.Enum(valuesRecordSettlementBodyType))
-}
 
 // valuesRecordSettlementBodyType are the values of RecordSettlementBodyType, in
 // the schema's order.

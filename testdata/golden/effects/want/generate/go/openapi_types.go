@@ -2,8 +2,6 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // Charge is the schema #/components/schemas/Charge.
 type Charge struct {
 	CustomerID string `json:"customer_id"`
@@ -17,42 +15,6 @@ type CreateOrderBody struct {
 	Note       *string                    `json:"note,omitempty"`
 }
 
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 2:
-			has0 |= 1 << 0
-			d.StringTo(&v.CustomerID)
-		case 1:
-			has0 |= 1 << 1
-			if d.BeginArray() {
-				v.Items = []CreateOrderBodyItemsItem{}
-				for d.Next() {
-					var e0 CreateOrderBodyItemsItem
-					e0.decodeJSON(d)
-					v.Items = append(v.Items, e0)
-				}
-			}
-		case 0:
-			d.StringPtrTo(&v.Note)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("customer_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("items")
-	}
-}
-
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest
 // first, then in byte order.
 var membersCreateOrderBody = []string{"note", "items", "customer_id"}
@@ -62,29 +24,6 @@ var membersCreateOrderBody = []string{"note", "items", "customer_id"}
 type CreateOrderBodyItemsItem struct {
 	Sku      string `json:"sku"`
 	Quantity *int64 `json:"quantity,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBodyItemsItem from d and checks it against
-// its schema, reporting every violation to d.
-func (v *CreateOrderBodyItemsItem) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateOrderBodyItemsItem) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-		case 1:
-			d.Int64PtrTo(&v.Quantity)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
 }
 
 // membersCreateOrderBodyItemsItem are the JSON member names of
@@ -102,27 +41,6 @@ type Receipt struct {
 // /orders/{id}/refund).
 type RefundOrderBody struct {
 	Amount int64 `json:"amount"`
-}
-
-// decodeJSON decodes a RefundOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *RefundOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersRefundOrderBody) {
-		case 0:
-			has0 |= 1 << 0
-			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("amount")
-	}
 }
 
 // membersRefundOrderBody are the JSON member names of RefundOrderBody, shortest

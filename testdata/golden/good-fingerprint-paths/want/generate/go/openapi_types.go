@@ -4,10 +4,8 @@ package golden
 
 import (
 	"encoding/json"
-	"math"
 
 	"github.com/idemgen/idemgen/runtime/idem"
-	"github.com/idemgen/idemgen/runtime/jsondecode"
 )
 
 // Line is the schema #/components/schemas/Line.
@@ -16,43 +14,6 @@ type Line struct {
 	Quantity int32    `json:"quantity"`
 	Note     *string  `json:"note,omitempty"`
 	Tags     []string `json:"tags,omitzero"`
-}
-
-// decodeJSON decodes a Line from d and checks it against its schema, reporting
-// every violation to d.
-func (v *Line) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersLine) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Sku)
-		case 3:
-			has0 |= 1 << 1
-			v.Quantity = int32(d.Int(math.MinInt32, math.MaxInt32))
-		case 1:
-			d.StringPtrTo(&v.Note)
-		case 2:
-			if d.BeginArray() {
-				v.Tags = []string{}
-				for d.Next() {
-					e0 := d.String()
-					v.Tags = append(v.Tags, e0)
-				}
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("sku")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("quantity")
-	}
 }
 
 // membersLine are the JSON member names of Line, shortest first, then in byte
@@ -70,65 +31,6 @@ type Shipment struct {
 	Destination *ShipmentDestination   `json:"destination,omitempty"`
 }
 
-// decodeJSON decodes a Shipment from d and checks it against its schema,
-// reporting every violation to d.
-func (v *Shipment) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersShipment) {
-		case 1:
-			has0 |= 1 << 0
-			if d.BeginArray() {
-				v.Lines = []Line{}
-				for d.Next() {
-					var e0 Line
-					e0.decodeJSON(d)
-					v.Lines = append(v.Lines, e0)
-				}
-			}
-		case 3:
-			has0 |= 1 << 1
-			d.StringTo(&v.ShipBy)
-			d.CheckFormat(v.ShipBy, jsondecode.FormatDateTime)
-		case 5:
-			v.Priority = (*ShipmentPriority)(d.EnumPtr(valuesShipmentPriority))
-		case 2:
-			v.Weight.Set = true
-			if d.IsNull() {
-				v.Weight.Null = true
-			} else {
-				v.Weight.Value = d.Float()
-			}
-		case 4:
-			if d.BeginObject() {
-				v.Metadata = map[string]string{}
-				for d.Member() {
-					k0 := string(d.Key())
-					e0 := d.String()
-					v.Metadata[k0] = e0
-				}
-			}
-		case 0:
-			v.Extra = d.Raw()
-		case 6:
-			x0 := new(ShipmentDestination)
-			x0.decodeJSON(d)
-			v.Destination = x0
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("lines")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("ship_by")
-	}
-}
-
 // membersShipment are the JSON member names of Shipment, shortest first, then
 // in byte order.
 var membersShipment = []string{"extra", "lines", "weight", "ship_by", "metadata", "priority", "destination"}
@@ -138,29 +40,6 @@ var membersShipment = []string{"extra", "lines", "weight", "ship_by", "metadata"
 type ShipmentDestination struct {
 	City  string  `json:"city"`
 	Notes *string `json:"notes,omitempty"`
-}
-
-// decodeJSON decodes a ShipmentDestination from d and checks it against its
-// schema, reporting every violation to d.
-func (v *ShipmentDestination) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersShipmentDestination) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.City)
-		case 1:
-			d.StringPtrTo(&v.Notes)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("city")
-	}
 }
 
 // membersShipmentDestination are the JSON member names of ShipmentDestination,
@@ -177,12 +56,6 @@ const (
 	ShipmentPriorityNormal ShipmentPriority = "normal"
 	ShipmentPriorityHigh   ShipmentPriority = "high"
 )
-
-// decodeJSON decodes a ShipmentPriority from d and checks it against its
-// schema, reporting every violation to d.
-func (v *ShipmentPriority) decodeJSON(d *jsondecode.Decoder) {
-	*v = ShipmentPriority(d.Enum(valuesShipmentPriority))
-}
 
 // valuesShipmentPriority are the values of ShipmentPriority, in the schema's
 // order.

@@ -2,49 +2,12 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // CreateTransferBody is the request body of createTransfer (POST /transfers).
 type CreateTransferBody struct {
 	Amount      int64   `json:"amount"`
 	Currency    string  `json:"currency"`
 	Destination string  `json:"destination"`
 	Description *string `json:"description,omitempty"`
-}
-
-// decodeJSON decodes a CreateTransferBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateTransferBody) {
-		case 0:
-			has0 |= 1 << 0
-			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.Currency)
-		case 3:
-			has0 |= 1 << 2
-			d.StringTo(&v.Destination)
-		case 2:
-			d.StringPtrTo(&v.Description)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("amount")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("currency")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("destination")
-	}
 }
 
 // membersCreateTransferBody are the JSON member names of CreateTransferBody,

@@ -2,8 +2,6 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // Charge is the schema #/components/schemas/Charge.
 type Charge struct {
 	ChargeID string `json:"charge_id"`
@@ -15,40 +13,6 @@ type CreatePaymentBody struct {
 	OrderID   string `json:"order_id"`
 	Amount    int64  `json:"amount"`
 	CardToken string `json:"card_token"`
-}
-
-// decodeJSON decodes a CreatePaymentBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreatePaymentBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreatePaymentBody) {
-		case 1:
-			has0 |= 1 << 0
-			d.StringTo(&v.OrderID)
-		case 0:
-			has0 |= 1 << 1
-			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-			d.Minimum(float64(v.Amount), 1.0, false)
-		case 2:
-			has0 |= 1 << 2
-			d.StringTo(&v.CardToken)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("order_id")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("amount")
-	}
-	if has0&(1<<2) == 0 {
-		d.Missing("card_token")
-	}
 }
 
 // membersCreatePaymentBody are the JSON member names of CreatePaymentBody,

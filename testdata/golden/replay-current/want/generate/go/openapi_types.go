@@ -2,32 +2,9 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // NewNote is the schema #/components/schemas/NewNote.
 type NewNote struct {
 	Text string `json:"text"`
-}
-
-// decodeJSON decodes a NewNote from d and checks it against its schema,
-// reporting every violation to d.
-func (v *NewNote) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersNewNote) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Text)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("text")
-	}
 }
 
 // membersNewNote are the JSON member names of NewNote, shortest first, then in

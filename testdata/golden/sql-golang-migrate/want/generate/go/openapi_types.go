@@ -2,27 +2,9 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // CreateOrderBody is the request body of createOrder (POST /orders).
 type CreateOrderBody struct {
 	Sku *string `json:"sku,omitempty"`
-}
-
-// decodeJSON decodes a CreateOrderBody from d and checks it against its schema,
-// reporting every violation to d.
-func (v *CreateOrderBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	for d.Member() {
-		switch d.Field(membersCreateOrderBody) {
-		case 0:
-			d.StringPtrTo(&v.Sku)
-		default:
-			d.Skip()
-		}
-	}
 }
 
 // membersCreateOrderBody are the JSON member names of CreateOrderBody, shortest

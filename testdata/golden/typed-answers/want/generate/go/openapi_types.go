@@ -2,33 +2,10 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // CreateTransferBody is the request body of createTransfer (POST
 // /accounts/{account_id}/transfers).
 type CreateTransferBody struct {
 	Amount int64 `json:"amount"`
-}
-
-// decodeJSON decodes a CreateTransferBody from d and checks it against its
-// schema, reporting every violation to d.
-func (v *CreateTransferBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersCreateTransferBody) {
-		case 0:
-			has0 |= 1 << 0
-			v.Amount = d.Int(-jsondecode.MaxExactInt, jsondecode.MaxExactInt)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("amount")
-	}
 }
 
 // membersCreateTransferBody are the JSON member names of CreateTransferBody,

@@ -2,40 +2,11 @@
 
 package golden
 
-import "github.com/idemgen/idemgen/runtime/jsondecode"
-
 // ReceiveBankSettlementBody is the request body of receiveBankSettlement (POST
 // bankSettlement).
 type ReceiveBankSettlementBody struct {
 	Type      string `json:"type"`
 	PaymentID string `json:"payment_id"`
-}
-
-// decodeJSON decodes a ReceiveBankSettlementBody from d and checks it against
-// its schema, reporting every violation to d.
-func (v *ReceiveBankSettlementBody) decodeJSON(d *jsondecode.Decoder) {
-	if !d.BeginObject() {
-		return
-	}
-	var has0 uint64
-	for d.Member() {
-		switch d.Field(membersReceiveBankSettlementBody) {
-		case 0:
-			has0 |= 1 << 0
-			d.StringTo(&v.Type)
-		case 1:
-			has0 |= 1 << 1
-			d.StringTo(&v.PaymentID)
-		default:
-			d.Skip()
-		}
-	}
-	if has0&(1<<0) == 0 {
-		d.Missing("type")
-	}
-	if has0&(1<<1) == 0 {
-		d.Missing("payment_id")
-	}
 }
 
 // membersReceiveBankSettlementBody are the JSON member names of
