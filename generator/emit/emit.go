@@ -146,27 +146,40 @@ func commentSafe(text string) string {
 // line break and control character becomes a space, so nothing can end a
 // // comment early, and no NUL reaches the source.
 func wrap(text string, width int) []string {
-	text = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return ' '
-		}
-		return r
-	}, text)
+	if !printableASCII(text) {
+		text = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+				return ' '
+			}
+			return r
+		}, text)
+	}
 	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
+	var line []byte
+	for w := range strings.FieldsSeq(text) {
 		switch {
-		case line == "":
-			line = w
+		case len(line) == 0:
+			line = append(line, w...)
 		case len(line)+1+len(w) <= width:
-			line += " " + w
+			line = append(append(line, ' '), w...)
 		default:
-			lines = append(lines, line)
-			line = w
+			lines = append(lines, string(line))
+			line = append(line[:0], w...)
 		}
 	}
-	if line != "" {
-		lines = append(lines, line)
+	if len(line) > 0 {
+		lines = append(lines, string(line))
 	}
 	return lines
+}
+
+// printableASCII reports whether text is only printable ASCII, which holds
+// no control or format character.
+func printableASCII(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] < ' ' || text[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
