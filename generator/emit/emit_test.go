@@ -18,3 +18,24 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapLines checks the lines wrap makes, on printable ASCII and on
+// text with control and format characters (DEL, a tab, a zero-width
+// space), which become spaces: words joined by one space, a word wider
+// than the width on a line of its own.
+func TestWrapLines(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"one two  three four", []string{"one two", "three four"}},
+		{"a verylongwordindeed b", []string{"a", "verylongwordindeed", "b"}},
+		{"one\x7ftwo\tthree\u200bfour ünï", []string{"one two", "three four", "ünï"}},
+		{"  \x00 ", nil},
+	} {
+		got := wrap(tc.text, 10)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("wrap(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
