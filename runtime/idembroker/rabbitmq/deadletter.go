@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,31 +41,47 @@ type DeadLetter struct {
 }
 
 // deadLetterer publishes the deliveries that can never be processed to
-// cfg.DeadLetter on a channel of its own of a session's connection, in
-// confirm mode: opened when first needed, and again after the broker
-// closed it (the exchange does not exist), while the consuming channel
-// carries on.
+// cfg.DeadLetter, in confirm mode, on a connection of its own: under a
+// memory or disk alarm the broker stops reading a connection that
+// publishes, and the consuming connection must go on acknowledging. The
+// connection is dialed when first needed and again after it was lost;
+// its channel is opened again after the broker closed it (the exchange
+// does not exist) or a publish was left unconfirmed.
 type deadLetterer struct {
 	cfg  *Config
 	conn *amqp.Connection
+	// blocks follows whether the broker blocks conn (blocking.go).
+	blocks *blocking
 
 	ch      *amqp.Channel
 	closes  chan *amqp.Error // ch's close notice
 	returns chan amqp.Return // ch's publishes the broker could not route
 }
 
+// errBlocked is publish's error while the broker blocks the dead-letter
+// connection: the dead letter was not published, or may be once the
+// alarm clears.
+var errBlocked = errors.New("the broker blocks publishing (a resource alarm)")
+
 // publish publishes d with reason and returns once the broker confirmed it
 // routed and took it; an error says it may not have (the publish failed,
 // was returned unroutable, negatively confirmed, or its channel closed;
-// or its header frame would exceed the connection's frame_max).
-// It waits for the confirm as Run waits for a delivery in flight: until
-// it comes or the channel or connection is closed.
+// or its header frame would exceed the connection's frame_max). It waits
+// for the confirm as Run waits for a delivery in flight, until it comes
+// or the channel or connection is closed, or until the broker blocks the
+// connection (errBlocked; at once, without publishing, when it blocks it
+// already): then the publish is left unconfirmed, perhaps published once
+// the alarm clears, and its channel to the broker.
 func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
-	if p.ch == nil || p.ch.IsClosed() {
-		if err := p.open(); err != nil {
-			return fmt.Errorf("opening a channel: %w", err)
-		}
+	// Before connect: the broker does not read a blocked connection, so
+	// opening a channel on it would wait as the confirm did.
+	if err := p.blocked(); err != nil {
+		return err
 	}
+	if err := p.connect(); err != nil {
+		return err
+	}
+	blocked, _ := p.blocks.now()
 	dl := p.cfg.DeadLetter
 	pub := p.cfg.deadLetterOf(d, reason)
 	// A larger header frame would make the broker close the connection,
@@ -77,7 +94,13 @@ func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
 	if err != nil {
 		return err
 	}
-	<-dc.Done()
+	select {
+	case <-dc.Done():
+	case <-blocked:
+		p.ch = nil
+		_, why := p.blocks.now()
+		return fmt.Errorf("%w: %s; the dead letter may be published when it clears", errBlocked, why)
+	}
 	// The broker sends a return before the confirm of the same publish,
 	// and the client hands it over before it resolves the confirm.
 	select {
@@ -98,6 +121,37 @@ func (p *deadLetterer) publish(d *amqp.Delivery, reason string) error {
 	}
 }
 
+// blocked returns errBlocked, with the broker's reason, while the broker
+// blocks p's open connection.
+func (p *deadLetterer) blocked() error {
+	if p.conn == nil || p.conn.IsClosed() {
+		return nil
+	}
+	if _, why := p.blocks.now(); why != "" {
+		return fmt.Errorf("%w: %s", errBlocked, why)
+	}
+	return nil
+}
+
+// connect dials p's connection unless it has one open, and opens its
+// channel unless that is open.
+func (p *deadLetterer) connect() error {
+	if p.conn == nil || p.conn.IsClosed() {
+		p.close()
+		conn, err := p.cfg.Dial()
+		if err != nil {
+			return fmt.Errorf("dialing: %w", err)
+		}
+		p.conn, p.blocks = conn, watchBlocking(conn)
+	}
+	if p.ch == nil || p.ch.IsClosed() {
+		if err := p.open(); err != nil {
+			return fmt.Errorf("opening a channel: %w", err)
+		}
+	}
+	return nil
+}
+
 // open opens p's channel and puts it in confirm mode.
 func (p *deadLetterer) open() error {
 	ch, err := p.conn.Channel()
@@ -114,6 +168,20 @@ func (p *deadLetterer) open() error {
 	p.returns = ch.NotifyReturn(make(chan amqp.Return, 1))
 	return nil
 }
+
+// close closes p's connection, if any, waiting closeWait at most for the
+// broker's reply: a blocked connection is not read.
+func (p *deadLetterer) close() {
+	if p.conn == nil {
+		return
+	}
+	_ = p.conn.CloseDeadline(time.Now().Add(closeWait))
+	p.conn, p.ch = nil, nil
+}
+
+// closeWait bounds the wait for the broker's reply when the dead-letter
+// connection is closed.
+const closeWait = time.Second
 
 // cameBack says whether d is a dead letter Run published from queue: it
 // holds ReasonHeader, and queue in SourceQueueHeader.

@@ -41,7 +41,9 @@ const (
 type Config struct {
 	// Dial opens a connection to the broker, amqp.Dial(url) for
 	// instance. Run calls it at the start and again whenever the
-	// connection is lost, and closes the connections it got.
+	// connection is lost, and closes the connections it got. With a
+	// DeadLetter it also dials the dead letters' own connection, when
+	// the first is due.
 	Dial func() (*amqp.Connection, error)
 	// Declare, if set, declares the queue (and what it needs: exchanges,
 	// bindings) on each new channel before Run consumes on it, so a
@@ -76,12 +78,14 @@ type Config struct {
 	// comes back to Queue (the DeadLetter routes there) is rejected too,
 	// not published again. Declare may declare the exchange and its queue.
 	//
-	// The dead letter goes out on the consuming connection. Under a
-	// broker memory or disk alarm RabbitMQ stops reading a connection
-	// that publishes, so Run then waits for the confirm, handling nothing
-	// and not returning on cancellation, until the alarm clears (shown
-	// by hand on a node whose memory limit was 1 byte; without
-	// DeadLetter the same run handled the next message and returned).
+	// Dead letters go out on a connection of their own: under a memory or
+	// disk alarm RabbitMQ stops reading a connection that publishes, and
+	// the consuming connection goes on acknowledging. While the broker
+	// blocks the dead letters' connection (connection.blocked), Run stops
+	// waiting for the confirm and requeues the delivery after RetryDelay,
+	// as a delivery to retry, to dead-letter it once the alarm clears; the
+	// publish left unconfirmed may be published then too, so the dead
+	// letter may arrive twice.
 	DeadLetter *DeadLetter
 	// OnError, if set, gets the errors that do not stop Run: a lost
 	// connection and why, a failed dial, a failed ack (the message comes
@@ -113,7 +117,9 @@ type Config struct {
 // ReasonHeader and acknowledged once the broker confirmed the publish;
 // without one, or when that publish fails, it is rejected without
 // requeueing (to the queue's dead-letter exchange, if it has one, which
-// records only that it was rejected). A connection lost between the
+// records only that it was rejected); while the broker blocks publishing
+// (an alarm) it is requeued, to be dead-lettered once the alarm clears,
+// and Run goes on with the deliveries after it. A connection lost between the
 // confirm and the ack brings the delivery back, and it is published
 // again: a dead letter arrives at least once, under its message-id. The
 // broker's delivery counts (redelivered, x-delivery-count) are not used:
@@ -195,7 +201,8 @@ func (cfg *Config) session(ctx context.Context) (consumed bool, err error) {
 	}
 	var dl *deadLetterer
 	if cfg.DeadLetter != nil {
-		dl = &deadLetterer{cfg: cfg, conn: conn}
+		dl = &deadLetterer{cfg: cfg}
+		defer dl.close()
 	}
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -250,7 +257,7 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery, dl *deadLetter
 		idem.Message{Source: cfg.Queue, ID: d.MessageId, Body: d.Body, TraceContext: trace})
 	switch {
 	case errors.Is(err, idem.ErrInvalidMessage):
-		cfg.unusable(d, dl, err)
+		cfg.unusable(ctx, d, dl, err)
 		return
 	case err != nil:
 		cfg.report(fmt.Errorf("rabbitmq: message %s of %s: %w", d.MessageId, cfg.Queue, err))
@@ -261,6 +268,11 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery, dl *deadLetter
 		}
 		return
 	}
+	cfg.holdAndRequeue(ctx, d)
+}
+
+// holdAndRequeue requeues d after the retry delay, or when ctx ends.
+func (cfg *Config) holdAndRequeue(ctx context.Context, d *amqp.Delivery) {
 	select {
 	case <-time.After(cfg.RetryDelay):
 	case <-ctx.Done():
@@ -272,8 +284,10 @@ func (cfg *Config) deliver(ctx context.Context, d *amqp.Delivery, dl *deadLetter
 // Deliverer refused its message-id with why, to dl, or rejects it
 // without requeueing when dl is nil, the publish failed, or d is a dead
 // letter of cfg.Queue already: the DeadLetter routes back to the queue,
-// and publishing it again would loop forever.
-func (cfg *Config) unusable(d *amqp.Delivery, dl *deadLetterer, why error) {
+// and publishing it again would loop forever. While the broker blocks
+// dl's publishes (an alarm), d is requeued as a delivery to retry, to be
+// dead-lettered later.
+func (cfg *Config) unusable(ctx context.Context, d *amqp.Delivery, dl *deadLetterer, why error) {
 	if dl != nil && cameBack(d, cfg.Queue) {
 		cfg.report(fmt.Errorf("rabbitmq: a dead letter of %s came back from %q with key %q, which route to %[1]s: "+
 			"rejecting it instead of dead-lettering it again", cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey()))
@@ -281,6 +295,12 @@ func (cfg *Config) unusable(d *amqp.Delivery, dl *deadLetterer, why error) {
 	}
 	if dl != nil {
 		err := dl.publish(d, "its message-id: "+why.Error())
+		if errors.Is(err, errBlocked) {
+			cfg.report(fmt.Errorf("rabbitmq: dead-lettering a delivery of %s to %q with key %q, requeueing it: %w",
+				cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey(), err))
+			cfg.holdAndRequeue(ctx, d)
+			return
+		}
 		if err == nil {
 			cfg.report(fmt.Errorf("rabbitmq: a delivery of %s, dead-lettered to %q with key %q: its message-id: %w",
 				cfg.Queue, cfg.DeadLetter.Exchange, cfg.deadLetterKey(), why))
