@@ -14,7 +14,8 @@ import (
 // rabbitMQCtl restarts the RabbitMQ server the tests use with rabbitmqctl
 // (stop_app, start_app: the node's Erlang VM stays up, the broker inside
 // it stops, closing every connection, and starts again from its durable
-// queues and persistent messages on disk). rabbitmqctl reaches the node
+// queues and persistent messages on disk), or raises a memory alarm on it
+// (rabbitmq_alarm_test.go). rabbitmqctl reaches the node
 // RABBITMQ_NODENAME names (its default otherwise) with the Erlang cookie
 // of the user running the test.
 type rabbitMQCtl struct {
@@ -22,6 +23,10 @@ type rabbitMQCtl struct {
 
 	once     sync.Once
 	unusable string // why rabbitmqctl cannot restart that server, "" if it can
+
+	// restore is the rabbitmqctl command that sets the memory high
+	// watermark memoryAlarm replaced; nil without an alarm to clear.
+	restore []string
 }
 
 func newRabbitMQCtl(rawURL string) *rabbitMQCtl {
@@ -37,15 +42,21 @@ func newRabbitMQCtl(rawURL string) *rabbitMQCtl {
 func connectionName() string { return fmt.Sprintf("idembroker-test-%d", os.Getpid()) }
 
 // cannotRestart says why the server may not be restarted now, "" if it
-// may: the test runs without the long tag, rabbitmqctl is missing or
-// reaches no node listening on RABBITMQ_URL's port, or the server has
-// connections of other clients than this process, which a restart would
-// cut.
+// may: the test runs without the long tag, or cannotTouch says why not.
 func (c *rabbitMQCtl) cannotRestart(t testing.TB) string {
 	t.Helper()
 	if rabbitMQRestartSkipped != "" {
 		return rabbitMQRestartSkipped
 	}
+	return c.cannotTouch(t)
+}
+
+// cannotTouch says why the server may not be restarted or alarmed now, ""
+// if it may: rabbitmqctl is missing or reaches no node listening on
+// RABBITMQ_URL's port, or the server has connections of other clients
+// than this process, which a restart would cut and an alarm block.
+func (c *rabbitMQCtl) cannotTouch(t testing.TB) string {
+	t.Helper()
 	c.once.Do(func() { c.unusable = c.check(t) })
 	if c.unusable != "" {
 		return c.unusable
@@ -74,7 +85,7 @@ func (c *rabbitMQCtl) cannotRestart(t testing.TB) string {
 		}
 	}
 	if len(others) > 0 {
-		return fmt.Sprintf("the server has %d connections of other clients (%v): a restart would cut them", len(others), others)
+		return fmt.Sprintf("the server has %d connections of other clients (%v): a restart would cut them, an alarm block them", len(others), others)
 	}
 	return ""
 }
@@ -118,9 +129,12 @@ func (c *rabbitMQCtl) restart(t testing.TB) {
 	}
 }
 
-// run runs rabbitmqctl with args and returns its standard output.
+// run runs rabbitmqctl with args and returns its standard output. It
+// runs in cleanups too, after t's context ended: the alarm test clears
+// the alarm there.
 func (c *rabbitMQCtl) run(t testing.TB, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(t.Context(), "rabbitmqctl", args...)
+	t.Helper()
+	cmd := exec.Command("rabbitmqctl", args...)
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
