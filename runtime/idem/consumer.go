@@ -92,9 +92,10 @@ type ConsumerConfig struct {
 	// Retention is how long a processed message is remembered; it must
 	// outlast the sender's retry horizon.
 	Retention time.Duration
-	// WaitTimeout bounds each wait for a concurrent delivery of the same
-	// message and for a lock on the inbox table (then ErrMessageBusy); 0
-	// means 30 s.
+	// WaitTimeout bounds the waits for a concurrent delivery of the same
+	// message and for a lock on the inbox table (then ErrMessageBusy):
+	// those before the handler runs together, and counting a failed
+	// attempt again; 0 means 30 s.
 	WaitTimeout time.Duration
 	// MaxIDLength is the longest message id accepted, in bytes; 0 means
 	// 255. Deliver refuses a longer id, an empty one, and one that is not

@@ -28,8 +28,13 @@
 // table itself (DDL,
 // VACUUM FULL, LOCK TABLE in another session), is bounded on the server:
 // lock_timeout, set by pgstore's BoundLockWaits first in the same round
-// trip, is WaitTimeout, or less when the delivery's deadline is nearer
-// (core.WaitBound). The server ends the wait there, and the delivery is
+// trip, is what is left of the delivery's WaitTimeout, or less when the
+// delivery's deadline is nearer (core.WaitBound): the waits before the
+// handler runs (the first read, the claim's preparation, the claim and
+// its read again) share one WaitTimeout from the moment the delivery has
+// its connection, as an HTTP attempt's wait for a concurrent one does,
+// and counting a failed attempt, after the handler, has one of its own.
+// The server ends the wait there, and the delivery is
 // answered ErrBusy (the deadline's error when the deadline bounded it):
 // nothing was done or counted, the message is to be redelivered. A
 // broker adapter's context has no end, and a webhook's only the client's

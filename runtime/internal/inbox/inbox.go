@@ -77,9 +77,10 @@ type Config struct {
 	// redelivery within it is a duplicate. It must outlast the sender's
 	// retry horizon.
 	Retention time.Duration
-	// WaitTimeout bounds each wait for a concurrent delivery of the same
-	// message and for a lock on the inbox table, reading, claiming or
-	// counting a failure (then ErrBusy); 0 means
+	// WaitTimeout bounds the waits for a concurrent delivery of the same
+	// message and for a lock on the inbox table (then ErrBusy): those
+	// before the handler runs (reading the message, preparing and taking
+	// the claim) together, and counting a failure again; 0 means
 	// DefaultWaitTimeout.
 	WaitTimeout time.Duration
 	// MaxIDLength is the longest message id accepted, in bytes (the
@@ -158,6 +159,7 @@ func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, err)
 	}
+	d.waitsEnd = time.Now().Add(c.cfg.WaitTimeout)
 	defer pc.Release()
 	conn := pc.Conn()
 	if r, ok, err := c.lookup(ctx, conn, conn, &d); ok || err != nil {
@@ -173,14 +175,15 @@ func (c *Consumer) Deliver(ctx context.Context, m Message) (Result, error) {
 // of their own outside the claim's, so that the bound ends with it. GetMessage
 // waits for no row, but for the inbox table's lock when a session holds
 // it ACCESS EXCLUSIVE (ALTER TABLE, VACUUM FULL): that wait lasts at most
-// WaitTimeout, and no longer than ctx's deadline allows, as claim's do,
+// what is left of d's WaitTimeout (delivery.waitBound), and no longer
+// than ctx's deadline allows, as claim's do,
 // and the server ends it (55P03), answered as claim answers it: ErrBusy,
 // or the deadline's error. Before the bound a broker consumer's read,
 // whose context has no end, waited as long as the lock lasted. The
 // first read on conn prepares its statement, bounded alike
 // (pgstore.SendPrepared); s is conn or the claim's transaction on it.
 func (c *Consumer) lookup(ctx context.Context, conn *pgx.Conn, s pgstore.BatchSender, d *delivery) (r Result, ok bool, err error) {
-	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	wait, byDeadline := d.waitBound(ctx)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.getMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
@@ -227,7 +230,7 @@ func (c *Consumer) requireSchema(ctx context.Context) error {
 // transaction, under the claim's bound (pgstore.PrepareBounded: a lookup
 // once conn has them).
 func (c *Consumer) run(ctx context.Context, conn *pgx.Conn, d *delivery) (Result, error) {
-	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	wait, byDeadline := d.waitBound(ctx)
 	if err := pgstore.PrepareBounded(ctx, conn, wait, c.lockMessage, c.claimMessage); err != nil {
 		return Result{}, c.waitError(err, byDeadline, d, "claiming the message")
 	}
@@ -274,12 +277,14 @@ func (c *Consumer) run(ctx context.Context, conn *pgx.Conn, d *delivery) (Result
 //
 // One round trip: BoundLockWaits, LockMessage, ClaimMessage. Each lock
 // wait, for a concurrent delivery of the message and for the inbox
-// table's lock, lasts at most WaitTimeout, and no longer than ctx's
-// deadline allows (core.WaitBound): the server ends it then (55P03), and
+// table's lock, lasts at most what is left of d's WaitTimeout, which the
+// first read and the preparation may have spent in part, and no longer
+// than ctx's deadline allows (delivery.waitBound): the server ends it
+// then (55P03), and
 // that is ErrBusy, or the deadline's error when the deadline bounded it,
 // as when the client's own deadline ends the wait.
 func (c *Consumer) claim(ctx context.Context, conn *pgx.Conn, tx pgx.Tx, d *delivery) (attempts int32, r Result, claimed bool, err error) {
-	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	wait, byDeadline := d.waitBound(ctx)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.lockMessage, d.msg.Source, c.cfg.Name, d.msg.ID)
@@ -339,7 +344,10 @@ func (c *Consumer) fail(ctx context.Context, conn *pgx.Conn, d *delivery, herr e
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("idem: consumer %s: %w", c.cfg.Name, context.Cause(ctx))
 	}
-	wait, byDeadline := core.WaitBound(ctx, c.cfg.WaitTimeout)
+	// Counting the failure, and reading the message again when a
+	// concurrent delivery decided it, wait anew: the handler ran since.
+	d.waitsEnd = time.Now().Add(c.cfg.WaitTimeout)
+	wait, byDeadline := d.waitBound(ctx)
 	b := &pgx.Batch{}
 	pgstore.QueueBoundLockWaits(b, wait)
 	b.Queue(c.recordFailure, d.msg.Source, c.cfg.Name, d.msg.ID, d.uuid(), int32(c.cfg.MaxAttempts), d.fingerprint[:],
@@ -386,6 +394,18 @@ type delivery struct {
 	msg         *Message
 	fingerprint [sha256.Size]byte
 	id          [16]byte // the operation id
+	// waitsEnd is when the delivery's lock waits must have ended: the
+	// consumer's WaitTimeout after they began, so that reading, preparing
+	// and claiming share it instead of each waiting that long.
+	waitsEnd time.Time
+}
+
+// waitBound is how long d's next statement may wait for a lock: what is
+// left of its WaitTimeout, and no longer than ctx's deadline allows
+// (core.WaitBound, at least a millisecond). byDeadline reports whether
+// the deadline bounded it.
+func (d *delivery) waitBound(ctx context.Context) (_ time.Duration, byDeadline bool) {
+	return core.WaitBound(ctx, time.Until(d.waitsEnd))
 }
 
 func (d *delivery) uuid() pgtype.UUID { return pgtype.UUID{Bytes: d.id, Valid: true} }
